@@ -1,0 +1,136 @@
+//! The per-request `_meta` envelope of 2026-07-28 and the reserved `_meta` keys.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{ClientCapabilities, ErrorObject, Implementation, JsonObject, LoggingLevel, ProtocolVersion};
+
+/// `_meta` key: the revision a 2026 request speaks (required).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the capabilities of the client for this request (required).
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's self-description (should).
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: the minimum log level for this request's `notifications/message`.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key on results: the server's self-description.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// `_meta` key on notifications of a `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// `_meta` key: the progress token a request opts in with.
+pub const META_PROGRESS_TOKEN: &str = "progressToken";
+
+/// A progress token: a string or a number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ProgressToken {
+    /// An integer token.
+    Number(i64),
+    /// A string token.
+    String(String),
+}
+
+/// The parsed `_meta` of one request.
+#[derive(Debug, Clone, Default)]
+pub struct RequestMeta {
+    /// The revision claimed in `_meta`, when it names a known one.
+    pub protocol_version: Option<ProtocolVersion>,
+    /// The client capabilities of this request.
+    pub client_capabilities: ClientCapabilities,
+    /// The client's self-description.
+    pub client_info: Option<Implementation>,
+    /// The progress token, when the request opted in.
+    pub progress_token: Option<ProgressToken>,
+    /// The log level, when the request opted in to log notifications.
+    pub log_level: Option<LoggingLevel>,
+}
+
+impl RequestMeta {
+    /// The raw `_meta` object of some params, if there is one.
+    pub fn raw(params: Option<&Value>) -> Option<&JsonObject> {
+        params?.get("_meta")?.as_object()
+    }
+
+    /// The protocol version string a request claims in `_meta`, if any.
+    pub fn claimed_version(params: Option<&Value>) -> Option<&str> {
+        Self::raw(params)?.get(META_PROTOCOL_VERSION)?.as_str()
+    }
+
+    /// Parse and check the `_meta` of a 2026-era request: version and capabilities are
+    /// required; the version must be one this crate serves per request.
+    pub fn parse_modern(params: Option<&Value>) -> Result<Self, ErrorObject> {
+        let meta = Self::raw(params).ok_or_else(|| ErrorObject::invalid_params("Missing required params._meta"))?;
+        let version = match meta.get(META_PROTOCOL_VERSION) {
+            Some(Value::String(v)) => v.as_str(),
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "_meta[\"{META_PROTOCOL_VERSION}\"] must be a string"
+                )));
+            }
+            None => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Missing required _meta[\"{META_PROTOCOL_VERSION}\"]"
+                )));
+            }
+        };
+        let protocol_version = match ProtocolVersion::parse(version) {
+            Some(v) if v.is_modern() => v,
+            _ => return Err(unsupported_version(version)),
+        };
+        let client_capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
+            Some(v @ Value::Object(_)) => serde_json::from_value(v.clone()).map_err(|e| {
+                ErrorObject::invalid_params(format!("_meta[\"{META_CLIENT_CAPABILITIES}\"] is malformed: {e}"))
+            })?,
+            Some(_) => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "_meta[\"{META_CLIENT_CAPABILITIES}\"] must be an object"
+                )));
+            }
+            None => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Missing required _meta[\"{META_CLIENT_CAPABILITIES}\"]"
+                )));
+            }
+        };
+        let client_info = meta.get(META_CLIENT_INFO).and_then(|v| serde_json::from_value(v.clone()).ok());
+        let log_level =
+            match meta.get(META_LOG_LEVEL) {
+                None => None,
+                Some(v) => Some(serde_json::from_value(v.clone()).map_err(|_| {
+                    ErrorObject::invalid_params(format!("_meta[\"{META_LOG_LEVEL}\"] is not a log level"))
+                })?),
+            };
+        Ok(Self {
+            protocol_version: Some(protocol_version),
+            client_capabilities,
+            client_info,
+            progress_token: progress_token(meta),
+            log_level,
+        })
+    }
+
+    /// The parts of a legacy request's `_meta` that matter (only the progress token).
+    pub fn parse_legacy(params: Option<&Value>) -> Self {
+        Self { progress_token: Self::raw(params).and_then(progress_token), ..Self::default() }
+    }
+}
+
+fn progress_token(meta: &JsonObject) -> Option<ProgressToken> {
+    meta.get(META_PROGRESS_TOKEN).and_then(|v| serde_json::from_value(v.clone()).ok())
+}
+
+/// `-32022` naming the modern versions this crate serves per request.
+pub fn unsupported_version(requested: &str) -> ErrorObject {
+    let supported: Vec<&'static str> = ProtocolVersion::MODERN.iter().map(|v| v.as_str()).collect();
+    ErrorObject::unsupported_version(requested, &supported)
+}
+
+/// How long a client may cache a result, and for whom (2026-07-28, SEP-2549).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Any client may share the cached result.
+    Public,
+    /// The result depends on the caller's authorization.
+    Private,
+}

@@ -1,0 +1,78 @@
+//! Multi-round-trip requests (SEP-2322): `InputRequiredResult`, input requests and responses.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{CreateMessageParams, ElicitParams, JsonObject};
+
+/// The `resultType` of a 2026 result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultType {
+    /// A final result.
+    Complete,
+    /// The client must answer `inputRequests` and retry.
+    InputRequired,
+}
+
+/// A request the server embeds in an `InputRequiredResult`: `{method, params}`, no id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum InputRequest {
+    /// Ask the user (form or URL mode).
+    #[serde(rename = "elicitation/create")]
+    Elicit(ElicitParams),
+    /// Ask the client's model.
+    #[serde(rename = "sampling/createMessage")]
+    CreateMessage(CreateMessageParams),
+    /// Ask for the client's roots.
+    #[serde(rename = "roots/list")]
+    ListRoots(#[serde(default)] ListRootsParams),
+}
+
+/// `roots/list` params (only `_meta`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListRootsParams {
+    /// Metadata.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl InputRequest {
+    /// The JSON-RPC method this request would have as a server-to-client request.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::Elicit(_) => "elicitation/create",
+            Self::CreateMessage(_) => "sampling/createMessage",
+            Self::ListRoots(_) => "roots/list",
+        }
+    }
+
+    /// The params as a JSON value.
+    pub fn params_value(&self) -> Value {
+        let v = serde_json::to_value(self).unwrap_or(Value::Null);
+        v.get("params").cloned().unwrap_or_else(|| Value::Object(JsonObject::new()))
+    }
+}
+
+/// Input requests by server-chosen key (ordered, so the wire is deterministic).
+pub type InputRequests = BTreeMap<String, InputRequest>;
+
+/// An interim result: the client must answer the input requests and retry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputRequiredResult {
+    /// Always `input_required`.
+    pub result_type: ResultType,
+    /// The questions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<InputRequests>,
+    /// Opaque (sealed) state the client echoes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Metadata.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}

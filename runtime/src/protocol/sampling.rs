@@ -1,0 +1,112 @@
+//! `sampling/createMessage`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Content, JsonObject, Role};
+
+/// A message sent to or from the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SamplingMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// One block or several (tool use, tool results).
+    pub content: SamplingContent,
+    /// Metadata.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl SamplingMessage {
+    /// A user message with text.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self { role: Role::User, content: SamplingContent::One(Box::new(Content::text(text))), meta: None }
+    }
+}
+
+/// One content block or several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SamplingContent {
+    /// A single block.
+    One(Box<Content>),
+    /// Several blocks (any JSON, to carry tool use and tool results).
+    Many(Vec<Value>),
+}
+
+impl SamplingContent {
+    /// The text of a single text block.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::One(c) => c.as_text(),
+            Self::Many(_) => None,
+        }
+    }
+}
+
+/// `sampling/createMessage` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageParams {
+    /// The conversation.
+    pub messages: Vec<SamplingMessage>,
+    /// Model preferences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_preferences: Option<Value>,
+    /// A system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// `none`, `thisServer` or `allServers` (the latter two deprecated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_context: Option<String>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Upper bound of tokens to generate.
+    pub max_tokens: u32,
+    /// Stop sequences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_sequences: Option<Vec<String>>,
+    /// Provider metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+    /// Tools the model may call (needs `sampling.tools`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<Value>>,
+    /// Tool choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+}
+
+impl CreateMessageParams {
+    /// One user text message with a token bound.
+    pub fn prompt(text: impl Into<String>, max_tokens: u32) -> Self {
+        Self {
+            messages: vec![SamplingMessage::user(text)],
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            max_tokens,
+            stop_sequences: None,
+            metadata: None,
+            tools: None,
+            tool_choice: None,
+        }
+    }
+}
+
+/// The model's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateMessageResult {
+    /// Usually `assistant`.
+    pub role: Role,
+    /// What the model said.
+    pub content: SamplingContent,
+    /// The model that answered.
+    pub model: String,
+    /// Why it stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+}

@@ -1,0 +1,312 @@
+//! The three methods that may answer `input_required` (`tools/call`, `prompts/get`,
+//! `resources/read`): parameter checks, the requestState boundary, capability gating, and the
+//! shape of each outcome on the wire.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::Server;
+use super::context::RequestContext;
+use super::dispatch::{Era, Failure, Routed, to_value};
+use super::handler::{Handler, Outcome};
+use super::peer::Inbound;
+use crate::protocol::{
+    CallToolResult, ClientCapabilities, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
+    InputRequiredResult, JsonObject, ProtocolVersion, ReadResourceResult, RequestMeta, ResultType, capability_value,
+    codes,
+};
+use crate::seal::{Binding, PrincipalInput};
+
+/// A carrier request, parsed.
+pub(crate) struct Carrier {
+    pub method: &'static str,
+    pub target: String,
+    pub arguments: JsonObject,
+    pub uri_variables: Vec<(String, String)>,
+    pub input_responses: JsonObject,
+    pub request_state: Option<Value>,
+}
+
+/// A complete result that knows which era-specific fields to carry.
+pub(crate) trait CompleteResult: Serialize + Send + 'static {
+    fn mark_modern(&mut self, server: &Server);
+}
+
+impl CompleteResult for CallToolResult {
+    fn mark_modern(&mut self, _: &Server) {
+        self.result_type = Some(ResultType::Complete);
+    }
+}
+
+impl CompleteResult for GetPromptResult {
+    fn mark_modern(&mut self, _: &Server) {
+        self.result_type = Some(ResultType::Complete);
+    }
+}
+
+impl CompleteResult for ReadResourceResult {
+    fn mark_modern(&mut self, server: &Server) {
+        self.result_type = Some(ResultType::Complete);
+        let caching = server.inner.caching;
+        self.ttl_ms.get_or_insert(caching.read_ttl_ms);
+        self.cache_scope.get_or_insert(caching.read_scope);
+    }
+}
+
+impl Server {
+    pub(crate) async fn carrier(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        era: Era<'_>,
+        inbound: &Inbound,
+    ) -> Result<Routed, Failure> {
+        let empty = JsonObject::new();
+        let params = match params {
+            None => &empty,
+            Some(Value::Object(p)) => p,
+            Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("params must be an object"))),
+        };
+        let (input_responses, request_state) = input_fields(params)?;
+        let version = match &era {
+            Era::Modern(_) => ProtocolVersion::V2026_07_28,
+            Era::Legacy(s) => s.version,
+        };
+        match method {
+            "tools/call" => {
+                let name = required_str(params, "name")?;
+                let Some(&i) = self.inner.tool_index.get(name) else {
+                    return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown tool: {name}"))));
+                };
+                let arguments = match params.get("arguments") {
+                    None | Some(Value::Null) => JsonObject::new(),
+                    Some(Value::Object(a)) => a.clone(),
+                    Some(_) => return Err(ErrorObject::invalid_params("params.arguments must be an object").into()),
+                };
+                let carrier = Carrier {
+                    method: "tools/call",
+                    target: name.to_owned(),
+                    arguments,
+                    uri_variables: Vec::new(),
+                    input_responses,
+                    request_state,
+                };
+                let handler = self.inner.tools[i].handler.clone();
+                self.run(&handler, carrier, era, inbound).await
+            }
+            "prompts/get" => {
+                let name = required_str(params, "name")?;
+                let Some(&i) = self.inner.prompt_index.get(name) else {
+                    return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown prompt: {name}"))));
+                };
+                let def = &self.inner.prompts[i];
+                let arguments = match params.get("arguments") {
+                    None | Some(Value::Null) => JsonObject::new(),
+                    Some(Value::Object(a)) if a.values().all(Value::is_string) => a.clone(),
+                    Some(_) => {
+                        return Err(ErrorObject::invalid_params("params.arguments must be an object of strings").into());
+                    }
+                };
+                for arg in def.prompt.arguments.iter().flatten() {
+                    if arg.required == Some(true) && !arguments.contains_key(&arg.name) {
+                        return Err(
+                            ErrorObject::invalid_params(format!("Missing required argument: {}", arg.name)).into()
+                        );
+                    }
+                }
+                let carrier = Carrier {
+                    method: "prompts/get",
+                    target: name.to_owned(),
+                    arguments,
+                    uri_variables: Vec::new(),
+                    input_responses,
+                    request_state,
+                };
+                let handler = def.handler.clone();
+                self.run(&handler, carrier, era, inbound).await
+            }
+            _ => {
+                let uri = required_str(params, "uri")?;
+                let found = self
+                    .inner
+                    .resources
+                    .iter()
+                    .find(|d| d.resource.uri == uri)
+                    .map(|d| (d.handler.clone(), Vec::new()))
+                    .or_else(|| {
+                        self.inner
+                            .templates
+                            .iter()
+                            .find_map(|d| d.matcher.matches(uri).map(|vars| (d.handler.clone(), vars)))
+                    });
+                let Some((handler, uri_variables)) = found else {
+                    let code =
+                        if version.is_modern() { codes::INVALID_PARAMS } else { codes::LEGACY_RESOURCE_NOT_FOUND };
+                    return Err(ErrorObject::new(code, "Resource not found").with_data(json!({ "uri": uri })).into());
+                };
+                let carrier = Carrier {
+                    method: "resources/read",
+                    target: uri.to_owned(),
+                    arguments: JsonObject::new(),
+                    uri_variables,
+                    input_responses,
+                    request_state,
+                };
+                self.run(&handler, carrier, era, inbound).await
+            }
+        }
+    }
+
+    async fn run<T: super::carrier::CompleteResult>(
+        &self,
+        handler: &Handler<T>,
+        carrier: Carrier,
+        era: Era<'_>,
+        inbound: &Inbound,
+    ) -> Result<Routed, Failure> {
+        match era {
+            Era::Modern(meta) => self.run_modern(handler, carrier, meta, inbound).await,
+            Era::Legacy(session) => {
+                let result = self.run_legacy(handler, carrier, session, inbound).await?;
+                match result {
+                    Some(result) => Ok(Routed::Value(to_value(result)?)),
+                    None => Ok(Routed::Silent),
+                }
+            }
+        }
+    }
+
+    async fn run_modern<T: CompleteResult>(
+        &self,
+        handler: &Handler<T>,
+        carrier: Carrier,
+        meta: RequestMeta,
+        inbound: &Inbound,
+    ) -> Result<Routed, Failure> {
+        let sealer = &self.inner.sealer;
+        let principal_input = PrincipalInput { principal: inbound.principal.as_ref(), http: inbound.http.as_deref() };
+        let principal = sealer.principal(&principal_input);
+        let state = match &carrier.request_state {
+            None => None,
+            Some(token) => {
+                // A principal hook that fails, fails closed: the state cannot be verified.
+                let Ok(principal) = &principal else {
+                    tracing::warn!(target: "roundtrip::seal", "requestState rejected: the principal hook failed");
+                    return Err(Failure::rejected(ErrorObject::invalid_request_state()));
+                };
+                let binding = binding(&carrier, principal.as_deref());
+                Some(sealer.unseal(&binding, token).map_err(Failure::rejected)?)
+            }
+        };
+        let cx = RequestContext {
+            server: self.clone(),
+            method: carrier.method,
+            target: carrier.target.clone(),
+            arguments: carrier.arguments.clone(),
+            uri_variables: carrier.uri_variables.clone(),
+            input_responses: carrier.input_responses.clone(),
+            state,
+            log_level: meta.log_level,
+            log_all: false,
+            meta,
+            version: ProtocolVersion::V2026_07_28,
+            peer: inbound.peer.clone(),
+            cancel: inbound.cancel.clone(),
+        };
+        let caps = cx.meta.client_capabilities.clone();
+        let outcome = tokio::select! {
+            outcome = handler.call(cx) => outcome?,
+            () = inbound.cancel.cancelled() => return Ok(Routed::Silent),
+        };
+        match outcome {
+            Outcome::Complete(mut result) => {
+                result.mark_modern(self);
+                Ok(Routed::Value(to_value(result)?))
+            }
+            Outcome::InputRequired(round) => {
+                let (requests, state) = round.into_parts();
+                check_capabilities(&requests, &caps).map_err(Failure::rejected)?;
+                if requests.is_empty() && state.is_none() {
+                    return Err(ErrorObject::internal(format!(
+                        "{} `{}` answered input_required with neither input requests nor state",
+                        carrier.method, carrier.target
+                    ))
+                    .into());
+                }
+                let request_state = match state {
+                    None => None,
+                    Some(plaintext) => {
+                        let Ok(principal) = &principal else {
+                            return Err(ErrorObject::internal("could not bind requestState to the caller").into());
+                        };
+                        Some(sealer.seal(&binding(&carrier, principal.as_deref()), &plaintext)?)
+                    }
+                };
+                let result = InputRequiredResult {
+                    result_type: ResultType::InputRequired,
+                    input_requests: (!requests.is_empty()).then_some(requests),
+                    request_state,
+                    meta: None,
+                };
+                Ok(Routed::Value(to_value(result)?))
+            }
+        }
+    }
+}
+
+fn binding<'a>(carrier: &'a Carrier, principal: Option<&'a str>) -> Binding<'a> {
+    Binding { method: carrier.method, target: &carrier.target, arguments: &carrier.arguments, principal }
+}
+
+/// `inputResponses` (absent or `null`: none; otherwise an object of objects) and
+/// `requestState` (absent or `null`: none; otherwise it must be a string, checked when it is
+/// unsealed so that every malformed state gets the same answer).
+fn input_fields(params: &JsonObject) -> Result<(JsonObject, Option<Value>), Failure> {
+    let input_responses = match params.get("inputResponses") {
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(Value::Object(map)) => {
+            if let Some((key, _)) = map.iter().find(|(_, v)| !v.is_object()) {
+                return Err(Failure::rejected(ErrorObject::invalid_params(format!(
+                    "inputResponses[\"{key}\"] must be an object (an elicitation, sampling or roots result)"
+                ))));
+            }
+            map.clone()
+        }
+        Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("inputResponses must be an object"))),
+    };
+    let request_state = match params.get("requestState") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.clone()),
+    };
+    Ok((input_responses, request_state))
+}
+
+fn required_str<'a>(params: &'a JsonObject, key: &str) -> Result<&'a str, Failure> {
+    params
+        .get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| Failure::rejected(ErrorObject::invalid_params(format!("params.{key} must be a string"))))
+}
+
+/// `-32021` for the first input request the client did not declare support for.
+pub(crate) fn check_capabilities(requests: &InputRequests, caps: &ClientCapabilities) -> Result<(), ErrorObject> {
+    for request in requests.values() {
+        let (ok, name, required) = match request {
+            InputRequest::Elicit(ElicitParams::Form(_)) => {
+                (caps.elicitation_form(), "elicitation", json!({"elicitation": {}}))
+            }
+            InputRequest::Elicit(ElicitParams::Url(_)) => {
+                (caps.elicitation_url(), "elicitation (url mode)", json!({"elicitation": {"url": {}}}))
+            }
+            InputRequest::CreateMessage(p) if p.tools.is_some() || p.tool_choice.is_some() => {
+                (caps.sampling_tools(), "sampling (with tools)", json!({"sampling": {"tools": {}}}))
+            }
+            InputRequest::CreateMessage(_) => (caps.sampling(), "sampling", capability_value("sampling")),
+            InputRequest::ListRoots(_) => (caps.roots(), "roots", capability_value("roots")),
+        };
+        if !ok {
+            return Err(ErrorObject::missing_capability(name, required));
+        }
+    }
+    Ok(())
+}

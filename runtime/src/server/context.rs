@@ -1,0 +1,178 @@
+//! What a handler sees of the request it answers.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::Server;
+use super::peer::Peer;
+use crate::protocol::{
+    ClientCapabilities, CreateMessageResult, ElicitResult, ErrorObject, JsonObject, ListRootsResult, LoggingLevel,
+    Notification, ProgressToken, ProtocolVersion, RequestMeta,
+};
+
+/// The request a handler answers: arguments, answers of the previous round, the verified
+/// plaintext state, the client's capabilities, and ways to report progress and logs.
+pub struct RequestContext {
+    pub(crate) server: Server,
+    pub(crate) method: &'static str,
+    pub(crate) target: String,
+    pub(crate) arguments: JsonObject,
+    pub(crate) uri_variables: Vec<(String, String)>,
+    pub(crate) input_responses: JsonObject,
+    pub(crate) state: Option<Vec<u8>>,
+    pub(crate) meta: RequestMeta,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) log_all: bool,
+    pub(crate) peer: Arc<dyn Peer>,
+    pub(crate) cancel: CancellationToken,
+}
+
+impl fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("method", &self.method)
+            .field("target", &self.target)
+            .field("arguments", &self.arguments)
+            .field("input_responses", &self.input_responses)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub fn method(&self) -> &'static str {
+        self.method
+    }
+
+    /// The tool or prompt name, or the resource URI.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The arguments (`{}` when the request had none; empty for resources).
+    pub fn arguments(&self) -> &JsonObject {
+        &self.arguments
+    }
+
+    /// One argument, deserialized; a missing or ill-typed one is `-32602` naming it.
+    pub fn argument<T: DeserializeOwned>(&self, name: &str) -> Result<T, ErrorObject> {
+        let value = self.arguments.get(name).cloned().unwrap_or(Value::Null);
+        serde_json::from_value(value)
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {e}")))
+    }
+
+    /// A variable of the matched resource template.
+    pub fn uri_variable(&self, name: &str) -> Option<&str> {
+        self.uri_variables.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The raw answers of the previous round, by key (empty on a first leg).
+    pub fn input_responses(&self) -> &JsonObject {
+        &self.input_responses
+    }
+
+    /// The raw answer under `key`.
+    pub fn input_response(&self, key: &str) -> Option<&Value> {
+        self.input_responses.get(key)
+    }
+
+    /// The answer under `key` as an elicitation result, if it is one.
+    pub fn elicit_result(&self, key: &str) -> Option<ElicitResult> {
+        self.parsed(key)
+    }
+
+    /// The answer under `key` as a sampling result, if it is one.
+    pub fn sampling_result(&self, key: &str) -> Option<CreateMessageResult> {
+        self.parsed(key)
+    }
+
+    /// The answer under `key` as a roots listing, if it is one.
+    pub fn roots_result(&self, key: &str) -> Option<ListRootsResult> {
+        self.parsed(key)
+    }
+
+    fn parsed<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        serde_json::from_value(self.input_responses.get(key)?.clone()).ok()
+    }
+
+    /// The verified state of the previous round as the type it was stored with.
+    ///
+    /// `None` on a first leg, or when the bytes do not decode as `T` (a state written by
+    /// another version of the handler).
+    pub fn state<T: DeserializeOwned>(&self) -> Option<T> {
+        serde_json::from_slice(self.state.as_deref()?).ok()
+    }
+
+    /// The verified plaintext state bytes of the previous round.
+    pub fn raw_state(&self) -> Option<&[u8]> {
+        self.state.as_deref()
+    }
+
+    /// Whether the retry carried a (verified) state.
+    pub fn has_state(&self) -> bool {
+        self.state.is_some()
+    }
+
+    /// The capabilities the client declared for this request (or its legacy session).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.meta.client_capabilities
+    }
+
+    /// The revision this request speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The progress token, when the client opted in to progress.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.meta.progress_token.as_ref()
+    }
+
+    /// Report progress; a no-op unless the client sent a progress token.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.meta.progress_token else { return };
+        let mut params = json!({ "progressToken": token, "progress": progress });
+        if let Some(total) = total {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        self.peer.notify(Notification::new("notifications/progress", Some(params)));
+    }
+
+    /// Send a log notification for this request, if the client asked for this level.
+    ///
+    /// On 2026-07-28 logs are sent only when the request set a log level in `_meta`; on a
+    /// legacy session, at or above the level of `logging/setLevel` (everything before one).
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        let wanted = match self.log_level {
+            Some(min) => level >= min,
+            None => self.log_all,
+        };
+        if !wanted {
+            return;
+        }
+        let mut params = json!({ "level": level, "data": data });
+        if let Some(logger) = logger {
+            params["logger"] = json!(logger);
+        }
+        self.peer.notify(Notification::new("notifications/message", Some(params)));
+    }
+
+    /// Cancelled when the client cancels this request or goes away.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// The server answering, e.g. to announce list changes.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+}

@@ -1,0 +1,363 @@
+//! Routing of one JSON-RPC request: which era it speaks, which method, and how errors map to
+//! HTTP statuses.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::peer::{Inbound, Session};
+use super::{Server, subscriptions};
+use crate::protocol::{
+    CacheScope, CompleteParams, CompleteResult, DiscoverResult, ErrorObject, InitializeParams, InitializeResult,
+    JsonObject, ListChangedCapability, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, LoggingLevel, META_PROTOCOL_VERSION, META_SERVER_INFO, ProtocolVersion, Request, RequestMeta,
+    ResourcesCapability, Response, ResultType, ServerCapabilities, Tool, codes,
+};
+
+/// The answer to one request.
+#[derive(Debug)]
+pub struct Reply {
+    /// The response; `None` when the request was cancelled and nothing may be sent.
+    pub response: Option<Response>,
+    /// The HTTP status that fits: 200, or 400/404 for a request rejected before any handler ran.
+    pub http_status: u16,
+    /// A legacy session the request created (`initialize`).
+    pub session: Option<Arc<Session>>,
+}
+
+/// A failed request: the JSON-RPC error, and whether it is a rejection of the request itself
+/// (HTTP 400/404) or an in-band error of its processing (HTTP 200).
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub error: ErrorObject,
+    pub rejected: bool,
+}
+
+impl Failure {
+    /// The request itself is unacceptable: HTTP 400 (404 for an unknown method).
+    pub fn rejected(error: ErrorObject) -> Self {
+        Self { error, rejected: true }
+    }
+
+    /// Processing failed: HTTP 200 with the error in the body.
+    pub fn in_band(error: ErrorObject) -> Self {
+        Self { error, rejected: false }
+    }
+
+    fn http_status(&self) -> u16 {
+        match (self.rejected, self.error.code) {
+            (_, codes::METHOD_NOT_FOUND) => 404,
+            (
+                _,
+                codes::HEADER_MISMATCH
+                | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | codes::UNSUPPORTED_PROTOCOL_VERSION,
+            ) => 400,
+            (true, _) => 400,
+            (false, _) => 200,
+        }
+    }
+}
+
+impl From<ErrorObject> for Failure {
+    fn from(error: ErrorObject) -> Self {
+        Self::in_band(error)
+    }
+}
+
+pub(crate) enum Routed {
+    Value(Value),
+    NewSession(Value, Arc<Session>),
+    /// Cancelled: send nothing.
+    Silent,
+}
+
+/// The era of one request.
+pub(crate) enum Era<'a> {
+    Modern(RequestMeta),
+    Legacy(&'a Arc<Session>),
+}
+
+const MODERN_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+    "subscriptions/listen",
+];
+
+impl Server {
+    /// Answer one request.
+    ///
+    /// The era comes from the request: a `_meta` protocol version claim (or a transport that
+    /// knows, see [`Inbound::modern_hint`]) makes it a 2026-07-28 request; otherwise it belongs
+    /// to the legacy session in `inbound`, or starts one with `initialize`.
+    pub async fn handle(&self, request: Request, inbound: Inbound) -> Reply {
+        let id = request.id.clone();
+        match self.route(&request, &inbound).await {
+            Ok(Routed::Value(v)) => Reply { response: Some(Response::result(id, v)), http_status: 200, session: None },
+            Ok(Routed::NewSession(v, s)) => {
+                Reply { response: Some(Response::result(id, v)), http_status: 200, session: Some(s) }
+            }
+            Ok(Routed::Silent) => Reply { response: None, http_status: 200, session: None },
+            Err(failure) => {
+                let http_status = failure.http_status();
+                Reply { response: Some(Response::error(Some(id), failure.error)), http_status, session: None }
+            }
+        }
+    }
+
+    async fn route(&self, request: &Request, inbound: &Inbound) -> Result<Routed, Failure> {
+        let params = request.params.as_ref();
+        let claims_modern = RequestMeta::raw(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
+        let legacy = !claims_modern && !inbound.modern_hint;
+        match (&inbound.session, request.method.as_str()) {
+            (_, "initialize") if legacy => self.initialize(params, inbound),
+            (Some(session), _) if legacy => self.route_legacy(request, session, inbound).await,
+            _ => self.route_modern(request, inbound).await,
+        }
+    }
+
+    async fn route_modern(&self, request: &Request, inbound: &Inbound) -> Result<Routed, Failure> {
+        let method = request.method.as_str();
+        if !MODERN_METHODS.contains(&method) {
+            return Err(Failure::rejected(ErrorObject::method_not_found(method)));
+        }
+        self.check_offered(method)?;
+        let params = request.params.as_ref();
+        let meta = RequestMeta::parse_modern(params).map_err(Failure::rejected)?;
+        let v = ProtocolVersion::V2026_07_28;
+        let value = match method {
+            "server/discover" => to_value(self.discover())?,
+            "tools/list" => to_value(self.list_tools(v))?,
+            "prompts/list" => to_value(self.list_prompts(v))?,
+            "resources/list" => to_value(self.list_resources(v))?,
+            "resources/templates/list" => to_value(self.list_templates(v))?,
+            "completion/complete" => to_value(self.complete(params, v)?)?,
+            "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, inbound).await,
+            carrier => {
+                return self.carrier(carrier, params, Era::Modern(meta), inbound).await;
+            }
+        };
+        Ok(Routed::Value(value))
+    }
+
+    async fn route_legacy(
+        &self,
+        request: &Request,
+        session: &Arc<Session>,
+        inbound: &Inbound,
+    ) -> Result<Routed, Failure> {
+        let method = request.method.as_str();
+        let params = request.params.as_ref();
+        let v = session.version;
+        let value = match method {
+            "ping" => json!({}),
+            "logging/setLevel" => {
+                let level: LoggingLevel = params
+                    .and_then(|p| p.get("level"))
+                    .and_then(|l| serde_json::from_value(l.clone()).ok())
+                    .ok_or_else(|| ErrorObject::invalid_params("params.level must be a log level"))?;
+                if let Ok(mut g) = session.log_level.lock() {
+                    *g = Some(level);
+                }
+                json!({})
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.check_offered("resources/read")?;
+                let uri = params
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| ErrorObject::invalid_params("params.uri must be a string"))?;
+                if let Ok(mut subs) = session.subscriptions.lock() {
+                    if method == "resources/subscribe" {
+                        subs.insert(uri.to_owned());
+                    } else {
+                        subs.remove(uri);
+                    }
+                }
+                json!({})
+            }
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "completion/complete" => {
+                self.check_offered(method)?;
+                match method {
+                    "tools/list" => to_value(self.list_tools(v))?,
+                    "prompts/list" => to_value(self.list_prompts(v))?,
+                    "resources/list" => to_value(self.list_resources(v))?,
+                    "resources/templates/list" => to_value(self.list_templates(v))?,
+                    _ => to_value(self.complete(params, v)?)?,
+                }
+            }
+            "tools/call" | "prompts/get" | "resources/read" => {
+                self.check_offered(method)?;
+                return self.carrier(method, params, Era::Legacy(session), inbound).await;
+            }
+            _ => return Err(Failure::rejected(ErrorObject::method_not_found(method))),
+        };
+        Ok(Routed::Value(value))
+    }
+
+    fn initialize(&self, params: Option<&Value>, inbound: &Inbound) -> Result<Routed, Failure> {
+        let params: InitializeParams =
+            params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
+                Failure::rejected(ErrorObject::invalid_params(
+                    "initialize needs protocolVersion, capabilities and clientInfo",
+                ))
+            })?;
+        let version = ProtocolVersion::parse(&params.protocol_version)
+            .filter(|v| !v.is_modern())
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let session_id = inbound.session.as_ref().and_then(|s| s.id.clone());
+        let session = Arc::new(Session::new(session_id, version, params.capabilities, params.client_info));
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.capabilities(version),
+            server_info: self.inner.info.clone(),
+            instructions: self.inner.instructions.clone(),
+        };
+        Ok(Routed::NewSession(to_value(result)?, session))
+    }
+
+    /// `-32601` for a method whose capability this server does not offer.
+    fn check_offered(&self, method: &str) -> Result<(), Failure> {
+        let offered = match method {
+            "tools/list" | "tools/call" => self.offers_tools(),
+            "prompts/list" | "prompts/get" => self.offers_prompts(),
+            "resources/list" | "resources/templates/list" | "resources/read" => self.offers_resources(),
+            "completion/complete" => self.offers_completions(),
+            _ => true,
+        };
+        if offered {
+            Ok(())
+        } else {
+            let what = method.split('/').next().unwrap_or(method);
+            Err(Failure::rejected(
+                ErrorObject::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+                    .with_data(json!({ "reason": format!("this server offers no {what}") })),
+            ))
+        }
+    }
+
+    fn offers_tools(&self) -> bool {
+        !self.inner.tools.is_empty()
+    }
+
+    fn offers_prompts(&self) -> bool {
+        !self.inner.prompts.is_empty()
+    }
+
+    fn offers_resources(&self) -> bool {
+        !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
+    }
+
+    fn offers_completions(&self) -> bool {
+        self.offers_prompts() || !self.inner.templates.is_empty() || self.inner.completer.is_some()
+    }
+
+    /// The capabilities this server declares at `version`.
+    pub fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+        let list_changed = Some(ListChangedCapability { list_changed: Some(true) });
+        ServerCapabilities {
+            tools: self.offers_tools().then(|| list_changed.clone()).flatten(),
+            prompts: self.offers_prompts().then(|| list_changed.clone()).flatten(),
+            resources: self.offers_resources().then_some(ResourcesCapability {
+                subscribe: (!version.is_modern()).then_some(true),
+                list_changed: Some(true),
+            }),
+            completions: self.offers_completions().then(JsonObject::new),
+            logging: Some(JsonObject::new()),
+            experimental: None,
+            extensions: None,
+        }
+    }
+
+    fn discover(&self) -> DiscoverResult {
+        let mut meta = JsonObject::new();
+        meta.insert(META_SERVER_INFO.into(), json!(self.inner.info));
+        DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
+            capabilities: self.capabilities(ProtocolVersion::LATEST),
+            instructions: self.inner.instructions.clone(),
+            ttl_ms: self.inner.caching.list_ttl_ms,
+            cache_scope: self.inner.caching.list_scope,
+            meta,
+        }
+    }
+
+    fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
+        if version.is_modern() {
+            (Some(ResultType::Complete), Some(self.inner.caching.list_ttl_ms), Some(self.inner.caching.list_scope))
+        } else {
+            (None, None, None)
+        }
+    }
+
+    fn list_tools(&self, version: ProtocolVersion) -> ListToolsResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let tools = self.inner.tools.iter().map(|d| tool_for(&d.tool, version)).collect();
+        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope }
+    }
+
+    fn list_prompts(&self, version: ProtocolVersion) -> ListPromptsResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let prompts = self.inner.prompts.iter().map(|d| d.prompt.clone()).collect();
+        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope }
+    }
+
+    fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let resources = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
+        ListResourcesResult { result_type, resources, next_cursor: None, ttl_ms, cache_scope }
+    }
+
+    fn list_templates(&self, version: ProtocolVersion) -> ListResourceTemplatesResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let resource_templates = self.inner.templates.iter().map(|d| d.template.clone()).collect();
+        ListResourceTemplatesResult { result_type, resource_templates, next_cursor: None, ttl_ms, cache_scope }
+    }
+
+    fn complete(&self, params: Option<&Value>, version: ProtocolVersion) -> Result<CompleteResult, Failure> {
+        let params: CompleteParams = params
+            .cloned()
+            .and_then(|p| serde_json::from_value(p).ok())
+            .ok_or_else(|| ErrorObject::invalid_params("completion/complete needs ref and argument"))?;
+        let mut completion = self.inner.completer.as_ref().map(|c| c(&params)).unwrap_or_default();
+        completion.values.truncate(100);
+        if completion.total.is_none() {
+            completion.total = Some(completion.values.len() as u64);
+        }
+        if completion.has_more.is_none() {
+            completion.has_more = Some(false);
+        }
+        Ok(CompleteResult { result_type: version.is_modern().then_some(ResultType::Complete), completion })
+    }
+}
+
+/// A tool as a client of `version` may see it.
+fn tool_for(tool: &Tool, version: ProtocolVersion) -> Tool {
+    let mut tool = tool.clone();
+    if version < ProtocolVersion::V2025_06_18 {
+        tool.title = None;
+        tool.output_schema = None;
+        tool.meta = None;
+    }
+    if version < ProtocolVersion::V2025_11_25 {
+        tool.icons = None;
+    }
+    if !version.is_modern() && tool.output_schema.as_ref().is_some_and(|s| s.get("type") != Some(&json!("object"))) {
+        tool.output_schema = None;
+    }
+    tool
+}
+
+pub(crate) fn to_value<T: Serialize>(value: T) -> Result<Value, Failure> {
+    serde_json::to_value(value)
+        .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
+}

@@ -1,0 +1,240 @@
+//! The manual (low-level) API: handlers that answer a complete result or an
+//! [`InputRequired`] round, and the definitions that register them.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+
+use super::context::RequestContext;
+use super::uri_template::UriTemplate;
+use crate::protocol::{
+    CallToolResult, CreateMessageParams, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
+    JsonObject, ListRootsParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+
+/// What a handler answers: the final result, or a round of questions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome<T> {
+    /// The final result.
+    Complete(T),
+    /// The client must answer and retry.
+    InputRequired(InputRequired),
+}
+
+impl<T> From<InputRequired> for Outcome<T> {
+    fn from(round: InputRequired) -> Self {
+        Self::InputRequired(round)
+    }
+}
+
+/// One round of questions, and the state the next leg needs.
+///
+/// The state is plaintext here: the server seals it before it leaves and verifies and unseals
+/// it on the retry, so a handler never sees a token.
+///
+/// ```
+/// use roundtrip::server::InputRequired;
+/// use roundtrip::protocol::JsonObject;
+///
+/// let round = InputRequired::new()
+///     .elicit("user_name", "What is your name?", serde_json::from_str::<JsonObject>(
+///         r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
+///     ).unwrap())
+///     .state(&("step", 1));
+/// assert_eq!(round.requests().len(), 1);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputRequired {
+    requests: InputRequests,
+    state: Option<Vec<u8>>,
+}
+
+impl InputRequired {
+    /// An empty round; add questions or state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Ask `request` under `key`; the retry answers under the same key.
+    pub fn ask(mut self, key: impl Into<String>, request: InputRequest) -> Self {
+        self.requests.insert(key.into(), request);
+        self
+    }
+
+    /// Ask the user to fill a form.
+    pub fn elicit(self, key: impl Into<String>, message: impl Into<String>, requested_schema: JsonObject) -> Self {
+        self.ask(key, InputRequest::Elicit(ElicitParams::form(message, requested_schema)))
+    }
+
+    /// Ask the user to open a URL.
+    pub fn elicit_url(self, key: impl Into<String>, message: impl Into<String>, url: impl Into<String>) -> Self {
+        self.ask(key, InputRequest::Elicit(ElicitParams::url(message, url)))
+    }
+
+    /// Ask the client's model.
+    pub fn sample(self, key: impl Into<String>, params: CreateMessageParams) -> Self {
+        self.ask(key, InputRequest::CreateMessage(params))
+    }
+
+    /// Ask for the client's roots.
+    pub fn list_roots(self, key: impl Into<String>) -> Self {
+        self.ask(key, InputRequest::ListRoots(ListRootsParams::default()))
+    }
+
+    /// Carry a typed value to the next leg; read it back with [`RequestContext::state`].
+    pub fn state<S: Serialize + ?Sized>(mut self, state: &S) -> Self {
+        // Serializing plain data into a Vec cannot fail for types with derived Serialize;
+        // a type whose Serialize fails carries no state, and the retry sees none.
+        self.state = serde_json::to_vec(state).ok();
+        self
+    }
+
+    /// Carry raw bytes to the next leg.
+    pub fn raw_state(mut self, bytes: Vec<u8>) -> Self {
+        self.state = Some(bytes);
+        self
+    }
+
+    /// The questions of this round.
+    pub fn requests(&self) -> &InputRequests {
+        &self.requests
+    }
+
+    /// The plaintext state of this round.
+    pub fn state_bytes(&self) -> Option<&[u8]> {
+        self.state.as_deref()
+    }
+
+    pub(crate) fn into_parts(self) -> (InputRequests, Option<Vec<u8>>) {
+        (self.requests, self.state)
+    }
+}
+
+/// What a handler returns.
+pub type HandlerResult<T> = Result<Outcome<T>, ErrorObject>;
+
+type HandlerFn<T> = dyn Fn(RequestContext) -> BoxFuture<'static, HandlerResult<T>> + Send + Sync;
+
+/// A type-erased async handler.
+pub struct Handler<T>(Arc<HandlerFn<T>>);
+
+impl<T> Clone for Handler<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T> fmt::Debug for Handler<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Handler")
+    }
+}
+
+impl<T: 'static> Handler<T> {
+    /// Wrap an async fn of the request context.
+    pub fn new<F, Fut>(f: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult<T>> + Send + 'static,
+    {
+        Self(Arc::new(move |cx| Box::pin(f(cx))))
+    }
+
+    pub(crate) fn call(&self, cx: RequestContext) -> BoxFuture<'static, HandlerResult<T>> {
+        (self.0)(cx)
+    }
+}
+
+/// A tool and its handler.
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    /// The definition `tools/list` shows.
+    pub tool: Tool,
+    pub(crate) handler: Handler<CallToolResult>,
+}
+
+impl ToolDef {
+    /// A tool answered by `handler`.
+    ///
+    /// ```
+    /// use roundtrip::server::{Outcome, ToolDef};
+    /// use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
+    ///
+    /// let def = ToolDef::new(Tool::new("hello", empty_input_schema()), |_cx| async {
+    ///     Ok(Outcome::Complete(CallToolResult::text("Hello!")))
+    /// });
+    /// assert_eq!(def.tool.name, "hello");
+    /// ```
+    pub fn new<F, Fut>(tool: Tool, handler: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
+    {
+        Self { tool, handler: Handler::new(handler) }
+    }
+}
+
+/// A prompt and its handler.
+#[derive(Debug, Clone)]
+pub struct PromptDef {
+    /// The definition `prompts/list` shows.
+    pub prompt: Prompt,
+    pub(crate) handler: Handler<GetPromptResult>,
+}
+
+impl PromptDef {
+    /// A prompt answered by `handler`.
+    pub fn new<F, Fut>(prompt: Prompt, handler: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
+    {
+        Self { prompt, handler: Handler::new(handler) }
+    }
+}
+
+/// A static resource and its reader.
+#[derive(Debug, Clone)]
+pub struct ResourceDef {
+    /// The definition `resources/list` shows.
+    pub resource: Resource,
+    pub(crate) handler: Handler<ReadResourceResult>,
+}
+
+impl ResourceDef {
+    /// A resource read by `handler`.
+    pub fn new<F, Fut>(resource: Resource, handler: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
+    {
+        Self { resource, handler: Handler::new(handler) }
+    }
+}
+
+/// A resource template, its URI matcher and its reader.
+#[derive(Debug, Clone)]
+pub struct ResourceTemplateDef {
+    /// The definition `resources/templates/list` shows.
+    pub template: ResourceTemplate,
+    pub(crate) matcher: UriTemplate,
+    pub(crate) handler: Handler<ReadResourceResult>,
+}
+
+impl ResourceTemplateDef {
+    /// A template read by `handler`; the handler finds the variables in
+    /// [`RequestContext::uri_variable`].
+    ///
+    /// Fails when the template is not a valid RFC 6570 level-1 template.
+    pub fn new<F, Fut>(template: ResourceTemplate, handler: F) -> Result<Self, super::uri_template::TemplateError>
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
+    {
+        let matcher = UriTemplate::parse(&template.uri_template)?;
+        Ok(Self { template, matcher, handler: Handler::new(handler) })
+    }
+}

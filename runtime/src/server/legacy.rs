@@ -1,0 +1,129 @@
+//! Serving multi-round handlers to 2025-era sessions: the questions of each round travel as
+//! server-to-client requests inside the one call, and the handler runs again with the answers.
+
+use std::sync::Arc;
+
+use futures::future::try_join_all;
+use serde_json::Value;
+
+use super::Server;
+use super::carrier::{Carrier, CompleteResult, check_capabilities};
+use super::context::RequestContext;
+use super::dispatch::Failure;
+use super::handler::{Handler, Outcome};
+use super::peer::{Inbound, Session};
+use crate::protocol::{ElicitParams, ErrorObject, InputRequest, JsonObject, ProtocolVersion, RequestMeta};
+
+impl Server {
+    /// Run `handler` on a legacy session until it completes; `None` if the call was cancelled.
+    pub(crate) async fn run_legacy<T: CompleteResult>(
+        &self,
+        handler: &Handler<T>,
+        carrier: Carrier,
+        session: &Arc<Session>,
+        inbound: &Inbound,
+    ) -> Result<Option<T>, Failure> {
+        let mut input_responses = carrier.input_responses;
+        let mut state: Option<Vec<u8>> = None;
+        let max_rounds = self.inner.legacy_max_rounds;
+        let meta = RequestMeta {
+            client_capabilities: session.client_capabilities.clone(),
+            client_info: Some(session.client_info.clone()),
+            ..RequestMeta::parse_legacy(None)
+        };
+        for _ in 0..max_rounds {
+            let cx = RequestContext {
+                server: self.clone(),
+                method: carrier.method,
+                target: carrier.target.clone(),
+                arguments: carrier.arguments.clone(),
+                uri_variables: carrier.uri_variables.clone(),
+                input_responses: std::mem::take(&mut input_responses),
+                state: state.take(),
+                meta: meta.clone(),
+                version: session.version,
+                log_level: session.log_level(),
+                log_all: true,
+                peer: inbound.peer.clone(),
+                cancel: inbound.cancel.clone(),
+            };
+            let outcome = tokio::select! {
+                outcome = handler.call(cx) => outcome?,
+                () = inbound.cancel.cancelled() => return Ok(None),
+            };
+            let round = match outcome {
+                Outcome::Complete(result) => return Ok(Some(result)),
+                Outcome::InputRequired(round) => round,
+            };
+            let (requests, next_state) = round.into_parts();
+            if requests.is_empty() {
+                return Err(ErrorObject::internal(format!(
+                    "{} `{}` asked for a round with state only, which a {} session cannot carry: \
+                     only 2026-07-28 clients retry without questions",
+                    carrier.method, carrier.target, session.version
+                ))
+                .into());
+            }
+            check_capabilities(&requests, &session.client_capabilities).map_err(|e| {
+                ErrorObject::internal(format!("{}; the client declared no such capability at initialize", e.message))
+            })?;
+            let mut pending = Vec::with_capacity(requests.len());
+            for (key, request) in requests {
+                let params = legacy_params(&request, session.version)?;
+                let Some(answer) = inbound.peer.request(request.method(), params) else {
+                    return Err(ErrorObject::internal(format!(
+                        "{} `{}` needs to ask the client ({}), but this connection has no channel for \
+                         server-to-client requests; use a session (stdio, or HTTP with Mcp-Session-Id) \
+                         or a 2026-07-28 client",
+                        carrier.method,
+                        carrier.target,
+                        request.method()
+                    ))
+                    .into());
+                };
+                let method = request.method();
+                pending.push(async move {
+                    answer.await.map(|v| (key, v)).map_err(|e| {
+                        ErrorObject::internal(format!("the client answered {method} with an error: {}", e.message))
+                    })
+                });
+            }
+            let answers = tokio::select! {
+                answers = try_join_all(pending) => answers?,
+                () = inbound.cancel.cancelled() => return Ok(None),
+            };
+            input_responses = answers.into_iter().collect::<JsonObject>();
+            state = next_state;
+        }
+        Err(ErrorObject::internal(format!(
+            "{} `{}` did not complete within {max_rounds} rounds",
+            carrier.method, carrier.target
+        ))
+        .into())
+    }
+}
+
+/// The params of an input request as a server-to-client request of `version`.
+fn legacy_params(request: &InputRequest, version: ProtocolVersion) -> Result<Value, ErrorObject> {
+    let mut params = request.params_value();
+    if let InputRequest::Elicit(elicit) = request {
+        if version < ProtocolVersion::V2025_06_18 {
+            return Err(ErrorObject::internal(format!("elicitation does not exist at {version}")));
+        }
+        match elicit {
+            ElicitParams::Url(_) if version < ProtocolVersion::V2025_11_25 => {
+                return Err(ErrorObject::internal(format!("URL-mode elicitation does not exist at {version}")));
+            }
+            ElicitParams::Url(_) => {
+                params["elicitationId"] = Value::String(uuid::Uuid::new_v4().to_string());
+            }
+            ElicitParams::Form(_) if version < ProtocolVersion::V2025_11_25 => {
+                if let Some(obj) = params.as_object_mut() {
+                    obj.remove("mode");
+                }
+            }
+            ElicitParams::Form(_) => {}
+        }
+    }
+    Ok(params)
+}

@@ -1,0 +1,121 @@
+//! What a transport gives the server for one inbound request: a way to send notifications on
+//! the request's stream, a back-channel for server-to-client requests (legacy sessions only),
+//! and the legacy session the request belongs to.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLevel, Notification, ProtocolVersion};
+
+/// The transport's side of one inbound request.
+pub trait Peer: Send + Sync {
+    /// Send a notification that belongs to this request (progress, log, subscription events).
+    fn notify(&self, notification: Notification);
+
+    /// Send a server-to-client request and wait for the client's answer.
+    ///
+    /// `None` when the transport has no back-channel for this request (every 2026 request,
+    /// and legacy HTTP without a session).
+    fn request(&self, method: &str, params: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>>;
+}
+
+/// A peer that drops notifications and has no back-channel.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NullPeer;
+
+impl Peer for NullPeer {
+    fn notify(&self, _: Notification) {}
+
+    fn request(&self, _: &str, _: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
+        None
+    }
+}
+
+/// The authenticated identity behind a request.
+///
+/// An authentication layer in front of [`Server::router`](super::Server::router) inserts it
+/// into the request's extensions; sealed `requestState` is then bound to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
+
+/// A legacy (2025-era) session: the revision and capabilities fixed by `initialize`.
+pub struct Session {
+    /// The transport's id for it (`Mcp-Session-Id` on HTTP).
+    pub id: Option<String>,
+    /// The negotiated revision.
+    pub version: ProtocolVersion,
+    /// The capabilities the client declared.
+    pub client_capabilities: ClientCapabilities,
+    /// Who the client is.
+    pub client_info: Implementation,
+    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
+    pub(crate) subscriptions: Mutex<HashSet<String>>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).field("version", &self.version).finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    pub(crate) fn new(
+        id: Option<String>,
+        version: ProtocolVersion,
+        client_capabilities: ClientCapabilities,
+        client_info: Implementation,
+    ) -> Self {
+        Self {
+            id,
+            version,
+            client_capabilities,
+            client_info,
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The level set with `logging/setLevel`, if any.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.log_level.lock().map(|g| *g).unwrap_or(None)
+    }
+}
+
+/// Everything about one inbound request besides its JSON-RPC body.
+#[derive(Clone)]
+pub struct Inbound {
+    /// Where notifications and server-to-client requests go.
+    pub peer: Arc<dyn Peer>,
+    /// The legacy session, when the request belongs to one.
+    pub session: Option<Arc<Session>>,
+    /// The transport already knows this is a 2026-era request (e.g. its HTTP header says so).
+    pub modern_hint: bool,
+    /// The authenticated identity, if an auth layer set one.
+    pub principal: Option<Principal>,
+    /// The HTTP request head, on HTTP.
+    pub http: Option<Arc<http::request::Parts>>,
+    /// Cancelled when the client cancels the request or goes away.
+    pub cancel: CancellationToken,
+}
+
+impl fmt::Debug for Inbound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inbound")
+            .field("session", &self.session)
+            .field("modern_hint", &self.modern_hint)
+            .field("principal", &self.principal)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inbound {
+    /// An inbound request on `peer`, with no session, principal or HTTP head.
+    pub fn new(peer: Arc<dyn Peer>) -> Self {
+        Self { peer, session: None, modern_hint: false, principal: None, http: None, cancel: CancellationToken::new() }
+    }
+}

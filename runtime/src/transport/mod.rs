@@ -1,0 +1,1 @@
+//! Transports: stdio, streamable HTTP and in-memory.
