@@ -1,1 +1,3 @@
 //! Transports: stdio, streamable HTTP and in-memory.
+
+pub(crate) mod pending;
