@@ -1,3 +1,7 @@
-//! Transports: stdio, streamable HTTP and in-memory.
+//! Transports: stdio and in-memory (one newline-delimited connection loop), and streamable
+//! HTTP.
 
+mod connection;
 pub(crate) mod pending;
+
+pub use connection::{MAX_LINE_BYTES, serve_connection};
