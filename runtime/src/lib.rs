@@ -6,6 +6,7 @@
 //! questions travel as server-to-client requests), seals the state that travels between legs,
 //! and lets tools declare what they need.
 
+pub mod client;
 pub mod protocol;
 pub mod seal;
 pub mod server;

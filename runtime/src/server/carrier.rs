@@ -165,7 +165,7 @@ impl Server {
         inbound: &Inbound,
     ) -> Result<Routed, Failure> {
         match era {
-            Era::Modern(meta) => self.run_modern(handler, carrier, meta, inbound).await,
+            Era::Modern(meta) => self.run_modern(handler, carrier, *meta, inbound).await,
             Era::Legacy(session) => {
                 let result = self.run_legacy(handler, carrier, session, inbound).await?;
                 match result {

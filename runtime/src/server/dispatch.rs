@@ -75,7 +75,7 @@ pub(crate) enum Routed {
 
 /// The era of one request.
 pub(crate) enum Era<'a> {
-    Modern(RequestMeta),
+    Modern(Box<RequestMeta>),
     Legacy(&'a Arc<Session>),
 }
 
@@ -142,7 +142,7 @@ impl Server {
             "completion/complete" => to_value(self.complete(params, v)?)?,
             "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, inbound).await,
             carrier => {
-                return self.carrier(carrier, params, Era::Modern(meta), inbound).await;
+                return self.carrier(carrier, params, Era::Modern(Box::new(meta)), inbound).await;
             }
         };
         Ok(Routed::Value(value))

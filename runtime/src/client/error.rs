@@ -1,0 +1,36 @@
+use crate::protocol::ErrorObject;
+
+/// Why a client call failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered {0}")]
+    Rpc(ErrorObject),
+    /// The transport failed (connection refused, closed, I/O error, bad HTTP status).
+    #[error("transport: {0}")]
+    Transport(String),
+    /// The server said something that is not valid MCP.
+    #[error("protocol: {0}")]
+    Protocol(String),
+    /// The server asked for elicitation and no callback is registered.
+    #[error("Elicitation not supported")]
+    ElicitationNotSupported,
+    /// The server asked for sampling and no callback is registered.
+    #[error("Sampling not supported")]
+    SamplingNotSupported,
+    /// The server asked for roots and no callback is registered.
+    #[error("Roots not supported")]
+    RootsNotSupported,
+    /// A callback failed; the round was abandoned.
+    #[error("a callback failed: {0}")]
+    Callback(String),
+    /// The flow did not complete within the round budget.
+    #[error("the request did not complete within {0} rounds (the client's max_rounds)")]
+    TooManyRounds(usize),
+}
+
+impl From<ErrorObject> for ClientError {
+    fn from(e: ErrorObject) -> Self {
+        Self::Rpc(e)
+    }
+}

@@ -1,0 +1,481 @@
+//! The calling side: a client that speaks both eras and runs the multi-round loop.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use roundtrip::client::Client;
+//! use roundtrip::protocol::{CallToolResult, ElicitAction, ElicitResult, Tool, empty_input_schema};
+//! use roundtrip::server::{InputRequired, Outcome, ToolDef};
+//! use roundtrip::Server;
+//!
+//! let schema: roundtrip::protocol::JsonObject = serde_json::from_value(serde_json::json!(
+//!     {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+//! ))?;
+//! let server = Server::new("greeter", "1.0.0").tool(ToolDef::new(
+//!     Tool::new("greet", empty_input_schema()),
+//!     move |cx| {
+//!         let schema = schema.clone();
+//!         async move {
+//!             Ok(match cx.elicit_result("who") {
+//!                 Some(answer) => Outcome::Complete(CallToolResult::text(format!(
+//!                     "Hello, {}!",
+//!                     answer.content.as_ref().and_then(|c| c.get("name")).and_then(|n| n.as_str()).unwrap_or("?")
+//!                 ))),
+//!                 None => InputRequired::new().elicit("who", "Your name?", schema).into(),
+//!             })
+//!         }
+//!     },
+//! ));
+//!
+//! let client = Client::builder("docs", "1.0.0")
+//!     .on_elicit(|_params| async {
+//!         Ok(ElicitResult {
+//!             action: ElicitAction::Accept,
+//!             content: serde_json::from_value(serde_json::json!({"name": "Ada"})).ok(),
+//!         })
+//!     })
+//!     .connect_in_memory(server)
+//!     .await?;
+//! let result = client.call_tool("greet", serde_json::json!({})).await?;
+//! assert_eq!(result.content[0].as_text(), Some("Hello, Ada!"));
+//! # Ok(()) }
+//! ```
+
+mod callbacks;
+mod error;
+mod wire;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::try_join_all;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+pub use error::ClientError;
+pub use wire::AuthProvider;
+
+use self::callbacks::{Callbacks, boxed};
+use self::wire::{Headers, HttpWire, Incoming, LineWire, Wire};
+use crate::Server;
+use crate::protocol::{
+    CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
+    GetPromptResult, Implementation, InitializeResult, InputRequiredResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
+    META_PROTOCOL_VERSION, Notification, ProtocolVersion, ReadResourceResult, Root, ServerCapabilities,
+};
+
+/// Which protocol era the client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Probe `server/discover`; fall back to the `initialize` handshake at 2025-11-25.
+    #[default]
+    Auto,
+    /// Speak exactly this revision (a legacy one uses the handshake).
+    Pinned(ProtocolVersion),
+    /// The `initialize` handshake at 2025-11-25.
+    Legacy,
+}
+
+/// A request's outcome when the caller drives the rounds itself.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step<T> {
+    /// The final result.
+    Complete(T),
+    /// The server asks; answer and call again with the answers and the state.
+    InputRequired(InputRequiredResult),
+}
+
+/// Builds a [`Client`]: identity, mode, callbacks, round budget.
+#[derive(Clone)]
+pub struct ClientBuilder {
+    info: Implementation,
+    mode: Mode,
+    callbacks: Callbacks,
+    max_rounds: usize,
+    auth: Option<AuthProvider>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder").field("info", &self.info).field("mode", &self.mode).finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// The mode (default [`Mode::Auto`]).
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The most rounds one call may take (default 10).
+    pub fn max_rounds(mut self, rounds: usize) -> Self {
+        self.max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Answer elicitations (form and URL mode); declares the `elicitation` capability.
+    pub fn on_elicit<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, ClientError>> + Send + 'static,
+    {
+        self.callbacks.elicit = Some(boxed(f));
+        self
+    }
+
+    /// Answer sampling requests; declares the `sampling` capability.
+    pub fn on_sample<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, ClientError>> + Send + 'static,
+    {
+        self.callbacks.sample = Some(boxed(f));
+        self
+    }
+
+    /// Answer roots requests; declares the `roots` capability.
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Root>, ClientError>> + Send + 'static,
+    {
+        self.callbacks.roots = Some(boxed(move |()| f()));
+        self
+    }
+
+    /// See every notification the server sends (progress, logs, list changes).
+    pub fn on_notification(mut self, f: impl Fn(Notification) + Send + Sync + 'static) -> Self {
+        self.callbacks.notification = Some(Arc::new(f));
+        self
+    }
+
+    /// Supply an `Authorization` header value for every HTTP request.
+    pub fn authorization(mut self, provider: impl Fn() -> Option<String> + Send + Sync + 'static) -> Self {
+        self.auth = Some(Arc::new(provider));
+        self
+    }
+
+    /// Connect to a server in this process (no sockets).
+    pub async fn connect_in_memory(self, server: Server) -> Result<Client, ClientError> {
+        let (reader, writer) = tokio::io::split(server.serve_in_memory());
+        let wire = LineWire::new(reader, writer, Incoming { callbacks: self.callbacks.clone() });
+        self.finish(Box::new(wire), None).await
+    }
+
+    /// Spawn a server process and talk to it over its stdin and stdout.
+    pub async fn connect_stdio(self, mut command: Command) -> Result<Client, ClientError> {
+        command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).kill_on_drop(true);
+        let mut child =
+            command.spawn().map_err(|e| ClientError::Transport(format!("could not start the server: {e}")))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ClientError::Transport("the server process has no stdio pipes".into()));
+        };
+        let wire = LineWire::new(stdout, stdin, Incoming { callbacks: self.callbacks.clone() });
+        self.finish(Box::new(wire), Some(child)).await
+    }
+
+    /// Connect to a streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp`.
+    pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
+        let wire = HttpWire::new(url, Incoming { callbacks: self.callbacks.clone() }, self.auth.clone());
+        self.finish(Box::new(wire), None).await
+    }
+
+    async fn finish(self, wire: Box<dyn Wire>, child: Option<tokio::process::Child>) -> Result<Client, ClientError> {
+        let mut inner = Inner {
+            wire,
+            callbacks: self.callbacks,
+            info: self.info,
+            max_rounds: self.max_rounds,
+            version: ProtocolVersion::LATEST,
+            server_info: None,
+            server_capabilities: ServerCapabilities::default(),
+            instructions: None,
+            _child: child,
+        };
+        match self.mode {
+            Mode::Auto => {
+                if inner.discover().await.is_err() {
+                    inner.initialize(ProtocolVersion::LATEST_LEGACY).await?;
+                }
+            }
+            Mode::Pinned(v) if v.is_modern() => inner.discover().await?,
+            Mode::Pinned(v) => inner.initialize(v).await?,
+            Mode::Legacy => inner.initialize(ProtocolVersion::LATEST_LEGACY).await?,
+        }
+        Ok(Client { inner: Arc::new(inner) })
+    }
+}
+
+struct Inner {
+    wire: Box<dyn Wire>,
+    callbacks: Callbacks,
+    info: Implementation,
+    max_rounds: usize,
+    version: ProtocolVersion,
+    server_info: Option<Implementation>,
+    server_capabilities: ServerCapabilities,
+    instructions: Option<String>,
+    _child: Option<tokio::process::Child>,
+}
+
+impl Inner {
+    async fn discover(&mut self) -> Result<(), ClientError> {
+        self.version = ProtocolVersion::V2026_07_28;
+        let result = self.request("server/discover", JsonObject::new(), None).await?;
+        let discovered: DiscoverResult = parse(result)?;
+        if !discovered.supported_versions.iter().any(|v| v == self.version.as_str()) {
+            return Err(ClientError::Protocol(format!("the server does not support {}", self.version)));
+        }
+        self.server_info =
+            discovered.meta.get(crate::protocol::META_SERVER_INFO).and_then(|v| serde_json::from_value(v.clone()).ok());
+        self.server_capabilities = discovered.capabilities;
+        self.instructions = discovered.instructions;
+        Ok(())
+    }
+
+    async fn initialize(&mut self, version: ProtocolVersion) -> Result<(), ClientError> {
+        self.version = version;
+        let mut caps = serde_json::to_value(self.callbacks.capabilities()).unwrap_or(json!({}));
+        if version < ProtocolVersion::V2025_11_25
+            && let Some(e) = caps.get_mut("elicitation")
+        {
+            *e = json!({});
+        }
+        let params = json!({ "protocolVersion": version.as_str(), "capabilities": caps, "clientInfo": self.info });
+        let result = self.wire.call("initialize", params, Headers::default()).await?;
+        let init: InitializeResult = parse(result)?;
+        self.version = ProtocolVersion::parse(&init.protocol_version).filter(|v| !v.is_modern()).ok_or_else(|| {
+            ClientError::Protocol(format!(
+                "the server chose {}, which this client does not speak",
+                init.protocol_version
+            ))
+        })?;
+        self.server_info = Some(init.server_info);
+        self.server_capabilities = init.capabilities;
+        self.instructions = init.instructions;
+        self.wire.notify(Notification::new("notifications/initialized", None)).await
+    }
+
+    /// One request with the envelope of the connection's era.
+    async fn request(&self, method: &str, mut params: JsonObject, name: Option<String>) -> Result<Value, ClientError> {
+        let headers = if self.version.is_modern() {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(META_PROTOCOL_VERSION.into(), json!(self.version.as_str()));
+                meta.insert(META_CLIENT_CAPABILITIES.into(), json!(self.callbacks.capabilities()));
+                meta.insert(META_CLIENT_INFO.into(), json!(self.info));
+            }
+            Headers { protocol_version: Some(self.version.as_str()), name }
+        } else {
+            Headers::default()
+        };
+        self.wire.call(method, Value::Object(params), headers).await
+    }
+}
+
+fn parse<T: DeserializeOwned>(value: Value) -> Result<T, ClientError> {
+    serde_json::from_value(value).map_err(|e| ClientError::Protocol(format!("unexpected result shape: {e}")))
+}
+
+/// A connected MCP client. Cheap to clone.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("version", &self.inner.version).field("server", &self.inner.server_info).finish()
+    }
+}
+
+impl Client {
+    /// Start building a client with this identity.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            info: Implementation { name: name.into(), version: version.into(), title: None },
+            mode: Mode::Auto,
+            callbacks: Callbacks::default(),
+            max_rounds: 10,
+            auth: None,
+        }
+    }
+
+    /// The revision this connection speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// Who the server said it is.
+    pub fn server_info(&self) -> Option<&Implementation> {
+        self.inner.server_info.as_ref()
+    }
+
+    /// What the server offers.
+    pub fn server_capabilities(&self) -> &ServerCapabilities {
+        &self.inner.server_capabilities
+    }
+
+    /// The server's instructions, if any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.instructions.as_deref()
+    }
+
+    /// Send any request and return its raw result.
+    pub async fn request(&self, method: &str, params: JsonObject) -> Result<Value, ClientError> {
+        self.inner.request(method, params, None).await
+    }
+
+    /// `tools/list`.
+    pub async fn list_tools(&self) -> Result<ListToolsResult, ClientError> {
+        parse(self.request("tools/list", JsonObject::new()).await?)
+    }
+
+    /// `prompts/list`.
+    pub async fn list_prompts(&self) -> Result<ListPromptsResult, ClientError> {
+        parse(self.request("prompts/list", JsonObject::new()).await?)
+    }
+
+    /// `resources/list`.
+    pub async fn list_resources(&self) -> Result<ListResourcesResult, ClientError> {
+        parse(self.request("resources/list", JsonObject::new()).await?)
+    }
+
+    /// `resources/templates/list`.
+    pub async fn list_resource_templates(&self) -> Result<ListResourceTemplatesResult, ClientError> {
+        parse(self.request("resources/templates/list", JsonObject::new()).await?)
+    }
+
+    /// Call a tool, answering every round of questions with the callbacks.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
+        parse(self.run("tools/call", tool_params(name, arguments), name).await?)
+    }
+
+    /// Get a prompt, answering every round of questions with the callbacks.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, ClientError> {
+        parse(self.run("prompts/get", tool_params(name, arguments), name).await?)
+    }
+
+    /// Read a resource, answering every round of questions with the callbacks.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        parse(self.run("resources/read", uri_params(uri), uri).await?)
+    }
+
+    /// One leg of `tools/call`: the caller answers the questions and calls again with the
+    /// answers and the state (which it may persist in between, even in another process).
+    pub async fn call_tool_step(
+        &self,
+        name: &str,
+        arguments: Value,
+        input_responses: Option<JsonObject>,
+        request_state: Option<String>,
+    ) -> Result<Step<CallToolResult>, ClientError> {
+        self.step("tools/call", tool_params(name, arguments), name, input_responses, request_state).await
+    }
+
+    /// One leg of `prompts/get`.
+    pub async fn get_prompt_step(
+        &self,
+        name: &str,
+        arguments: Value,
+        input_responses: Option<JsonObject>,
+        request_state: Option<String>,
+    ) -> Result<Step<GetPromptResult>, ClientError> {
+        self.step("prompts/get", tool_params(name, arguments), name, input_responses, request_state).await
+    }
+
+    /// One leg of `resources/read`.
+    pub async fn read_resource_step(
+        &self,
+        uri: &str,
+        input_responses: Option<JsonObject>,
+        request_state: Option<String>,
+    ) -> Result<Step<ReadResourceResult>, ClientError> {
+        self.step("resources/read", uri_params(uri), uri, input_responses, request_state).await
+    }
+
+    async fn step<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        base: JsonObject,
+        name: &str,
+        input_responses: Option<JsonObject>,
+        request_state: Option<String>,
+    ) -> Result<Step<T>, ClientError> {
+        let result = self.leg(method, base, name, input_responses, request_state).await?;
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            Ok(Step::InputRequired(parse(result)?))
+        } else {
+            Ok(Step::Complete(parse(result)?))
+        }
+    }
+
+    async fn leg(
+        &self,
+        method: &str,
+        mut params: JsonObject,
+        name: &str,
+        input_responses: Option<JsonObject>,
+        request_state: Option<String>,
+    ) -> Result<Value, ClientError> {
+        if let Some(responses) = input_responses {
+            params.insert("inputResponses".into(), Value::Object(responses));
+        }
+        if let Some(state) = request_state {
+            params.insert("requestState".into(), Value::String(state));
+        }
+        self.inner.request(method, params, Some(name.to_owned())).await
+    }
+
+    /// The loop: answer each round's questions concurrently and retry with the answers and
+    /// the echoed state until a complete result or the round budget.
+    async fn run(&self, method: &str, base: JsonObject, name: &str) -> Result<Value, ClientError> {
+        const FIRST_BACKOFF: Duration = Duration::from_millis(50);
+        const MAX_BACKOFF: Duration = Duration::from_millis(250);
+        let mut responses = None;
+        let mut state = None;
+        let mut backoff = FIRST_BACKOFF;
+        for _ in 0..self.inner.max_rounds {
+            let result = self.leg(method, base.clone(), name, responses.take(), state.take()).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let round: InputRequiredResult = parse(result)?;
+            state = round.request_state;
+            match round.input_requests {
+                Some(requests) if !requests.is_empty() => {
+                    let answers = try_join_all(requests.into_iter().map(|(key, request)| {
+                        let answer = self.inner.callbacks.answer(request);
+                        async move { answer.await.map(|v| (key, v)) }
+                    }))
+                    .await?;
+                    responses = Some(answers.into_iter().collect::<JsonObject>());
+                    backoff = FIRST_BACKOFF;
+                }
+                _ => {
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                }
+            }
+        }
+        Err(ClientError::TooManyRounds(self.inner.max_rounds))
+    }
+}
+
+fn tool_params(name: &str, arguments: Value) -> JsonObject {
+    let mut params = JsonObject::new();
+    params.insert("name".into(), json!(name));
+    if !arguments.is_null() {
+        params.insert("arguments".into(), arguments);
+    }
+    params
+}
+
+fn uri_params(uri: &str) -> JsonObject {
+    let mut params = JsonObject::new();
+    params.insert("uri".into(), json!(uri));
+    params
+}
