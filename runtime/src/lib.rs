@@ -10,6 +10,7 @@ pub mod client;
 pub mod protocol;
 pub mod seal;
 pub mod server;
+pub mod testing;
 pub mod transport;
 
 pub use seal::RequestStateSecurity;
