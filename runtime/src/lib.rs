@@ -8,6 +8,7 @@
 
 pub mod client;
 pub mod protocol;
+pub mod resolve;
 pub mod seal;
 pub mod server;
 pub mod testing;

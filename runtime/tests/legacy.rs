@@ -161,3 +161,13 @@ async fn a_missing_resource_is_the_legacy_code() {
     assert_eq!(r["error"]["code"], -32002);
     assert_eq!(r["error"]["data"]["uri"], "mem://none");
 }
+
+#[tokio::test]
+async fn progress_reaches_legacy_clients_that_sent_a_token() {
+    let mut w = session(json!({})).await;
+    w.request("logging/setLevel", json!({"level": "error"})).await;
+    let r = w.request("tools/call", json!({"name": "progress", "_meta": {"progressToken": 7}})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "done");
+    let tokens: Vec<&serde_json::Value> = w.events.iter().map(|e| &e["params"]["progressToken"]).collect();
+    assert_eq!(tokens, [&json!(7), &json!(7), &json!(7)]);
+}

@@ -12,8 +12,8 @@ use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
-    InputRequiredResult, JsonObject, ProtocolVersion, ReadResourceResult, RequestMeta, ResultType, capability_value,
-    codes,
+    InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion, ReadResourceResult,
+    RequestMeta, ResultType, capability_value, codes,
 };
 use crate::seal::{Binding, PrincipalInput};
 
@@ -25,6 +25,8 @@ pub(crate) struct Carrier {
     pub uri_variables: Vec<(String, String)>,
     pub input_responses: JsonObject,
     pub request_state: Option<Value>,
+    /// The request's own progress token (legacy requests carry it outside any envelope).
+    pub progress_token: Option<ProgressToken>,
 }
 
 /// A complete result that knows which era-specific fields to carry.
@@ -68,6 +70,10 @@ impl Server {
             Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("params must be an object"))),
         };
         let (input_responses, request_state) = input_fields(params)?;
+        let progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get(META_PROGRESS_TOKEN))
+            .and_then(|t| serde_json::from_value(t.clone()).ok());
         let version = match &era {
             Era::Modern(_) => ProtocolVersion::V2026_07_28,
             Era::Legacy(s) => s.version,
@@ -90,6 +96,7 @@ impl Server {
                     uri_variables: Vec::new(),
                     input_responses,
                     request_state,
+                    progress_token: progress_token.clone(),
                 };
                 let handler = self.inner.tools[i].handler.clone();
                 self.run(&handler, carrier, era, inbound).await
@@ -121,6 +128,7 @@ impl Server {
                     uri_variables: Vec::new(),
                     input_responses,
                     request_state,
+                    progress_token: progress_token.clone(),
                 };
                 let handler = def.handler.clone();
                 self.run(&handler, carrier, era, inbound).await
@@ -151,6 +159,7 @@ impl Server {
                     uri_variables,
                     input_responses,
                     request_state,
+                    progress_token: progress_token.clone(),
                 };
                 self.run(&handler, carrier, era, inbound).await
             }

@@ -29,7 +29,8 @@ impl Server {
         let meta = RequestMeta {
             client_capabilities: session.client_capabilities.clone(),
             client_info: Some(session.client_info.clone()),
-            ..RequestMeta::parse_legacy(None)
+            progress_token: carrier.progress_token.clone(),
+            ..RequestMeta::default()
         };
         for _ in 0..max_rounds {
             let cx = RequestContext {

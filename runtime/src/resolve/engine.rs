@@ -1,0 +1,259 @@
+//! One leg of a declarative flow: evaluate what is known, record new answers, ask every
+//! question whose inputs are known, or hand the values to the body.
+
+use std::collections::HashMap;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::form;
+use super::graph::{Extract, Graph, Node, Question, Resolution, Resolver};
+use super::{Answer, template::Template};
+use crate::RequestContext;
+use crate::protocol::{
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ErrorObject, InputRequest,
+    JsonObject, ListRootsParams, ListRootsResult,
+};
+use crate::server::InputRequired;
+
+/// The plaintext state a declarative flow carries between legs (sealed on the wire).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FlowState {
+    /// Recorded answers by parameter.
+    #[serde(default, rename = "r")]
+    records: HashMap<String, Record>,
+    /// The pins of the questions asked in the previous leg, by parameter.
+    #[serde(default, rename = "q")]
+    asked: HashMap<String, String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    /// The pin of the question this answers.
+    #[serde(rename = "p")]
+    pin: String,
+    /// `a`ccepted, `d`eclined or `c`ancelled.
+    #[serde(rename = "o")]
+    outcome: char,
+    /// The value, when accepted.
+    #[serde(default, rename = "v", skip_serializing_if = "Value::is_null")]
+    value: Value,
+}
+
+/// The outcome of one resolved parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    /// Answered; the value as JSON.
+    Accepted(Value),
+    /// The user said no.
+    Declined,
+    /// The user dismissed the question.
+    Cancelled,
+}
+
+/// What the leg leads to.
+#[derive(Debug)]
+pub enum Leg {
+    /// Everything is known: call the body with these values.
+    Ready(Values),
+    /// Ask these questions (and carry this state).
+    Ask(InputRequired),
+    /// A bare-typed parameter was declined or cancelled: the call ends without the body.
+    Refused {
+        /// The parameter.
+        name: &'static str,
+        /// Declined or cancelled.
+        outcome: Resolved,
+    },
+}
+
+/// The resolved values handed to the body.
+#[derive(Debug, Default)]
+pub struct Values(HashMap<&'static str, Resolved>);
+
+impl Values {
+    /// A bare-typed parameter's value.
+    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ErrorObject> {
+        match self.0.remove(name) {
+            Some(Resolved::Accepted(v)) => convert(name, v),
+            _ => Err(ErrorObject::internal(format!("`{name}` was not resolved"))),
+        }
+    }
+
+    /// An `Answer<T>` parameter's value.
+    pub fn answer<T: DeserializeOwned>(&mut self, name: &str) -> Result<Answer<T>, ErrorObject> {
+        match self.0.remove(name) {
+            Some(Resolved::Accepted(v)) => convert(name, v).map(Answer::Accepted),
+            Some(Resolved::Declined) => Ok(Answer::Declined),
+            Some(Resolved::Cancelled) => Ok(Answer::Cancelled),
+            None => Err(ErrorObject::internal(format!("`{name}` was not resolved"))),
+        }
+    }
+}
+
+fn convert<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, ErrorObject> {
+    serde_json::from_value(v)
+        .map_err(|e| ErrorObject::internal(format!("the answer for `{name}` does not fit its type: {e}")))
+}
+
+/// Evaluate one leg of `graph` for the request in `cx`.
+pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorObject> {
+    let previous: FlowState = cx.state().unwrap_or_default();
+    let mut known: HashMap<&str, Value> =
+        graph.arguments().iter().map(|a| (*a, cx.arguments().get(*a).cloned().unwrap_or(Value::Null))).collect();
+    let mut values = Values::default();
+    let mut next = FlowState::default();
+    let mut round = InputRequired::new();
+    for node in graph.nodes() {
+        let deps = node.resolver.deps();
+        if !deps.iter().all(|d| known.contains_key(d)) {
+            continue; // waits for an answer of this round
+        }
+        let question = match question_for(node, &known).await? {
+            Resolution::Value(v) => {
+                known.insert(node.name, v.clone());
+                values.0.insert(node.name, Resolved::Accepted(v));
+                continue;
+            }
+            Resolution::Ask(q) => q,
+        };
+        let pin = pin(node.static_pin, &question.request);
+        let recorded = previous.records.get(node.name).filter(|r| r.pin == pin).cloned();
+        let record = match recorded {
+            Some(r) => Some(r),
+            None if previous.asked.get(node.name) == Some(&pin) => match cx.input_response(node.name) {
+                Some(answer) => match accept(node, &question, answer) {
+                    Ok(record) => Some(Record { pin: pin.clone(), ..record }),
+                    Err(why) => {
+                        tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer refused: {why}");
+                        round = round.ask(node.name, reask(question.request.clone(), &why));
+                        next.asked.insert(node.name.to_owned(), pin);
+                        continue;
+                    }
+                },
+                None => None,
+            },
+            None => None,
+        };
+        let Some(record) = record else {
+            round = round.ask(node.name, question.request);
+            next.asked.insert(node.name.to_owned(), pin);
+            continue;
+        };
+        let outcome = match record.outcome {
+            'a' => Resolved::Accepted(record.value.clone()),
+            'd' => Resolved::Declined,
+            _ => Resolved::Cancelled,
+        };
+        if !node.refusable && outcome != Resolved::Accepted(record.value.clone()) {
+            return Ok(Leg::Refused { name: node.name, outcome });
+        }
+        known.insert(node.name, if let Resolved::Accepted(v) = &outcome { v.clone() } else { Value::Null });
+        values.0.insert(node.name, outcome);
+        next.records.insert(node.name.to_owned(), record);
+    }
+    if round.requests().is_empty() {
+        if values.0.len() == graph.nodes().len() {
+            return Ok(Leg::Ready(values));
+        }
+        return Err(ErrorObject::internal("the resolver graph could not make progress"));
+    }
+    Ok(Leg::Ask(round.state(&next)))
+}
+
+/// The question of a node given known values (a `with` resolver may answer instead).
+async fn question_for(node: &Node, known: &HashMap<&str, Value>) -> Result<Resolution, ErrorObject> {
+    let render = |t: &Template| t.render(&|k: &str| known.get(k)).unwrap_or_default();
+    Ok(Resolution::Ask(match &node.resolver {
+        Resolver::Elicit { message, schema, property } => match property {
+            Some(p) => Question::property(render(message), schema.clone(), *p),
+            None => Question::form(render(message), schema.clone()),
+        },
+        Resolver::ElicitUrl { url, message } => Question::url(render(message), render(url)),
+        Resolver::Sample { prompt, max_tokens, full } => Question {
+            request: InputRequest::CreateMessage(CreateMessageParams::prompt(render(prompt), *max_tokens)),
+            extract: if *full { Extract::SampleResult } else { Extract::SampleText },
+        },
+        Resolver::Roots => {
+            Question { request: InputRequest::ListRoots(ListRootsParams::default()), extract: Extract::Roots }
+        }
+        Resolver::With { args, f } => {
+            let inputs = args.iter().map(|a| known.get(a).cloned().unwrap_or(Value::Null)).collect();
+            return f(inputs).await;
+        }
+    }))
+}
+
+/// The pin of a rendered question: the declaration's digest and the question as sent.
+fn pin(static_pin: &str, request: &InputRequest) -> String {
+    let mut h = Sha256::new();
+    h.update(static_pin.as_bytes());
+    h.update([0]);
+    h.update(serde_json::to_vec(request).unwrap_or_default());
+    let digest = h.finalize();
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The same question again, saying what was wrong with the answer.
+fn reask(request: InputRequest, why: &str) -> InputRequest {
+    match request {
+        InputRequest::Elicit(ElicitParams::Form(mut f)) => {
+            f.message = format!("{} ({why}; please answer again)", f.message);
+            InputRequest::Elicit(ElicitParams::Form(f))
+        }
+        other => other,
+    }
+}
+
+/// Turn an answer into a record, or say in plain words why it does not fit.
+fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record, String> {
+    let refused = |outcome| Record { pin: String::new(), outcome, value: Value::Null };
+    let value = match (&question.request, &question.extract) {
+        (InputRequest::Elicit(params), extract) => {
+            let result: ElicitResult = serde_json::from_value(answer.clone())
+                .map_err(|_| "the answer is not an elicitation result".to_owned())?;
+            match result.action {
+                ElicitAction::Decline => return Ok(refused('d')),
+                ElicitAction::Cancel => return Ok(refused('c')),
+                ElicitAction::Accept => {}
+            }
+            match (params, extract) {
+                (ElicitParams::Form(form_params), Extract::Form | Extract::Property(_)) => {
+                    let content = result.content.ok_or("the form was accepted without content")?;
+                    form::validate(&form_params.requested_schema, &content)?;
+                    match extract {
+                        Extract::Property(p) => content.get(p).cloned().unwrap_or(Value::Null),
+                        _ => Value::Object(content),
+                    }
+                }
+                _ => Value::Null,
+            }
+        }
+        (InputRequest::CreateMessage(_), extract) => {
+            let result: CreateMessageResult =
+                serde_json::from_value(answer.clone()).map_err(|_| "the answer is not a model reply".to_owned())?;
+            match extract {
+                Extract::SampleResult => serde_json::to_value(&result).map_err(|e| e.to_string())?,
+                _ => Value::String(result.content.as_text().ok_or("the model's reply has no text")?.to_owned()),
+            }
+        }
+        (InputRequest::ListRoots(_), _) => {
+            let result: ListRootsResult =
+                serde_json::from_value(answer.clone()).map_err(|_| "the answer is not a list of roots".to_owned())?;
+            serde_json::to_value(result.roots).map_err(|e| e.to_string())?
+        }
+    };
+    (node.check)(&value)?;
+    Ok(Record { pin: String::new(), outcome: 'a', value })
+}
+
+/// A requested schema for a type, for the generated code: the whole form for a struct, or a
+/// one-property form named `property` for a primitive or enum.
+pub fn requested_schema(generated: &Value, property: Option<&str>) -> Result<JsonObject, String> {
+    match property {
+        Some(p) => form::single_property_form(p, generated),
+        None => form::form_schema(generated),
+    }
+}

@@ -1,0 +1,283 @@
+//! Elicitation forms: the restricted flat schema (string, number, integer, boolean, enums)
+//! made from a Rust type's JSON schema, and validation of an accepted answer against it.
+
+use serde_json::{Map, Value, json};
+
+use crate::protocol::JsonObject;
+
+const STRING_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
+
+/// The requested schema of a form for a struct, from its generated JSON schema: an object
+/// whose properties are all primitive. `Err` says which property is not and why.
+pub fn form_schema(schema: &Value) -> Result<JsonObject, String> {
+    let obj = schema.as_object().ok_or("the schema is not an object")?;
+    if obj.get("type") != Some(&json!("object")) {
+        return Err("it is not a struct with named fields".into());
+    }
+    let mut properties = Map::new();
+    for (name, prop) in obj.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        let prop = primitive(prop).map_err(|why| format!("field `{name}` {why}"))?;
+        properties.insert(name.clone(), prop);
+    }
+    let mut form = JsonObject::new();
+    form.insert("type".into(), json!("object"));
+    form.insert("properties".into(), Value::Object(properties));
+    if let Some(required) = obj.get("required").filter(|r| r.as_array().is_some_and(|a| !a.is_empty())) {
+        form.insert("required".into(), required.clone());
+    }
+    Ok(form)
+}
+
+/// A one-property form for a primitive or enum parameter named `name`.
+pub fn single_property_form(name: &str, schema: &Value) -> Result<JsonObject, String> {
+    let prop = primitive(schema).map_err(|why| format!("`{name}` {why}"))?;
+    let mut form = JsonObject::new();
+    form.insert("type".into(), json!("object"));
+    form.insert("properties".into(), json!({ name: prop }));
+    form.insert("required".into(), json!([name]));
+    Ok(form)
+}
+
+/// One property schema in the restricted form: keep the keywords the protocol allows, turn
+/// `["string","null"]` (an `Option`) into `string`, refuse nesting.
+fn primitive(schema: &Value) -> Result<Value, String> {
+    let obj = schema.as_object().ok_or("has no schema")?;
+    let ty: &str = match obj.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(types)) => {
+            let mut non_null = types.iter().filter_map(Value::as_str).filter(|t| *t != "null");
+            match (non_null.next(), non_null.next()) {
+                (Some(t), None) => t,
+                _ => return Err("has several types; a form field has one".into()),
+            }
+        }
+        None if obj.contains_key("enum") || obj.contains_key("oneOf") => "string",
+        _ => return Err("is not a string, number, integer, boolean or enum".into()),
+    };
+    let mut out = Map::new();
+    out.insert("type".into(), json!(ty));
+    for key in ["title", "description"] {
+        if let Some(v) = obj.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    match ty {
+        "string" => {
+            for key in ["minLength", "maxLength", "default", "enumNames"] {
+                copy(obj, &mut out, key);
+            }
+            if let Some(f) = obj.get("format").and_then(Value::as_str).filter(|f| STRING_FORMATS.contains(f)) {
+                out.insert("format".into(), json!(f));
+            }
+            if let Some(values) = obj.get("enum") {
+                let strings: Vec<&Value> = values.as_array().into_iter().flatten().filter(|v| !v.is_null()).collect();
+                if strings.iter().any(|v| !v.is_string()) {
+                    return Err("is an enum with non-string values".into());
+                }
+                out.insert("enum".into(), json!(strings));
+            }
+            if let Some(one_of) = obj.get("oneOf") {
+                out.insert("oneOf".into(), titled_options(one_of)?);
+            }
+        }
+        "number" | "integer" => {
+            for key in ["minimum", "maximum", "default"] {
+                copy(obj, &mut out, key);
+            }
+        }
+        "boolean" => copy(obj, &mut out, "default"),
+        "array" => {
+            let items = obj.get("items").and_then(Value::as_object).ok_or("is a list without an item schema")?;
+            let mut item = Map::new();
+            if let Some(values) = items.get("enum") {
+                item.insert("type".into(), json!("string"));
+                item.insert("enum".into(), values.clone());
+            } else if let Some(any_of) = items.get("anyOf").or_else(|| items.get("oneOf")) {
+                item.insert("anyOf".into(), titled_options(any_of)?);
+            } else {
+                return Err(
+                    "is a list of something other than enum values (only multi-select enums are allowed)".into()
+                );
+            }
+            out.insert("items".into(), Value::Object(item));
+            for key in ["minItems", "maxItems", "default"] {
+                copy(obj, &mut out, key);
+            }
+        }
+        "object" => return Err("is a nested struct or map; a form is flat".into()),
+        other => return Err(format!("has type `{other}`, which a form cannot ask for")),
+    }
+    Ok(Value::Object(out))
+}
+
+fn copy(from: &Map<String, Value>, to: &mut Map<String, Value>, key: &str) {
+    if let Some(v) = from.get(key).filter(|v| !v.is_null()) {
+        to.insert(key.into(), v.clone());
+    }
+}
+
+/// `[{const, title}]` options of a titled enum.
+fn titled_options(options: &Value) -> Result<Value, String> {
+    let options = options.as_array().ok_or("has malformed enum options")?;
+    let mut out = Vec::with_capacity(options.len());
+    for o in options {
+        let value = o.get("const").and_then(Value::as_str).ok_or("has enum options that are not plain strings")?;
+        let title = o.get("title").or_else(|| o.get("description")).and_then(Value::as_str).unwrap_or(value);
+        out.push(json!({"const": value, "title": title}));
+    }
+    Ok(Value::Array(out))
+}
+
+/// Check an accepted form's content against its requested schema. The error says which
+/// property is wrong in words a user understands.
+pub fn validate(schema: &JsonObject, content: &JsonObject) -> Result<(), String> {
+    let empty = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    for required in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        if content.get(required).is_none_or(Value::is_null) {
+            return Err(format!("`{required}` is required"));
+        }
+    }
+    for (name, value) in content {
+        let Some(prop) = properties.get(name).and_then(Value::as_object) else { continue };
+        check_value(prop, value).map_err(|why| format!("`{name}` {why}"))?;
+    }
+    Ok(())
+}
+
+fn check_value(prop: &Map<String, Value>, value: &Value) -> Result<(), String> {
+    let num = |key: &str| prop.get(key).and_then(Value::as_f64);
+    match prop.get("type").and_then(Value::as_str).unwrap_or("string") {
+        "string" => {
+            let s = value.as_str().ok_or("must be text")?;
+            let len = s.chars().count() as f64;
+            if num("minLength").is_some_and(|m| len < m) {
+                return Err("is too short".into());
+            }
+            if num("maxLength").is_some_and(|m| len > m) {
+                return Err("is too long".into());
+            }
+            if !allowed(prop.get("enum"), prop.get("oneOf"), s) {
+                return Err("is not one of the choices".into());
+            }
+        }
+        ty @ ("number" | "integer") => {
+            let n = value.as_f64().ok_or("must be a number")?;
+            if ty == "integer" && !(value.is_i64() || value.is_u64() || n.fract() == 0.0) {
+                return Err("must be a whole number".into());
+            }
+            if num("minimum").is_some_and(|m| n < m) {
+                return Err("is too small".into());
+            }
+            if num("maximum").is_some_and(|m| n > m) {
+                return Err("is too large".into());
+            }
+        }
+        "boolean" => {
+            value.as_bool().ok_or("must be true or false")?;
+        }
+        "array" => {
+            let items = value.as_array().ok_or("must be a list of choices")?;
+            let len = items.len() as f64;
+            if num("minItems").is_some_and(|m| len < m) {
+                return Err("has too few choices".into());
+            }
+            if num("maxItems").is_some_and(|m| len > m) {
+                return Err("has too many choices".into());
+            }
+            let spec = prop.get("items").and_then(Value::as_object);
+            for item in items {
+                let s = item.as_str().ok_or("must be a list of choices")?;
+                if let Some(spec) = spec
+                    && !allowed(spec.get("enum"), spec.get("anyOf"), s)
+                {
+                    return Err("contains something that is not one of the choices".into());
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn allowed(values: Option<&Value>, options: Option<&Value>, s: &str) -> bool {
+    let in_enum = values.and_then(Value::as_array).map(|v| v.iter().any(|x| x == s));
+    let in_options = options.and_then(Value::as_array).map(|o| o.iter().any(|x| x.get("const") == Some(&json!(s))));
+    in_enum.or(in_options).unwrap_or(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> JsonObject {
+        v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn struct_schemas_become_flat_forms() {
+        let generated = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Contact",
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "Your name"},
+                "age": {"type": ["integer", "null"], "format": "uint8", "minimum": 0, "maximum": 255},
+                "email": {"type": "string", "format": "email"},
+                "color": {"type": "string", "enum": ["red", "green"]},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+            },
+            "required": ["name", "email", "color", "tags"],
+        });
+        let form = form_schema(&generated).unwrap();
+        assert_eq!(form["properties"]["age"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
+        assert_eq!(form["properties"]["email"], json!({"type": "string", "format": "email"}));
+        assert!(form.get("$schema").is_none() && form.get("title").is_none());
+        assert_eq!(form["required"], json!(["name", "email", "color", "tags"]));
+    }
+
+    #[test]
+    fn nested_and_unsupported_shapes_are_refused_by_name() {
+        let nested = json!({"type": "object", "properties": {"home": {"type": "object", "properties": {}}}});
+        assert_eq!(form_schema(&nested).unwrap_err(), "field `home` is a nested struct or map; a form is flat");
+        let list = json!({"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "object"}}}});
+        assert!(form_schema(&list).unwrap_err().starts_with("field `xs` is a list of something other"));
+        assert!(form_schema(&json!({"type": "string"})).is_err());
+        assert_eq!(
+            single_property_form("confirm", &json!({"type": "boolean"})).unwrap(),
+            obj(json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}))
+        );
+    }
+
+    #[test]
+    fn answers_are_checked_in_plain_words() {
+        let schema = obj(json!({"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 2},
+            "age": {"type": "integer", "minimum": 0},
+            "ok": {"type": "boolean"},
+            "color": {"type": "string", "oneOf": [{"const": "r", "title": "Red"}]},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "maxItems": 1},
+        }, "required": ["name"]}));
+        assert_eq!(
+            validate(&schema, &obj(json!({"name": "Ada", "age": 3, "ok": true, "color": "r", "tags": ["a"]}))),
+            Ok(())
+        );
+        assert_eq!(validate(&schema, &obj(json!({}))), Err("`name` is required".into()));
+        assert_eq!(validate(&schema, &obj(json!({"name": 5}))), Err("`name` must be text".into()));
+        assert_eq!(validate(&schema, &obj(json!({"name": "A"}))), Err("`name` is too short".into()));
+        assert_eq!(
+            validate(&schema, &obj(json!({"name": "Ada", "age": 1.5}))),
+            Err("`age` must be a whole number".into())
+        );
+        assert_eq!(validate(&schema, &obj(json!({"name": "Ada", "age": -1}))), Err("`age` is too small".into()));
+        assert_eq!(
+            validate(&schema, &obj(json!({"name": "Ada", "color": "b"}))),
+            Err("`color` is not one of the choices".into())
+        );
+        assert_eq!(
+            validate(&schema, &obj(json!({"name": "Ada", "tags": ["a", "a"]}))),
+            Err("`tags` has too many choices".into())
+        );
+        assert_eq!(validate(&schema, &obj(json!({"name": "Ada", "extra": {"x": 1}}))), Ok(()));
+    }
+}

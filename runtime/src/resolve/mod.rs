@@ -1,0 +1,20 @@
+//! The resolver engine behind declarative tools, prompts and resource templates.
+//!
+//! A resolved parameter is answered by a question (elicitation, URL, sampling, roots) or by a
+//! function of other parameters. Each leg, [`evaluate`] computes what is known from the
+//! arguments and the answers recorded in the sealed state, records the answers of this
+//! retry (each pinned to a digest of the question as it was shown), and asks every question
+//! whose inputs are known, all in one round. A flow takes as many legs as its graph is deep,
+//! plus one.
+
+mod answer;
+mod engine;
+mod form;
+mod graph;
+mod template;
+
+pub use answer::{Answer, Consent};
+pub use engine::{Leg, Resolved, Values, evaluate, requested_schema};
+pub use form::{form_schema, single_property_form, validate};
+pub use graph::{CheckFn, Extract, Graph, Node, Question, Resolution, Resolver, WithFn};
+pub use template::{Part, Template, TemplatePiece, display, parse};
