@@ -61,6 +61,8 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn serve_http(_server: roundtrip::Server, addr: &str) -> std::io::Result<()> {
-    Err(std::io::Error::other(format!("cannot serve HTTP on {addr}: this build has no HTTP transport yet")))
+async fn serve_http(server: roundtrip::Server, addr: &str) -> std::io::Result<()> {
+    let bound = server.bind_http(addr).await?;
+    tracing::info!("serving MCP at {}", bound.url());
+    bound.run().await
 }

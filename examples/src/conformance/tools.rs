@@ -64,6 +64,7 @@ pub fn all() -> Vec<ToolDef> {
             CallToolResult::text("Prompt list change notified")
         }),
         json_schema_2020_12(),
+        custom_header(),
         sampling(),
         missing_capability(),
         elicitation(),
@@ -157,6 +158,23 @@ fn json_schema_2020_12() -> ToolDef {
     ToolDef::new(tool, |cx| async move {
         let args = Value::Object(cx.arguments().clone());
         Ok(Outcome::Complete(CallToolResult::text(format!("Received arguments: {args}"))))
+    })
+}
+
+fn custom_header() -> ToolDef {
+    // SEP-2243 (unscored `http-custom-header-server-validation`): an argument mirrored in an
+    // `Mcp-Param-Region` header, which the HTTP transport cross-checks against the body.
+    let schema = object(json!({
+        "type": "object",
+        "properties": {
+            "region": { "type": "string", "description": "Where to run", "x-mcp-header": "Region" }
+        },
+        "required": ["region"]
+    }));
+    let tool = Tool::new("test_custom_header", schema).with_description("Echoes an argument sent as a header too");
+    ToolDef::new(tool, |cx| async move {
+        let region: String = cx.argument("region")?;
+        Ok(Outcome::Complete(CallToolResult::text(format!("Region: {region}"))))
     })
 }
 
