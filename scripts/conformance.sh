@@ -5,8 +5,9 @@
 #   scripts/conformance.sh 2026-07-28           # one requirement set
 #   SCENARIO=input-required-result-multi-round scripts/conformance.sh 2026-07-28
 #
-# Builds the example (debug profile: it shares the warm target/ of `cargo test`, and the
-# suite is not speed-bound), serves it on a free local port, runs
+# Builds the example in the debug profile: it shares target/ with `cargo test`, so it is
+# seconds when warm, while a cold release build took 2.5 minutes on 2 cores, and both suites
+# run in seconds against a debug server. Then serves it on a free local port, runs
 # `conformance server --requirements <rev>` per revision with checks.json written under
 # $OUT_DIR (default: a temporary directory), and stops the server on exit.
 # Exit status: 0 when every scored scenario of every requested revision passes.
