@@ -2,6 +2,7 @@
 //! HTTP.
 
 mod connection;
+pub mod http;
 pub(crate) mod pending;
 
 pub use connection::{MAX_LINE_BYTES, serve_connection};

@@ -1,0 +1,54 @@
+//! The conformance example server: every tool, prompt, resource and completion the official
+//! MCP conformance suite (`@modelcontextprotocol/conformance` 0.2.0-alpha.12) calls, with the
+//! names, texts and shapes its scenarios check. Written with the manual API.
+//!
+//! - [`tools`]: the plain tools and the 2025-era callback tools (`test_sampling`, ...),
+//! - [`mrtr`]: the `test_input_required_result_*` tools and prompt (2026-07-28 rounds),
+//! - [`prompts`], [`resources`]: the prompt and resource fixtures.
+//!
+//! Tools that need the client (sampling, elicitation, roots) are written once, as rounds of
+//! [`InputRequired`](roundtrip::InputRequired): a 2026-07-28 client gets an
+//! `input_required` result and retries; on a 2025-era session the server turns the same round
+//! into server-to-client requests and runs the handler again with the answers.
+
+pub mod mrtr;
+pub mod prompts;
+pub mod resources;
+pub mod tools;
+
+use roundtrip::Server;
+use roundtrip::protocol::{Completion, JsonObject};
+use roundtrip::server::uri_template::TemplateError;
+use serde_json::Value;
+
+/// The name the server reports in `serverInfo`.
+pub const SERVER_NAME: &str = "roundtrip-conformance";
+
+/// A 1x1 PNG (base64), the image of the image tool, prompt and binary resource.
+pub const PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// A minimal WAV file (base64), the audio of the audio tool.
+pub const WAV_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+/// The conformance server with everything registered.
+///
+/// Fails only if a resource template of [`resources`] is malformed.
+pub fn server() -> Result<Server, TemplateError> {
+    let server = Server::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+        .tools(tools::all())
+        .tools(mrtr::tools())
+        .prompts(prompts::all())
+        .prompts(mrtr::prompts())
+        // `completion-complete` only needs the capability and a well-formed answer.
+        .completer(|_| Completion::default());
+    resources::register(server)
+}
+
+/// The object of a `json!` object literal (anything else is an empty object).
+pub(crate) fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}

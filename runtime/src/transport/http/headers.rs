@@ -1,0 +1,254 @@
+//! The 2026-07-28 request headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+//! `Mcp-Param-*`) and their cross-check against the body.
+
+use ::http::HeaderMap;
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::protocol::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta};
+use crate::server::ToolDef;
+
+pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(super) const SESSION_ID: &str = "mcp-session-id";
+const METHOD: &str = "mcp-method";
+const NAME: &str = "mcp-name";
+const PARAM_PREFIX: &str = "mcp-param-";
+
+/// A header's value, trimmed; `Err` when it is not visible ASCII.
+pub(super) fn raw(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(v) => v
+            .to_str()
+            .map(|s| Some(s.trim().to_owned()))
+            .map_err(|_| ErrorObject::header_mismatch(format!("The {name} header has invalid characters"))),
+    }
+}
+
+/// A trimmed header value with the `=?base64?…?=` encoding undone.
+fn decoded(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+    let Some(value) = raw(headers, name)? else { return Ok(None) };
+    decode(&value)
+        .map(Some)
+        .ok_or_else(|| ErrorObject::header_mismatch(format!("The {name} header is not valid =?base64?…?= encoding")))
+}
+
+/// Undo the `=?base64?{base64(utf8)}?=` encoding; plain values pass unchanged.
+pub(super) fn decode(value: &str) -> Option<String> {
+    match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
+        Some(b64) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(value.to_owned()),
+    }
+}
+
+/// Check the headers of a 2026-07-28 request against its body (`-32020` on any mismatch).
+///
+/// Body problems (no `_meta`, no version key, no `name`) are left to the server, which
+/// answers them with its own codes.
+pub(super) fn check_modern(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
+    let params = request.params.as_ref();
+    let claimed = RequestMeta::raw(params).and_then(|m| m.get(META_PROTOCOL_VERSION));
+    match (claimed, raw(headers, PROTOCOL_VERSION)?) {
+        (Some(_), None) => {
+            return Err(ErrorObject::header_mismatch("Missing required MCP-Protocol-Version header"));
+        }
+        (Some(Value::String(body)), Some(header)) if *body != header => {
+            return Err(ErrorObject::header_mismatch(format!(
+                "MCP-Protocol-Version header `{header}` does not match _meta[\"{META_PROTOCOL_VERSION}\"] `{body}`"
+            )));
+        }
+        _ => {}
+    }
+    match raw(headers, METHOD)? {
+        None => return Err(ErrorObject::header_mismatch("Missing required Mcp-Method header")),
+        Some(m) if m != request.method => {
+            return Err(ErrorObject::header_mismatch(format!(
+                "Mcp-Method header `{m}` does not match the body's method `{}`",
+                request.method
+            )));
+        }
+        Some(_) => {}
+    }
+    let name_field = match request.method.as_str() {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = name_field
+        && let Some(body) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
+    {
+        match decoded(headers, NAME)? {
+            None => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "Missing required Mcp-Name header (params.{field} is `{body}`)"
+                )));
+            }
+            Some(h) if h != body => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "Mcp-Name header `{h}` does not match params.{field} `{body}`"
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    if request.method == "tools/call"
+        && let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str)
+        && let Some(tool) = tools.iter().find(|d| d.tool.name == name)
+    {
+        let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
+        check_params(headers, &tool.tool.input_schema, arguments)?;
+    }
+    Ok(())
+}
+
+/// `Mcp-Param-{Name}` headers for the tool properties marked `"x-mcp-header": "{Name}"`.
+fn check_params(headers: &HeaderMap, schema: &JsonObject, arguments: Option<&JsonObject>) -> Result<(), ErrorObject> {
+    let mut marked = Vec::new();
+    collect_marked(schema, &mut Vec::new(), &mut marked);
+    for (header_name, path) in marked {
+        let header = format!("{PARAM_PREFIX}{}", header_name.to_ascii_lowercase());
+        let mut value = arguments.map(|a| Value::Object(a.clone()));
+        for key in &path {
+            value = value.and_then(|v| v.get(key).cloned());
+        }
+        let value = value.filter(|v| !v.is_null());
+        let got = decoded(headers, &header)?;
+        let ok = match (&value, &got) {
+            (None, None) => true,
+            (Some(_), None) => {
+                return Err(ErrorObject::header_mismatch(format!(
+                    "Missing required Mcp-Param-{header_name} header (the argument `{}` is present)",
+                    path.join(".")
+                )));
+            }
+            (None, Some(_)) => false,
+            (Some(v), Some(h)) => param_matches(v, h),
+        };
+        if !ok {
+            return Err(ErrorObject::header_mismatch(format!(
+                "Mcp-Param-{header_name} header does not match the argument `{}`",
+                path.join(".")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn collect_marked(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
+    for (key, sub) in props {
+        let Some(sub) = sub.as_object() else { continue };
+        path.push(key.clone());
+        if let Some(name) = sub.get("x-mcp-header").and_then(Value::as_str) {
+            out.push((name.to_owned(), path.clone()));
+        }
+        collect_marked(sub, path, out);
+        path.pop();
+    }
+}
+
+fn param_matches(body: &Value, header: &str) -> bool {
+    match body {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => match (n.as_f64(), header.parse::<f64>()) {
+            (Some(a), Ok(b)) => a == b,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::http::HeaderValue;
+    use serde_json::json;
+
+    use crate::protocol::{RequestId, Tool};
+    use crate::server::{Outcome, ToolDef};
+
+    fn request(method: &str, params: Value) -> Request {
+        Request::new(RequestId::Number(1), method, Some(params))
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).expect("valid"));
+        }
+        h
+    }
+
+    fn meta() -> Value {
+        json!({ META_PROTOCOL_VERSION: "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} })
+    }
+
+    #[test]
+    fn base64_values_are_decoded() {
+        assert_eq!(decode("=?base64?aMOpbGxv?=").as_deref(), Some("héllo"));
+        assert_eq!(decode("plain").as_deref(), Some("plain"));
+        assert_eq!(decode("=?base64?***?="), None);
+    }
+
+    #[test]
+    fn names_are_trimmed_decoded_and_compared() {
+        let req = request("tools/call", json!({ "_meta": meta(), "name": "héllo" }));
+        let ok = headers(&[
+            ("MCP-Protocol-Version", " 2026-07-28 "),
+            ("mcp-method", "tools/call"),
+            ("Mcp-Name", "=?base64?aMOpbGxv?="),
+        ]);
+        assert!(check_modern(&ok, &req, &[]).is_ok());
+        let wrong = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "x")]);
+        assert_eq!(check_modern(&wrong, &req, &[]).unwrap_err().code, -32020);
+        let missing = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call")]);
+        assert!(check_modern(&missing, &req, &[]).unwrap_err().message.contains("Mcp-Name"));
+    }
+
+    #[test]
+    fn version_is_compared_only_when_the_body_claims_one() {
+        let req = request("tools/list", json!({}));
+        let h = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/list")]);
+        assert!(check_modern(&h, &req, &[]).is_ok());
+        let req = request("tools/list", json!({ "_meta": meta() }));
+        let h = headers(&[("mcp-method", "tools/list")]);
+        assert!(check_modern(&h, &req, &[]).unwrap_err().message.contains("MCP-Protocol-Version"));
+        let h = headers(&[("MCP-Protocol-Version", "2025-11-25"), ("mcp-method", "tools/list")]);
+        assert_eq!(check_modern(&h, &req, &[]).unwrap_err().code, -32020);
+    }
+
+    #[test]
+    fn marked_arguments_need_their_param_header() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "region": { "type": "string", "x-mcp-header": "Region" },
+                "opts": { "type": "object", "properties": { "n": { "type": "integer", "x-mcp-header": "N" } } }
+            }
+        });
+        let tool = ToolDef::new(Tool::new("sql", serde_json::from_value(schema).expect("object")), |_cx| async {
+            Ok(Outcome::Complete(crate::protocol::CallToolResult::text("ok")))
+        });
+        let tools = [tool];
+        let req = request(
+            "tools/call",
+            json!({ "_meta": meta(), "name": "sql", "arguments": { "region": "us", "opts": { "n": 42 } } }),
+        );
+        let base = [("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "sql")];
+        let mut ok = headers(&base);
+        ok.insert("mcp-param-region", HeaderValue::from_static("us"));
+        ok.insert("mcp-param-n", HeaderValue::from_static("42.0"));
+        assert!(check_modern(&ok, &req, &tools).is_ok());
+        let mut wrong = headers(&base);
+        wrong.insert("mcp-param-region", HeaderValue::from_static("eu"));
+        wrong.insert("mcp-param-n", HeaderValue::from_static("42"));
+        assert_eq!(check_modern(&wrong, &req, &tools).unwrap_err().code, -32020);
+        let mut missing = headers(&base);
+        missing.insert("mcp-param-region", HeaderValue::from_static("us"));
+        assert!(check_modern(&missing, &req, &tools).unwrap_err().message.contains("Mcp-Param-N"));
+    }
+}

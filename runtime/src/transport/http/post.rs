@@ -1,0 +1,245 @@
+//! One POST: read the body within its limit, classify it (wire-spec 4.3) and serve it on the
+//! 2026 stateless path or the legacy session path.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::Value;
+
+use ::http::{HeaderMap, HeaderValue, StatusCode, request::Parts};
+
+use super::State;
+use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
+use super::respond::{Answer, error_response, reply_response, run};
+use super::sessions::LegacySession;
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, Implementation, META_PROTOCOL_VERSION, Message, Notification, ProtocolVersion,
+    Request, RequestId, RequestMeta, Response as RpcResponse,
+};
+use crate::server::{Inbound, NullPeer, Principal, Session};
+
+enum BodyError {
+    TooLarge,
+    Broken,
+}
+
+/// Read at most `limit` bytes of the body.
+async fn read_limited(body: Body, limit: usize) -> Result<Vec<u8>, BodyError> {
+    let mut stream = body.into_data_stream();
+    let mut buf = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|_| BodyError::Broken)?;
+        if buf.len() + chunk.len() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf)
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(::http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
+}
+
+fn bad_request(id: Option<RequestId>, error: ErrorObject) -> Response {
+    error_response(StatusCode::BAD_REQUEST, id, error)
+}
+
+pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Response {
+    let json_content = parts
+        .headers
+        .get(::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().contains("application/json"));
+    if !json_content {
+        return error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            ErrorObject::invalid_request("Content-Type must be application/json"),
+        );
+    }
+    let limit = state.options.max_body_bytes;
+    let too_large =
+        || error_response(StatusCode::PAYLOAD_TOO_LARGE, None, ErrorObject::invalid_request("request body too large"));
+    if content_length(&parts.headers).is_some_and(|n| n > limit as u64) {
+        return too_large();
+    }
+    let bytes = match read_limited(body, limit).await {
+        Ok(b) => b,
+        Err(BodyError::TooLarge) => return too_large(),
+        Err(BodyError::Broken) => {
+            return bad_request(None, ErrorObject::invalid_request("the request body could not be read"));
+        }
+    };
+    // serde_json's recursion limit (128) turns deep nesting into a parse error.
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => return bad_request(None, ErrorObject::parse_error(format!("Parse error: {e}"))),
+    };
+    drop(bytes);
+    if value.is_array() {
+        return bad_request(None, ErrorObject::invalid_request("batches are not supported"));
+    }
+    let message = match Message::from_value(value) {
+        Ok(m) => m,
+        Err((id, error)) => return bad_request(id, error),
+    };
+    match message {
+        Message::Response(response) => client_response(&state, &parts, response),
+        Message::Notification(notification) => notification_post(&state, &parts, &notification),
+        Message::Request(request) => request_post(state, parts, request).await,
+    }
+}
+
+/// The session named by `Mcp-Session-Id`: `Ok(None)` when the header is absent.
+fn session_of(state: &State, headers: &HeaderMap) -> Result<Option<Arc<LegacySession>>, Response> {
+    let Some(id) = headers.get(SESSION_ID) else { return Ok(None) };
+    let not_found =
+        || error_response(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found or expired"));
+    let id = id.to_str().map_err(|_| not_found())?.trim();
+    state.sessions.get(id).map(Some).ok_or_else(not_found)
+}
+
+/// A client's answer to a server-to-client request (legacy back-channel).
+fn client_response(state: &State, parts: &Parts, response: RpcResponse) -> Response {
+    match session_of(state, &parts.headers) {
+        Err(r) => r,
+        Ok(None) => bad_request(None, ErrorObject::invalid_request("missing Mcp-Session-Id")),
+        Ok(Some(session)) => {
+            if !session.pending.resolve(response) {
+                tracing::debug!("a client response matched no request in flight");
+            }
+            StatusCode::ACCEPTED.into_response()
+        }
+    }
+}
+
+fn notification_post(state: &State, parts: &Parts, notification: &Notification) -> Response {
+    let session = match session_of(state, &parts.headers) {
+        Err(r) => return r,
+        Ok(s) => s,
+    };
+    if notification.method == "notifications/cancelled"
+        && let Some(session) = session
+        && let Some(id) = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("requestId"))
+            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
+    {
+        session.cancel(&id);
+    }
+    StatusCode::ACCEPTED.into_response()
+}
+
+fn is_modern_header(headers: &HeaderMap) -> bool {
+    headers
+        .get(PROTOCOL_VERSION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| ProtocolVersion::parse(v.trim()))
+        .is_some_and(ProtocolVersion::is_modern)
+}
+
+async fn request_post(state: Arc<State>, parts: Parts, request: Request) -> Response {
+    let claims_modern =
+        RequestMeta::raw(request.params.as_ref()).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
+    if claims_modern || is_modern_header(&parts.headers) {
+        modern(state, parts, request).await
+    } else {
+        legacy(state, parts, request).await
+    }
+}
+
+fn inbound(state: &State, parts: Parts, modern_hint: bool) -> Inbound {
+    let principal = parts.extensions.get::<Principal>().cloned();
+    let mut inbound = Inbound::new(Arc::new(NullPeer));
+    inbound.modern_hint = modern_hint;
+    inbound.principal = principal;
+    inbound.http = Some(Arc::new(parts));
+    inbound.cancel = state.shutdown.child_token();
+    inbound
+}
+
+/// The 2026-07-28 stateless path: headers must agree with the body; no session.
+async fn modern(state: Arc<State>, parts: Parts, request: Request) -> Response {
+    if let Err(e) = headers::check_modern(&parts.headers, &request, state.server.tool_defs()) {
+        return bad_request(Some(request.id), e);
+    }
+    let inbound = inbound(&state, parts, true);
+    match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
+        Answer::Done(reply) => reply_response(reply),
+        Answer::Streaming(response) => response,
+    }
+}
+
+/// The legacy path: `initialize` starts a session, everything else needs one.
+async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
+    match headers::raw(&parts.headers, PROTOCOL_VERSION) {
+        Err(e) => return bad_request(Some(request.id), ErrorObject::invalid_request(e.message)),
+        Ok(Some(v)) if ProtocolVersion::parse(&v).is_none() => {
+            let supported: Vec<&str> = ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect();
+            return bad_request(
+                Some(request.id),
+                ErrorObject::invalid_request(format!("Unsupported MCP-Protocol-Version header: {v}"))
+                    .with_data(serde_json::json!({ "supported": supported, "requested": v })),
+            );
+        }
+        Ok(_) => {}
+    }
+    if request.method == "initialize" {
+        return initialize(state, parts, request).await;
+    }
+    let session = match session_of(&state, &parts.headers) {
+        Err(r) => return r,
+        Ok(None) => return bad_request(Some(request.id), ErrorObject::invalid_request("missing Mcp-Session-Id")),
+        Ok(Some(s)) => s,
+    };
+    let mut inbound = inbound(&state, parts, false);
+    inbound.session = Some(session.session.clone());
+    let in_flight = session.begin(request.id.clone(), inbound.cancel.clone());
+    let pending = Some(session.pending.clone());
+    match run(&state.server, request, inbound, pending, state.options.keep_alive, in_flight).await {
+        Answer::Done(reply) => reply_response(reply),
+        Answer::Streaming(response) => response,
+    }
+}
+
+async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Response {
+    let id = uuid::Uuid::new_v4().to_string();
+    // The server copies the id of the session it is given into the one it creates.
+    let placeholder = Session::new(
+        Some(id.clone()),
+        ProtocolVersion::LATEST_LEGACY,
+        ClientCapabilities::default(),
+        Implementation { name: String::new(), version: String::new(), title: None },
+    );
+    let mut inbound = inbound(&state, parts, false);
+    inbound.session = Some(Arc::new(placeholder));
+    match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
+        Answer::Streaming(response) => response,
+        Answer::Done(mut reply) => {
+            let session = reply.session.take();
+            let mut response = reply_response(reply);
+            if let Some(session) = session {
+                state.sessions.insert(id.clone(), session);
+                if let Ok(v) = HeaderValue::from_str(&id) {
+                    response.headers_mut().insert(SESSION_ID, v);
+                }
+            }
+            response
+        }
+    }
+}
+
+/// `DELETE` ends a legacy session; without one there is nothing to delete (405).
+pub(super) fn delete(state: &State, headers: &HeaderMap) -> Response {
+    match headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) {
+        Some(id) if state.sessions.remove(id.trim()) => StatusCode::OK.into_response(),
+        Some(_) => {
+            error_response(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found or expired"))
+        }
+        None => super::method_not_allowed(),
+    }
+}

@@ -1,0 +1,244 @@
+//! Running one request against the server and answering it: a JSON body when the reply comes
+//! before anything else, an SSE stream as soon as a notification or a server-to-client request
+//! has to go out first.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures::Stream;
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use ::http::{HeaderValue, StatusCode, header};
+
+use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response as RpcResponse};
+use crate::server::{Inbound, Peer, Reply, Server};
+use crate::transport::pending::Pending;
+
+/// How many events may wait for a slow client before notifications are dropped
+/// (server-to-client requests wait instead).
+const EVENT_BUFFER: usize = 256;
+
+/// The peer of one HTTP request: events go to the request's response stream.
+struct ChannelPeer {
+    tx: mpsc::Sender<Message>,
+    pending: Option<Arc<Pending>>,
+}
+
+impl Peer for ChannelPeer {
+    fn notify(&self, notification: Notification) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(Message::Notification(notification)) {
+            tracing::warn!("dropping a notification: the client reads its stream too slowly");
+        }
+    }
+
+    fn request(&self, method: &str, params: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
+        let (request, answer) = self.pending.as_ref()?.request(method, params);
+        let tx = self.tx.clone();
+        Some(Box::pin(async move {
+            tx.send(Message::Request(request))
+                .await
+                .map_err(|_| ErrorObject::internal("the client went away before the request could be sent"))?;
+            answer.await
+        }))
+    }
+}
+
+/// Cancels the request when dropped, unless disarmed: a dropped response body is a client
+/// that went away.
+struct CancelOnDrop(Option<CancellationToken>);
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(token) = self.0.take() {
+            token.cancel();
+        }
+    }
+}
+
+/// What [`run`] produced.
+pub(super) enum Answer {
+    /// The reply came first: answer it as JSON (or 202).
+    Done(Reply),
+    /// An SSE stream is under way and ends with the reply.
+    Streaming(Response),
+}
+
+/// Run `request` with a peer whose events become this request's SSE stream.
+///
+/// `pending` is the back-channel of a legacy session; `hold` lives as long as the handler runs.
+pub(super) async fn run<H: Send + 'static>(
+    server: &Server,
+    request: crate::protocol::Request,
+    mut inbound: Inbound,
+    pending: Option<Arc<Pending>>,
+    keep_alive: Option<Duration>,
+    hold: H,
+) -> Answer {
+    let id = request.id.clone();
+    let (tx, mut rx) = mpsc::channel(EVENT_BUFFER);
+    inbound.peer = Arc::new(ChannelPeer { tx, pending });
+    let mut guard = CancelOnDrop(Some(inbound.cancel.clone()));
+    let (done_tx, mut done) = oneshot::channel();
+    let server = server.clone();
+    tokio::spawn(async move {
+        let _hold = hold;
+        let reply = server.handle(request, inbound).await;
+        let _ = done_tx.send(reply);
+    });
+    let first = tokio::select! {
+        biased;
+        event = rx.recv() => event,
+        reply = &mut done => {
+            guard.disarm();
+            return Answer::Done(reply.unwrap_or_else(|_| crashed(id)));
+        }
+    };
+    match first {
+        Some(event) => {
+            let stream = SseState { first: Some(event), rx: Some(rx), done: Some(done), guard, keep_alive, id };
+            Answer::Streaming(sse_response(stream.into_stream()))
+        }
+        // Every peer handle is gone: only the reply is left to come.
+        None => {
+            let reply = done.await.unwrap_or_else(|_| crashed(id));
+            guard.disarm();
+            Answer::Done(reply)
+        }
+    }
+}
+
+fn crashed(id: RequestId) -> Reply {
+    Reply {
+        response: Some(RpcResponse::error(Some(id), ErrorObject::internal("the request handler panicked"))),
+        http_status: 500,
+        session: None,
+    }
+}
+
+struct SseState {
+    first: Option<Message>,
+    rx: Option<mpsc::Receiver<Message>>,
+    done: Option<oneshot::Receiver<Reply>>,
+    guard: CancelOnDrop,
+    keep_alive: Option<Duration>,
+    id: RequestId,
+}
+
+impl SseState {
+    fn into_stream(self) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
+        let ticker = self.keep_alive.map(|period| {
+            let mut t = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            t
+        });
+        futures::stream::unfold((self, ticker), |(mut s, mut ticker)| async move {
+            if let Some(first) = s.first.take() {
+                return Some((Ok(frame(&first)), (s, ticker)));
+            }
+            loop {
+                let step = {
+                    let done = s.done.as_mut()?;
+                    tokio::select! {
+                        biased;
+                        event = recv(&mut s.rx) => Step::Event(event),
+                        reply = done => Step::Reply(reply.ok()),
+                        () = tick(&mut ticker) => Step::KeepAlive,
+                    }
+                };
+                match step {
+                    Step::Event(Some(event)) => return Some((Ok(frame(&event)), (s, ticker))),
+                    // Every peer handle is gone; the reply is still to come.
+                    Step::Event(None) => s.rx = None,
+                    Step::Reply(reply) => {
+                        s.done = None;
+                        s.guard.disarm();
+                        let response = match reply {
+                            Some(reply) => reply.response?,
+                            None => crashed(s.id.clone()).response?,
+                        };
+                        return Some((Ok(frame(&response)), (s, ticker)));
+                    }
+                    Step::KeepAlive => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (s, ticker))),
+                }
+            }
+        })
+    }
+}
+
+enum Step {
+    Event(Option<Message>),
+    Reply(Option<Reply>),
+    KeepAlive,
+}
+
+async fn recv(rx: &mut Option<mpsc::Receiver<Message>>) -> Option<Message> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn tick(ticker: &mut Option<tokio::time::Interval>) {
+    match ticker {
+        Some(t) => {
+            t.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// One SSE event carrying one JSON-RPC message.
+fn frame<T: Serialize>(message: &T) -> Bytes {
+    let json = serde_json::to_string(message).unwrap_or_else(|e| {
+        // Only a non-string map key or a failing Serialize impl gets here.
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "error", "data": format!("could not serialize an event: {e}")}})
+        .to_string()
+    });
+    Bytes::from(format!("data: {json}\n\n"))
+}
+
+fn sse_response(stream: impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static) -> Response {
+    let mut response = Body::from_stream(stream).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// A reply as a response: JSON with its status, or `202` with no body when it has nothing to
+/// say (a cancelled request).
+pub(super) fn reply_response(reply: Reply) -> Response {
+    match reply.response {
+        Some(response) => json_response(StatusCode::from_u16(reply.http_status).unwrap_or(StatusCode::OK), &response),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// A JSON body with a status.
+pub(super) fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
+    let mut response = (status, bytes).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A JSON-RPC error with a status.
+pub(super) fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
+    json_response(status, &RpcResponse::error(id, error))
+}

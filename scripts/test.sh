@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The one test command: installs what it needs (scripts/setup-tools.sh), then runs
+#   1. cargo test --workspace
+#   2. the Python interop tests (official MCP Python SDK client against the example server)
+#   3. the official MCP conformance suite (scripts/conformance.sh)
+# and stops at the first section that fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+section() {
+  printf '\n==================== %s ====================\n' "$1"
+}
+
+section "setup: Node 22, conformance suite, Python venv"
+scripts/setup-tools.sh
+
+section "cargo test --workspace"
+cargo test --workspace
+
+section "interop: Python SDK client (pytest tests/interop)"
+cargo build --quiet -p roundtrip-examples --bin conformance
+.venv/bin/python -m pytest tests/interop
+
+section "conformance suite"
+scripts/conformance.sh
+
+section "all tests passed"
