@@ -204,12 +204,7 @@ async def test_sampling_tool(target, mode, recorder):
     assert_asked_by(mode, recorder.samplings[0][0], "llm")
 
 
-async def test_progress(request, target, mode, recorder):
-    if mode == "legacy":
-        # Known core bug: `Server::run_legacy` (runtime/src/server/legacy.rs) builds the
-        # handler's RequestMeta with `RequestMeta::parse_legacy(None)`, so a legacy request's
-        # `_meta.progressToken` never reaches `cx.progress`. Strict: this fails once fixed.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="legacy sessions drop _meta.progressToken"))
+async def test_progress(target, mode, recorder):
     seen: list[tuple[float, float | None]] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
