@@ -1,6 +1,10 @@
 //! Example servers built with roundtrip.
 //!
-//! [`conformance`] is the server the official MCP conformance suite and the interop tests
-//! run against (`cargo run -p roundtrip-examples --bin conformance -- --stdio`).
+//! - [`provision`]: tools that ask, declared with `#[tool]` and `#[resolve]`
+//!   (`cargo run -p roundtrip-examples --bin provision -- --stdio`).
+//! - [`conformance`]: the server the official MCP conformance suite and the interop tests run
+//!   against (`cargo run -p roundtrip-examples --bin conformance -- --stdio`).
 
+pub mod cli;
 pub mod conformance;
+pub mod provision;

@@ -7,6 +7,7 @@
 //! and lets tools declare what they need.
 
 pub mod client;
+mod declare;
 pub mod protocol;
 pub mod resolve;
 pub mod seal;
@@ -16,3 +17,30 @@ pub mod transport;
 
 pub use seal::RequestStateSecurity;
 pub use server::{InputRequired, Outcome, RequestContext, Server};
+
+pub use declare::{
+    Argument, Choice, Elicit, FormField, Json, Resolve, RootsOutput, SampleOutput, ToolFactory, ToolReturn, UrlOutput,
+};
+pub use resolve::{Answer, Consent};
+pub use roundtrip_macros::{Elicit, tool, tools};
+
+/// The names a server author needs.
+pub mod prelude {
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+
+    pub use crate::protocol::{CallToolResult, Content, CreateMessageResult, Root};
+    pub use crate::server::{InputRequired, Outcome, RequestContext};
+    pub use crate::{Answer, Consent, Elicit, Json, Resolve, Server, tool, tools};
+}
+
+/// What generated code calls. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+
+    pub use crate::declare::*;
+    pub use crate::resolve::{Graph, Node, Part, Resolver, Template, Values};
+}

@@ -1,0 +1,95 @@
+//! A provisioning server whose tools ask for what they need.
+//!
+//! Each parameter marked `#[resolve(...)]` is a question, not an argument: it stays out of
+//! the input schema, and the framework asks it (in as few rounds as the placeholders allow),
+//! seals the answers into `requestState` between legs, and calls the fn when all is known.
+
+use roundtrip::prelude::*;
+
+/// Provision a database. Asks which region to put it in.
+#[tool]
+pub async fn provision(
+    /// Name of the database.
+    name: String,
+    #[resolve(elicit = "Which region should {name} live in?")] region: String,
+) -> String {
+    format!("Provisioned '{name}' in {region}.")
+}
+
+/// Greet the user: asks their name, then (knowing it) their age.
+#[tool]
+pub async fn wizard(
+    #[resolve(elicit = "What is your name?")] name: String,
+    #[resolve(elicit = "How old are you, {name}?")] age: u32,
+) -> String {
+    format!("Hello {name}, you are {age}.")
+}
+
+/// Delete a file after the user confirms.
+#[tool(destructive)]
+pub async fn confirm_delete(
+    /// The file to delete.
+    path: String,
+    #[resolve(elicit = "Really delete {path}?")] confirm: Answer<bool>,
+) -> String {
+    match confirm {
+        Answer::Accepted(true) => format!("Deleted {path}."),
+        Answer::Accepted(false) => format!("Kept {path}."),
+        Answer::Declined => format!("Kept {path} (declined)."),
+        Answer::Cancelled => format!("Kept {path} (cancelled)."),
+    }
+}
+
+/// Sum 1..n. The first leg only parks the work (a state-only round, the manual form); the
+/// retry finishes it.
+#[tool(read_only, idempotent)]
+pub async fn slow_sum(
+    /// The upper bound.
+    n: u64,
+    cx: &RequestContext,
+) -> Outcome<CallToolResult> {
+    match cx.state::<u64>() {
+        Some(n) => Outcome::Complete(CallToolResult::text(format!("sum(1..{n}) = {}", n * (n + 1) / 2))),
+        None => InputRequired::new().state(&n).into(),
+    }
+}
+
+/// Link the user's account at the identity provider.
+#[tool]
+pub async fn link_account(
+    #[resolve(elicit_url = "https://accounts.example.com/link", message = "Sign in to link your account")]
+    _consent: Consent,
+) -> String {
+    "Account linked.".to_owned()
+}
+
+/// Summarize a text with the client's model.
+#[tool(read_only)]
+pub async fn summarize(
+    /// The text to summarize.
+    text: String,
+    #[resolve(sample = "Summarize in one sentence: {text}", max_tokens = 200)] summary: String,
+) -> String {
+    let _ = text; // only the question needs it
+    format!("Summary: {summary}")
+}
+
+/// List the client's workspace roots.
+#[tool(read_only)]
+pub async fn workspace(#[resolve(roots)] roots: Vec<Root>) -> String {
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    format!("Roots: {}", uris.join(", "))
+}
+
+/// The server.
+pub fn server() -> Server {
+    Server::new("provision", env!("CARGO_PKG_VERSION")).tools(tools![
+        provision,
+        wizard,
+        confirm_delete,
+        slow_sum,
+        link_account,
+        summarize,
+        workspace
+    ])
+}

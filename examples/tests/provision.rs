@@ -1,0 +1,121 @@
+//! The provision example's contract, flow by flow, through the testing kit.
+
+use roundtrip::testing::{Answer, TestKit};
+use roundtrip_examples::provision::server;
+use serde_json::json;
+
+fn kit() -> TestKit {
+    TestKit::new(server())
+}
+
+#[tokio::test]
+async fn provision_asks_the_region_in_one_round() {
+    let flow =
+        kit().property("region", json!("eu-west")).call_tool("provision", json!({"name": "orders"})).await.unwrap();
+    assert_eq!(flow.questions(), vec![vec!["region"]]);
+    let question = serde_json::to_value(&flow.rounds[0]["region"]).unwrap();
+    assert_eq!(question["params"]["message"], "Which region should orders live in?");
+    assert_eq!(
+        question["params"]["requestedSchema"],
+        json!({"type": "object", "properties": {"region": {"type": "string"}}, "required": ["region"]})
+    );
+    assert_eq!(flow.text(), "Provisioned 'orders' in eu-west.");
+}
+
+#[tokio::test]
+async fn provision_declined_is_an_error_result() {
+    let flow = kit().decline("region").call_tool("provision", json!({"name": "orders"})).await.unwrap();
+    assert!(flow.is_error());
+    assert!(flow.text().contains("`region`"), "{}", flow.text());
+}
+
+#[tokio::test]
+async fn the_region_is_not_an_argument() {
+    let tools = server();
+    let provision = tools.tool_defs().iter().find(|t| t.tool.name == "provision").unwrap();
+    let schema = serde_json::to_value(&provision.tool.input_schema).unwrap();
+    assert_eq!(schema["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["name"]);
+    assert_eq!(schema["properties"]["name"]["description"], "Name of the database.");
+    assert_eq!(schema["required"], json!(["name"]));
+    assert_eq!(provision.tool.description.as_deref(), Some("Provision a database. Asks which region to put it in."));
+}
+
+#[tokio::test]
+async fn wizard_takes_exactly_two_rounds() {
+    let flow =
+        kit().property("name", json!("Ada")).property("age", json!(36)).call_tool("wizard", json!({})).await.unwrap();
+    assert_eq!(flow.questions(), vec![vec!["name"], vec!["age"]]);
+    let second = serde_json::to_value(&flow.rounds[1]["age"]).unwrap();
+    assert_eq!(second["params"]["message"], "How old are you, Ada?");
+    assert_eq!(second["params"]["requestedSchema"]["properties"]["age"]["type"], "integer");
+    assert_eq!(flow.text(), "Hello Ada, you are 36.");
+}
+
+#[tokio::test]
+async fn confirm_delete_branches_on_every_answer() {
+    let cases = [
+        (Answer::Accept(json!({"confirm": true})), "Deleted /tmp/x."),
+        (Answer::Accept(json!({"confirm": false})), "Kept /tmp/x."),
+        (Answer::Decline, "Kept /tmp/x (declined)."),
+        (Answer::Cancel, "Kept /tmp/x (cancelled)."),
+    ];
+    for (answer, expected) in cases {
+        let flow =
+            kit().script("confirm", answer).call_tool("confirm_delete", json!({"path": "/tmp/x"})).await.unwrap();
+        assert_eq!(flow.text(), expected);
+    }
+}
+
+#[tokio::test]
+async fn slow_sum_parks_once_then_finishes() {
+    let flow = kit().call_tool("slow_sum", json!({"n": 10})).await.unwrap();
+    assert_eq!(flow.questions(), vec![Vec::<&str>::new()]);
+    assert_eq!(flow.text(), "sum(1..10) = 55");
+}
+
+#[tokio::test]
+async fn link_account_asks_a_url() {
+    let flow = kit()
+        .script("_consent", Answer::Accept(serde_json::Value::Null))
+        .call_tool("link_account", json!({}))
+        .await
+        .unwrap();
+    let question = serde_json::to_value(&flow.rounds[0]["_consent"]).unwrap();
+    assert_eq!(question["params"]["mode"], "url");
+    assert_eq!(question["params"]["url"], "https://accounts.example.com/link");
+    assert_eq!(flow.text(), "Account linked.");
+}
+
+#[tokio::test]
+async fn summarize_samples_once() {
+    let flow = kit()
+        .script("summary", Answer::Sample("It is short.".into()))
+        .call_tool("summarize", json!({"text": "A long text."}))
+        .await
+        .unwrap();
+    let question = serde_json::to_value(&flow.rounds[0]["summary"]).unwrap();
+    assert_eq!(question["method"], "sampling/createMessage");
+    assert_eq!(question["params"]["messages"][0]["content"]["text"], "Summarize in one sentence: A long text.");
+    assert_eq!(question["params"]["maxTokens"], 200);
+    assert_eq!(flow.text(), "Summary: It is short.");
+}
+
+#[tokio::test]
+async fn workspace_lists_roots() {
+    let flow = kit()
+        .script("roots", Answer::Roots(vec!["file:///a".into(), "file:///b".into()]))
+        .call_tool("workspace", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(flow.text(), "Roots: file:///a, file:///b");
+}
+
+#[tokio::test]
+async fn tool_annotations_come_from_options() {
+    let tools = server();
+    let get = |n: &str| tools.tool_defs().iter().find(|t| t.tool.name == n).unwrap().tool.annotations.clone();
+    assert_eq!(get("confirm_delete").unwrap().destructive_hint, Some(true));
+    let sum = get("slow_sum").unwrap();
+    assert_eq!((sum.read_only_hint, sum.idempotent_hint), (Some(true), Some(true)));
+    assert!(get("provision").is_none());
+}

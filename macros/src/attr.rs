@@ -1,0 +1,31 @@
+//! The options of `#[tool(...)]` and `#[resolve(...)]`, parsed with darling (unknown options
+//! get a "did you mean" suggestion).
+
+use darling::util::Flag;
+use darling::{FromAttributes, FromMeta};
+
+/// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent, open_world)]`
+#[derive(Debug, Default, FromMeta)]
+pub struct ToolArgs {
+    pub name: Option<syn::LitStr>,
+    pub title: Option<syn::LitStr>,
+    pub description: Option<syn::LitStr>,
+    pub read_only: Flag,
+    pub destructive: Flag,
+    pub idempotent: Flag,
+    pub open_world: Flag,
+}
+
+/// `#[resolve(elicit = "…")]`, `#[resolve(elicit_url = "…", message = "…")]`,
+/// `#[resolve(sample = "…", max_tokens = N)]`, `#[resolve(roots)]`, `#[resolve(with = f(a, b))]`
+#[derive(Debug, Default, FromAttributes)]
+#[darling(attributes(resolve))]
+pub struct ResolveArgs {
+    pub elicit: Option<syn::LitStr>,
+    pub elicit_url: Option<syn::LitStr>,
+    pub message: Option<syn::LitStr>,
+    pub sample: Option<syn::LitStr>,
+    pub max_tokens: Option<syn::LitInt>,
+    pub roots: Flag,
+    pub with: Option<syn::Expr>,
+}

@@ -1,0 +1,118 @@
+//! Checks of the resolver graph: every placeholder and `with` argument names a parameter, no
+//! question depends on its own answer, and the dependencies form no cycle.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+
+use crate::model::{Kind, Role, ToolFn};
+
+pub fn graph(tool: &ToolFn, errors: &mut darling::error::Accumulator) {
+    let names: Vec<String> =
+        tool.params.iter().filter(|p| !matches!(p.role, Role::Context)).map(|p| p.ident.to_string()).collect();
+    // Edges between resolved parameters, with the span of the token that makes each edge.
+    let mut edges: HashMap<String, Vec<(String, Span)>> = HashMap::new();
+    for p in &tool.params {
+        let Role::Resolved(r) = &p.role else { continue };
+        let me = p.ident.to_string();
+        for (dep, span) in r.kind.deps() {
+            if dep == me {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "`{{{dep}}}` refers to the parameter this question resolves: a question cannot depend on its own answer"
+                    ))
+                    .with_span(&span),
+                );
+                continue;
+            }
+            let Some(target) = tool.params.iter().find(|q| q.ident == dep) else {
+                let hint = closest(&dep, &names).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+                errors.push(
+                    darling::Error::custom(format!("`{dep}` names no parameter of `{}`{hint}", tool.item.sig.ident))
+                        .with_span(&span),
+                );
+                continue;
+            };
+            match &target.role {
+                Role::Context => errors.push(
+                    darling::Error::custom(format!("`{dep}` is the request context; a question can only use arguments and resolved parameters"))
+                        .with_span(&span),
+                ),
+                Role::Resolved(t) if t.answer_of.is_some() && matches!(r.kind, Kind::With { .. }) => errors.push(
+                    darling::Error::custom(format!(
+                        "`{dep}` is an `Answer<…>` (it may be declined), so a `with` resolver cannot take it; declare it as the plain type"
+                    ))
+                    .with_span(&span),
+                ),
+                Role::Resolved(_) => edges.entry(me.clone()).or_default().push((dep, span)),
+                Role::Argument => {}
+            }
+        }
+    }
+    // Depth-first search for a cycle; report it at the edge that closes it.
+    let mut state: HashMap<&str, u8> = HashMap::new(); // 1 = on the path, 2 = done
+    let mut reported = false;
+    for start in edges.keys() {
+        let mut path = Vec::new();
+        visit(start, &edges, &mut state, &mut path, &mut reported, errors);
+    }
+}
+
+fn visit<'a>(
+    node: &'a str,
+    edges: &'a HashMap<String, Vec<(String, Span)>>,
+    state: &mut HashMap<&'a str, u8>,
+    path: &mut Vec<&'a str>,
+    reported: &mut bool,
+    errors: &mut darling::error::Accumulator,
+) {
+    if state.get(node).is_some() {
+        return;
+    }
+    state.insert(node, 1);
+    path.push(node);
+    for (dep, span) in edges.get(node).into_iter().flatten() {
+        match state.get(dep.as_str()) {
+            Some(1) if !*reported => {
+                *reported = true;
+                let start = path.iter().position(|n| *n == dep).unwrap_or(0);
+                let mut cycle: Vec<&str> = path[start..].to_vec();
+                cycle.push(dep);
+                errors.push(
+                    darling::Error::custom(format!(
+                        "this placeholder closes a cycle of questions ({}): each needs the other's answer first; remove one of the references",
+                        cycle.join(" -> ")
+                    ))
+                    .with_span(span),
+                );
+            }
+            None => visit(dep, edges, state, path, reported, errors),
+            _ => {}
+        }
+    }
+    path.pop();
+    state.insert(node, 2);
+}
+
+/// The most similar name, if one is close enough to be a typo.
+fn closest<'a>(name: &str, names: &'a [String]) -> Option<&'a str> {
+    names
+        .iter()
+        .map(|n| (distance(name, n), n))
+        .filter(|(d, n)| *d <= 2.max(n.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n.as_str())
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j + 1] + 1).min(cur[j] + 1).min(prev[j] + usize::from(ca != *cb)));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

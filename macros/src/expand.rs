@@ -1,0 +1,234 @@
+//! The code a `#[tool]` becomes: the user's fn (attributes stripped) and a hidden factory
+//! type whose `def()` builds the descriptor (schemas, the graph as data, pins) and a thin
+//! adapter that extracts the values and calls the fn. Every path is fully qualified.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::docs;
+use crate::model::{Kind, Param, Role, Template, ToolFn};
+use crate::template::Piece;
+
+/// The hidden factory type of a tool fn (what `tools![…]` names).
+pub fn factory_ident(fn_ident: &syn::Ident) -> syn::Ident {
+    format_ident!("__roundtrip_tool_{}", fn_ident)
+}
+
+pub fn tool(tool: &ToolFn) -> TokenStream {
+    let item = &tool.item;
+    let vis = &item.vis;
+    let fn_ident = &item.sig.ident;
+    let factory = factory_ident(fn_ident);
+    let name = &tool.name;
+    let rt = quote!(::roundtrip::__private);
+
+    let arguments: Vec<&Param> = tool.params.iter().filter(|p| matches!(p.role, Role::Argument)).collect();
+    let arg_fields = arguments.iter().map(|p| {
+        let (ident, ty) = (&p.ident, &p.ty);
+        let doc = p.doc.as_ref().map(|d| quote!(#[doc = #d]));
+        quote!(#doc #ident: #ty,)
+    });
+    let arg_names = arguments.iter().map(|p| p.ident.to_string());
+    let arg_asserts = arguments.iter().map(|p| {
+        let ty = &p.ty;
+        quote_spanned!(ty.span()=> #rt::assert_argument::<#ty>();)
+    });
+
+    let nodes = tool.params.iter().filter_map(|p| node(p, &rt));
+    let takes = tool.params.iter().filter_map(|p| {
+        let Role::Resolved(r) = &p.role else { return None };
+        let (ident, ty, key) = (&p.ident, &p.ty, p.ident.to_string());
+        let method = if r.answer_of.is_some() { quote!(answer) } else { quote!(take) };
+        let inner = r.value_type(ty);
+        Some(quote!(let #ident: #ty = __values.#method::<#inner>(#key)?;))
+    });
+    let call_args = tool.params.iter().map(|p| {
+        let ident = &p.ident;
+        match p.role {
+            Role::Argument => quote!(__args.#ident),
+            Role::Resolved(_) => quote!(#ident),
+            Role::Context => {
+                if matches!(p.ty, syn::Type::Reference(_)) {
+                    quote!(&__cx)
+                } else {
+                    quote!(__cx)
+                }
+            }
+        }
+    });
+    let awaited = item.sig.asyncness.map(|_| quote!(.await));
+    let ret = match &item.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+    };
+    let ret_span = match &item.sig.output {
+        syn::ReturnType::Default => item.sig.ident.span(),
+        syn::ReturnType::Type(_, ty) => ty.span(),
+    };
+    let resolves = tool.params.iter().any(|p| matches!(p.role, Role::Resolved(_)));
+    let may_ask_assert = resolves.then(|| {
+        quote_spanned!(ret_span=>
+            const _: () = ::core::assert!(
+                !<#ret as ::roundtrip::ToolReturn>::MAY_ASK,
+                "a tool with #[resolve] parameters cannot also return input_required itself (the manual form): the two share one channel; return the final result, or drop the resolvers and build the rounds by hand"
+            );
+        )
+    });
+    let ret_assert = quote_spanned!(ret_span=> #rt::assert_return::<#ret>(););
+    let title = opt_str(tool.args.title.as_ref().map(syn::LitStr::value));
+    let description = opt_str(tool.description.clone());
+    let annotations = annotations(tool);
+    let uses_cx = tool.params.iter().any(|p| matches!(p.role, Role::Context));
+    let cx_binding = if uses_cx { quote!(__cx) } else { quote!(_) };
+    let arguments_binding = if arguments.is_empty() { quote!(_) } else { quote!(__args) };
+    let values_binding = if resolves { quote!(mut __values) } else { quote!(_) };
+
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #factory;
+
+        impl ::roundtrip::ToolFactory for #factory {
+            const NAME: &'static str = #name;
+
+            fn def() -> ::roundtrip::server::ToolDef {
+                #[derive(#rt::serde::Deserialize, #rt::schemars::JsonSchema)]
+                #[serde(crate = "::roundtrip::__private::serde")]
+                #[schemars(crate = "::roundtrip::__private::schemars")]
+                #[allow(non_camel_case_types, dead_code)]
+                struct __Args { #(#arg_fields)* }
+                #may_ask_assert
+                #[allow(unused)]
+                fn __assert() {
+                    #(#arg_asserts)*
+                    #ret_assert
+                }
+                let __graph = match #rt::Graph::new(
+                    ::std::vec::Vec::from([#(#arg_names),*]),
+                    ::std::vec::Vec::from([#(#nodes),*]),
+                ) {
+                    ::core::result::Result::Ok(g) => g,
+                    ::core::result::Result::Err(e) => ::core::panic!("roundtrip: {}", e),
+                };
+                #rt::tool::<__Args, _, _>(
+                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
+                    #rt::input_schema::<__Args>(),
+                    <#ret as ::roundtrip::ToolReturn>::output_schema(),
+                    __graph,
+                    |#arguments_binding: __Args, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| async move {
+                        #(#takes)*
+                        #rt::outcome(#fn_ident(#(#call_args),*) #awaited)
+                    },
+                )
+            }
+        }
+    }
+}
+
+fn opt_str(s: Option<String>) -> TokenStream {
+    match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn annotations(tool: &ToolFn) -> TokenStream {
+    let a = &tool.args;
+    let flags = [
+        (a.read_only.is_present(), quote!(read_only_hint)),
+        (a.destructive.is_present(), quote!(destructive_hint)),
+        (a.idempotent.is_present(), quote!(idempotent_hint)),
+        (a.open_world.is_present(), quote!(open_world_hint)),
+    ];
+    if flags.iter().all(|(on, _)| !on) {
+        return quote!(::core::option::Option::None);
+    }
+    let set = flags.iter().filter(|(on, _)| *on).map(|(_, f)| quote!(#f: ::core::option::Option::Some(true),));
+    quote!(::core::option::Option::Some(::roundtrip::protocol::ToolAnnotations {
+        #(#set)*
+        ..::core::default::Default::default()
+    }))
+}
+
+fn template(t: &Template, rt: &TokenStream) -> TokenStream {
+    let parts = t.pieces.iter().map(|p| match p {
+        Piece::Lit(l) => quote!(#rt::Part::Lit(#l)),
+        Piece::Ref(r) => quote!(#rt::Part::Ref(#r)),
+    });
+    quote!(#rt::Template(&[#(#parts),*]))
+}
+
+fn node(p: &Param, rt: &TokenStream) -> Option<TokenStream> {
+    let Role::Resolved(r) = &p.role else { return None };
+    let key = p.ident.to_string();
+    let ty = r.value_type(&p.ty);
+    let ty_span = ty.span();
+    let ty_text = quote!(#ty).to_string();
+    let (resolver, pin_parts): (TokenStream, Vec<String>) = match &r.kind {
+        Kind::Elicit { message } => {
+            let m = template(message, rt);
+            let bound = quote_spanned!(ty_span=> <#ty as ::roundtrip::Elicit>::SINGLE);
+            (
+                quote!(#rt::Resolver::Elicit {
+                    message: #m,
+                    schema: #rt::elicit_schema::<#ty>(#key),
+                    property: if #bound { ::core::option::Option::Some(#key) } else { ::core::option::Option::None },
+                }),
+                vec![message.lit.value()],
+            )
+        }
+        Kind::ElicitUrl { url, message } => {
+            let (u, m) = (template(url, rt), template(message, rt));
+            let check = quote_spanned!(ty_span=> #rt::assert_url::<#ty>(););
+            (
+                quote!({ #check #rt::Resolver::ElicitUrl { url: #u, message: #m } }),
+                vec![url.lit.value(), message.lit.value()],
+            )
+        }
+        Kind::Sample { prompt, max_tokens } => {
+            let pr = template(prompt, rt);
+            let full = quote_spanned!(ty_span=> <#ty as ::roundtrip::SampleOutput>::FULL);
+            (
+                quote!(#rt::Resolver::Sample { prompt: #pr, max_tokens: #max_tokens, full: #full }),
+                vec![prompt.lit.value(), max_tokens.to_string()],
+            )
+        }
+        Kind::Roots => {
+            let check = quote_spanned!(ty_span=> #rt::assert_roots::<#ty>(););
+            (quote!({ #check #rt::Resolver::Roots }), vec![])
+        }
+        Kind::With { func, args } => {
+            let names = args.iter().map(|a| a.to_string());
+            let func_text = quote!(#func).to_string();
+            let decode = args.iter().map(|a| {
+                let key = a.to_string();
+                quote!(let #a = #rt::from_json(#key, __inputs.next().unwrap_or_default())?;)
+            });
+            (
+                quote!(#rt::Resolver::With {
+                    args: &[#(#names),*],
+                    f: #rt::with_fn(|__inputs: ::std::vec::Vec<#rt::serde_json::Value>| async move {
+                        let mut __inputs = __inputs.into_iter();
+                        #(#decode)*
+                        #rt::into_resolution::<#ty>(#func(#(#args),*).await)
+                    }),
+                }),
+                vec![func_text],
+            )
+        }
+    };
+    let mut parts: Vec<&str> = vec![r.kind.word(), &key, &ty_text];
+    parts.extend(pin_parts.iter().map(String::as_str));
+    let pin = docs::digest(&parts);
+    let refusable = r.answer_of.is_some();
+    Some(quote!(#rt::Node {
+        name: #key,
+        resolver: #resolver,
+        refusable: #refusable,
+        check: #rt::check::<#ty>,
+        static_pin: #pin,
+    }))
+}

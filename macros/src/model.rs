@@ -1,0 +1,338 @@
+//! A `#[tool]` fn read into a model: its options, and each parameter's role (argument,
+//! resolved, context). Every problem found is pushed to the accumulator with the span of the
+//! token to change; reading goes on so that all problems of the item are reported together.
+
+use darling::{FromAttributes, FromMeta};
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned;
+
+use crate::attr::{ResolveArgs, ToolArgs};
+use crate::docs;
+use crate::template::{self, Piece};
+
+pub struct ToolFn {
+    pub item: syn::ItemFn,
+    pub args: ToolArgs,
+    pub name: String,
+    pub description: Option<String>,
+    pub params: Vec<Param>,
+}
+
+pub struct Param {
+    pub ident: syn::Ident,
+    pub ty: syn::Type,
+    pub doc: Option<String>,
+    pub role: Role,
+}
+
+pub enum Role {
+    Argument,
+    Context,
+    Resolved(Resolved),
+}
+
+pub struct Resolved {
+    pub kind: Kind,
+    /// `Answer<T>`: the inner type; `None` for a bare `T`.
+    pub answer_of: Option<syn::Type>,
+}
+
+impl Resolved {
+    /// The type the resolver must produce (`T` of `Answer<T>`, or the parameter's type).
+    pub fn value_type<'a>(&'a self, param_ty: &'a syn::Type) -> &'a syn::Type {
+        self.answer_of.as_ref().unwrap_or(param_ty)
+    }
+}
+
+pub enum Kind {
+    Elicit { message: Template },
+    ElicitUrl { url: Template, message: Template },
+    Sample { prompt: Template, max_tokens: u32 },
+    Roots,
+    With { func: syn::Path, args: Vec<syn::Ident> },
+}
+
+impl Kind {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Self::Elicit { .. } => "elicit",
+            Self::ElicitUrl { .. } => "elicit_url",
+            Self::Sample { .. } => "sample",
+            Self::Roots => "roots",
+            Self::With { .. } => "with",
+        }
+    }
+
+    /// The templates of this resolver, with their literals.
+    pub fn templates(&self) -> Vec<&Template> {
+        match self {
+            Self::Elicit { message } => vec![message],
+            Self::ElicitUrl { url, message } => vec![url, message],
+            Self::Sample { prompt, .. } => vec![prompt],
+            Self::Roots | Self::With { .. } => vec![],
+        }
+    }
+
+    /// The parameters it depends on, each with the span to point at.
+    pub fn deps(&self) -> Vec<(String, Span)> {
+        match self {
+            Self::With { args, .. } => args.iter().map(|a| (a.to_string(), a.span())).collect(),
+            _ => self
+                .templates()
+                .into_iter()
+                .flat_map(|t| template::refs(&t.pieces).map(|r| (r.to_owned(), t.lit.span())).collect::<Vec<_>>())
+                .collect(),
+        }
+    }
+}
+
+pub struct Template {
+    pub lit: syn::LitStr,
+    pub pieces: Vec<Piece>,
+}
+
+fn template(lit: syn::LitStr, errors: &mut darling::error::Accumulator) -> Template {
+    let pieces = match template::parse(&lit.value()) {
+        Ok(p) => p,
+        Err(why) => {
+            errors.push(darling::Error::custom(why).with_span(&lit));
+            Vec::new()
+        }
+    };
+    Template { lit, pieces }
+}
+
+/// Read a `#[tool]` fn. Attributes the macro consumes are stripped from `item` in place.
+pub fn read(args: TokenStream, mut item: syn::ItemFn, errors: &mut darling::error::Accumulator) -> ToolFn {
+    let args = match darling::ast::NestedMeta::parse_meta_list(args) {
+        Ok(list) => errors.handle(ToolArgs::from_list(&list)).unwrap_or_default(),
+        Err(e) => {
+            errors.push(e.into());
+            ToolArgs::default()
+        }
+    };
+    let name = args.name.as_ref().map(syn::LitStr::value).unwrap_or_else(|| item.sig.ident.to_string());
+    check_name(&name, args.name.as_ref().map_or(item.sig.ident.span(), syn::LitStr::span), errors);
+    let description = args.description.as_ref().map(syn::LitStr::value).or_else(|| docs::text(&item.attrs));
+    if !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some() {
+        errors.push(
+            darling::Error::custom(
+                "a #[tool] cannot be generic: its input schema and questions are fixed at compile time; \
+                 write a tool per concrete type",
+            )
+            .with_span(&item.sig.generics),
+        );
+    }
+    let mut params = Vec::new();
+    for input in item.sig.inputs.iter_mut() {
+        match input {
+            syn::FnArg::Receiver(r) => {
+                let msg = if r.mutability.is_some() || matches!(r.kind, syn::ReceiverKind::Reference(_, _, Some(_))) {
+                    "a #[tool] method cannot take `&mut self`: the server calls tools concurrently; take `&self` and use interior mutability"
+                } else {
+                    "#[tool] on a method needs its impl block marked `#[roundtrip::tools]`"
+                };
+                errors.push(darling::Error::custom(msg).with_span(&*r));
+            }
+            syn::FnArg::Typed(pt) => {
+                if let Some(p) = read_param(pt, errors) {
+                    params.push(p);
+                }
+            }
+        }
+    }
+    let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.role, Role::Context)).collect();
+    if let [_, second, ..] = contexts.as_slice() {
+        errors.push(
+            darling::Error::custom("a #[tool] takes at most one RequestContext parameter; remove this one")
+                .with_span(&second.ty),
+        );
+    }
+    ToolFn { item, args, name, description, params }
+}
+
+fn check_name(name: &str, span: Span, errors: &mut darling::error::Accumulator) {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !ok {
+        errors.push(
+            darling::Error::custom(format!(
+                "`{name}` is not a valid tool name: use 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"
+            ))
+            .with_span(&span),
+        );
+    }
+}
+
+/// The last path segment of a type, and its single generic argument if any.
+fn last_segment(ty: &syn::Type) -> Option<(&syn::Ident, Option<&syn::Type>)> {
+    let ty = match ty {
+        syn::Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    let syn::Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    let arg = match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    };
+    Some((&seg.ident, arg))
+}
+
+fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -> Option<Param> {
+    let doc = docs::text(&pt.attrs);
+    let resolve_attr = pt.attrs.iter().find(|a| a.path().is_ident("resolve")).map(|a| a.span());
+    let resolve = match resolve_attr {
+        Some(_) => errors.handle(ResolveArgs::from_attributes(&pt.attrs)),
+        None => None,
+    };
+    pt.attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("resolve"));
+    let ident = match &*pt.pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
+        other => {
+            errors.push(
+                darling::Error::custom(
+                    "a #[tool] parameter must be a plain name (its name is the argument's name); \
+                     bind the value to a name and destructure it in the body",
+                )
+                .with_span(other),
+            );
+            return None;
+        }
+    };
+    let ty = (*pt.ty).clone();
+    let segment = last_segment(&ty);
+    let is_context = segment.is_some_and(|(id, _)| id == "RequestContext");
+    let answer_of = segment.filter(|(id, _)| *id == "Answer").and_then(|(_, arg)| arg.cloned());
+    let role = match (resolve, resolve_attr, is_context) {
+        (_, Some(span), true) => {
+            errors.push(
+                darling::Error::custom(
+                    "the RequestContext is given by the server; it cannot be resolved: remove #[resolve]",
+                )
+                .with_span(&span),
+            );
+            Role::Context
+        }
+        (_, None, true) => Role::Context,
+        (Some(args), Some(span), false) => match kind(args, span, errors) {
+            Some(kind) => Role::Resolved(Resolved { kind, answer_of }),
+            None => return None,
+        },
+        (None, Some(_), false) => return None, // the attribute did not parse; reported
+        (_, None, false) => {
+            if answer_of.is_some() {
+                errors.push(
+                    darling::Error::custom(format!(
+                        "`{ident}` is a tool argument, which the client always sends: `Answer<T>` is only for \
+                         parameters with #[resolve(...)]; declare it as the plain type, or add a resolver"
+                    ))
+                    .with_span(&ty),
+                );
+            }
+            Role::Argument
+        }
+    };
+    Some(Param { ident, ty, doc, role })
+}
+
+fn kind(args: ResolveArgs, span: Span, errors: &mut darling::error::Accumulator) -> Option<Kind> {
+    let given: Vec<&str> = [
+        ("elicit", args.elicit.is_some()),
+        ("elicit_url", args.elicit_url.is_some()),
+        ("sample", args.sample.is_some()),
+        ("roots", args.roots.is_present()),
+        ("with", args.with.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, on)| on.then_some(k))
+    .collect();
+    let usage = "use one of `elicit = \"question\"`, `elicit_url = \"https://…\", message = \"…\"`, \
+                 `sample = \"prompt\", max_tokens = N`, `roots`, `with = function(parameters)`";
+    match given.as_slice() {
+        [] => {
+            errors.push(darling::Error::custom(format!("#[resolve] needs a resolver: {usage}")).with_span(&span));
+            return None;
+        }
+        [_] => {}
+        many => {
+            errors.push(
+                darling::Error::custom(format!(
+                    "a parameter has one resolver, not {}: keep one of them",
+                    many.join(" and ")
+                ))
+                .with_span(&span),
+            );
+            return None;
+        }
+    }
+    if let Some(m) = &args.message
+        && args.elicit_url.is_none()
+    {
+        errors.push(
+            darling::Error::custom("`message` goes with `elicit_url`; for `elicit` the question is its value")
+                .with_span(m),
+        );
+    }
+    if let Some(n) = &args.max_tokens
+        && args.sample.is_none()
+    {
+        errors.push(darling::Error::custom("`max_tokens` goes with `sample`").with_span(n));
+    }
+    Some(if let Some(lit) = args.elicit {
+        Kind::Elicit { message: template(lit, errors) }
+    } else if let Some(lit) = args.elicit_url {
+        let Some(message) = args.message else {
+            errors.push(
+                darling::Error::custom("`elicit_url` needs a `message = \"…\"` telling the user why to open the URL")
+                    .with_span(&lit),
+            );
+            return None;
+        };
+        Kind::ElicitUrl { url: template(lit, errors), message: template(message, errors) }
+    } else if let Some(lit) = args.sample {
+        let max_tokens = match args.max_tokens.map(|n| n.base10_parse::<u32>().map_err(|e| (e, n.span()))) {
+            None => 1000,
+            Some(Ok(n)) if n > 0 => n,
+            Some(Ok(_)) => {
+                errors.push(darling::Error::custom("`max_tokens` must be at least 1").with_span(&lit));
+                1
+            }
+            Some(Err((e, span))) => {
+                errors.push(darling::Error::custom(format!("`max_tokens`: {e}")).with_span(&span));
+                1
+            }
+        };
+        Kind::Sample { prompt: template(lit, errors), max_tokens }
+    } else if args.roots.is_present() {
+        Kind::Roots
+    } else {
+        let expr = args.with?;
+        match with_call(&expr) {
+            Ok((func, fargs)) => Kind::With { func, args: fargs },
+            Err(why) => {
+                errors.push(darling::Error::custom(why).with_span(&expr));
+                return None;
+            }
+        }
+    })
+}
+
+/// `with = path::to::f(a, b)`: the function and the parameters it takes.
+fn with_call(expr: &syn::Expr) -> Result<(syn::Path, Vec<syn::Ident>), String> {
+    let usage = "`with` takes a call of an async fn on parameter names, such as `with = pick_region(name)`";
+    let syn::Expr::Call(call) = expr else { return Err(usage.into()) };
+    let syn::Expr::Path(func) = &*call.func else { return Err(usage.into()) };
+    let mut args = Vec::new();
+    for a in &call.args {
+        match a {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => args.extend(p.path.get_ident().cloned()),
+            _ => return Err(format!("{usage}; each argument is the name of a parameter")),
+        }
+    }
+    Ok((func.path.clone(), args))
+}

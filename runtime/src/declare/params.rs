@@ -1,0 +1,129 @@
+//! What a resolved parameter's type must be, per resolver kind. Each trait explains itself
+//! at the parameter's type when it is not implemented.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::protocol::{CreateMessageResult, JsonObject, Root};
+use crate::resolve::Consent;
+
+/// A type that can be asked for with `elicit`: a flat struct (derive [`Elicit`]), a
+/// primitive, or a unit-variant enum (derive [`Elicit`]).
+///
+/// [`Elicit`]: crate::Elicit
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be elicited: it is not a flat form",
+    label = "not a flat form",
+    note = "use String, bool, an integer or a float; or `#[derive(Deserialize, JsonSchema, Elicit)]` on a struct of such fields or on an enum of unit variants"
+)]
+pub trait Elicit: DeserializeOwned + JsonSchema {
+    /// A primitive or enum: asked as a one-property form named after the parameter.
+    const SINGLE: bool;
+}
+
+/// A type that can be one field of an elicitation form.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a form field: elicitation forms are flat",
+    label = "not text, a number, a boolean or an enum choice",
+    note = "a form field is String, bool, an integer, a float, a unit-variant enum deriving Elicit, Vec of such an enum (multi-select), or an Option of one of these"
+)]
+pub trait FormField {}
+
+macro_rules! primitives {
+    ($($t:ty),*) => {$(
+        impl Elicit for $t { const SINGLE: bool = true; }
+        impl FormField for $t {}
+    )*};
+}
+primitives!(String, bool, i8, i16, i32, i64, u8, u16, u32, u64, isize, usize, f32, f64);
+
+impl<T: FormField> FormField for Option<T> {}
+
+/// A unit-variant enum usable as a form field (multi-select in a `Vec`).
+pub trait Choice {}
+
+impl<T: Choice> FormField for Vec<T> {}
+
+/// A type `sample` can give: the reply's text (`String`) or the whole reply.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot receive a model's reply",
+    label = "`sample` gives a String or a CreateMessageResult",
+    note = "declare the parameter as String (the reply's text) or CreateMessageResult (the whole reply)"
+)]
+pub trait SampleOutput: DeserializeOwned {
+    /// The whole reply, not just its text.
+    const FULL: bool;
+}
+
+impl SampleOutput for String {
+    const FULL: bool = false;
+}
+
+impl SampleOutput for CreateMessageResult {
+    const FULL: bool = true;
+}
+
+/// A type `roots` can give.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot receive the client's roots",
+    label = "`roots` gives a Vec<Root>",
+    note = "declare the parameter as Vec<roundtrip::protocol::Root>"
+)]
+pub trait RootsOutput: DeserializeOwned {}
+
+impl RootsOutput for Vec<Root> {}
+
+/// A type `elicit_url` can give.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot receive a URL elicitation's outcome",
+    label = "`elicit_url` gives Consent",
+    note = "declare the parameter as roundtrip::Consent, or Answer<Consent> to handle a decline"
+)]
+pub trait UrlOutput: DeserializeOwned {}
+
+impl UrlOutput for Consent {}
+
+/// A type a tool argument can have.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument",
+    label = "needs Deserialize and JsonSchema",
+    note = "derive `serde::Deserialize` and `schemars::JsonSchema` on it (arguments form the tool's input schema)"
+)]
+pub trait Argument: DeserializeOwned + JsonSchema {}
+
+impl<T: DeserializeOwned + JsonSchema> Argument for T {}
+
+/// The requested schema for an elicited type (a one-property form named `param` for a
+/// primitive or enum).
+///
+/// # Panics
+/// When the type's schema is not flat, which the `Elicit` derive rules out at compile time;
+/// a hand-written `Elicit` impl can still get it wrong, and the server then refuses to start.
+pub fn elicit_schema<T: Elicit>(param: &str) -> JsonObject {
+    let mut generated = schema_of::<T>();
+    if let Some(root) = generated.as_object_mut() {
+        // The root title is the type's name ("string", "Region"), not something to show.
+        root.remove("title");
+        root.remove("$schema");
+    }
+    let form = crate::resolve::requested_schema(&generated, T::SINGLE.then_some(param));
+    match form {
+        Ok(form) => form,
+        Err(why) => panic!("`{param}` cannot be elicited: {why}"),
+    }
+}
+
+/// The JSON schema of a type, with sub-schemas inlined.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}
+
+/// Whether an extracted answer converts into `T`.
+pub fn check<T: DeserializeOwned>(value: &Value) -> Result<(), String> {
+    T::deserialize(value).map(drop).map_err(|_| "does not fit the expected type".to_owned())
+}
