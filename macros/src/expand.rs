@@ -76,6 +76,9 @@ pub fn tool(tool: &ToolFn) -> TokenStream {
         )
     });
     let ret_assert = quote_spanned!(ret_span=> #rt::assert_return::<#ret>(););
+    // Spanned at the return type too, so that a type that is no ToolReturn is reported once, there.
+    let output_schema = quote_spanned!(ret_span=> <#ret as ::roundtrip::ToolReturn>::output_schema());
+    let outcome = quote_spanned!(ret_span=> #rt::outcome);
     let title = opt_str(tool.args.title.as_ref().map(syn::LitStr::value));
     let description = opt_str(tool.description.clone());
     let annotations = annotations(tool);
@@ -116,11 +119,11 @@ pub fn tool(tool: &ToolFn) -> TokenStream {
                 #rt::tool::<__Args, _, _>(
                     #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
                     #rt::input_schema::<__Args>(),
-                    <#ret as ::roundtrip::ToolReturn>::output_schema(),
+                    #output_schema,
                     __graph,
                     |#arguments_binding: __Args, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| async move {
                         #(#takes)*
-                        #rt::outcome(#fn_ident(#(#call_args),*) #awaited)
+                        #outcome(#fn_ident(#(#call_args),*) #awaited)
                     },
                 )
             }

@@ -4,7 +4,6 @@
 
 use darling::{FromAttributes, FromMeta};
 use proc_macro2::{Span, TokenStream};
-use syn::spanned::Spanned;
 
 use crate::attr::{ResolveArgs, ToolArgs};
 use crate::docs;
@@ -91,6 +90,11 @@ pub struct Template {
     pub pieces: Vec<Piece>,
 }
 
+/// An error spanning a whole syntax node.
+pub fn err_at<T: quote::ToTokens>(tokens: T, message: impl std::fmt::Display) -> darling::Error {
+    syn::Error::new_spanned(tokens, message).into()
+}
+
 fn template(lit: syn::LitStr, errors: &mut darling::error::Accumulator) -> Template {
     let pieces = match template::parse(&lit.value()) {
         Ok(p) => p,
@@ -115,13 +119,11 @@ pub fn read(args: TokenStream, mut item: syn::ItemFn, errors: &mut darling::erro
     check_name(&name, args.name.as_ref().map_or(item.sig.ident.span(), syn::LitStr::span), errors);
     let description = args.description.as_ref().map(syn::LitStr::value).or_else(|| docs::text(&item.attrs));
     if !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some() {
-        errors.push(
-            darling::Error::custom(
-                "a #[tool] cannot be generic: its input schema and questions are fixed at compile time; \
-                 write a tool per concrete type",
-            )
-            .with_span(&item.sig.generics),
-        );
+        errors.push(err_at(
+            &item.sig.generics,
+            "a #[tool] cannot be generic: its input schema and questions are fixed at compile time; \
+             write a tool per concrete type",
+        ));
     }
     let mut params = Vec::new();
     for input in item.sig.inputs.iter_mut() {
@@ -132,7 +134,7 @@ pub fn read(args: TokenStream, mut item: syn::ItemFn, errors: &mut darling::erro
                 } else {
                     "#[tool] on a method needs its impl block marked `#[roundtrip::tools]`"
                 };
-                errors.push(darling::Error::custom(msg).with_span(&*r));
+                errors.push(err_at(&*r, msg));
             }
             syn::FnArg::Typed(pt) => {
                 if let Some(p) = read_param(pt, errors) {
@@ -143,10 +145,7 @@ pub fn read(args: TokenStream, mut item: syn::ItemFn, errors: &mut darling::erro
     }
     let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.role, Role::Context)).collect();
     if let [_, second, ..] = contexts.as_slice() {
-        errors.push(
-            darling::Error::custom("a #[tool] takes at most one RequestContext parameter; remove this one")
-                .with_span(&second.ty),
-        );
+        errors.push(err_at(&second.ty, "a #[tool] takes at most one RequestContext parameter; remove this one"));
     }
     ToolFn { item, args, name, description, params }
 }
@@ -185,7 +184,7 @@ fn last_segment(ty: &syn::Type) -> Option<(&syn::Ident, Option<&syn::Type>)> {
 
 fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -> Option<Param> {
     let doc = docs::text(&pt.attrs);
-    let resolve_attr = pt.attrs.iter().find(|a| a.path().is_ident("resolve")).map(|a| a.span());
+    let resolve_attr = pt.attrs.iter().find(|a| a.path().is_ident("resolve")).cloned();
     let resolve = match resolve_attr {
         Some(_) => errors.handle(ResolveArgs::from_attributes(&pt.attrs)),
         None => None,
@@ -194,13 +193,11 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
     let ident = match &*pt.pat {
         syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
         other => {
-            errors.push(
-                darling::Error::custom(
-                    "a #[tool] parameter must be a plain name (its name is the argument's name); \
-                     bind the value to a name and destructure it in the body",
-                )
-                .with_span(other),
-            );
+            errors.push(err_at(
+                other,
+                "a #[tool] parameter must be a plain name (its name is the argument's name); \
+                 bind the value to a name and destructure it in the body",
+            ));
             return None;
         }
     };
@@ -209,30 +206,28 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
     let is_context = segment.is_some_and(|(id, _)| id == "RequestContext");
     let answer_of = segment.filter(|(id, _)| *id == "Answer").and_then(|(_, arg)| arg.cloned());
     let role = match (resolve, resolve_attr, is_context) {
-        (_, Some(span), true) => {
-            errors.push(
-                darling::Error::custom(
-                    "the RequestContext is given by the server; it cannot be resolved: remove #[resolve]",
-                )
-                .with_span(&span),
-            );
+        (_, Some(attr), true) => {
+            errors.push(err_at(
+                &attr,
+                "the RequestContext is given by the server; it cannot be resolved: remove #[resolve]",
+            ));
             Role::Context
         }
         (_, None, true) => Role::Context,
-        (Some(args), Some(span), false) => match kind(args, span, errors) {
+        (Some(args), Some(attr), false) => match kind(args, &attr, errors) {
             Some(kind) => Role::Resolved(Resolved { kind, answer_of }),
             None => return None,
         },
         (None, Some(_), false) => return None, // the attribute did not parse; reported
         (_, None, false) => {
             if answer_of.is_some() {
-                errors.push(
-                    darling::Error::custom(format!(
+                errors.push(err_at(
+                    &ty,
+                    format!(
                         "`{ident}` is a tool argument, which the client always sends: `Answer<T>` is only for \
                          parameters with #[resolve(...)]; declare it as the plain type, or add a resolver"
-                    ))
-                    .with_span(&ty),
-                );
+                    ),
+                ));
             }
             Role::Argument
         }
@@ -240,7 +235,7 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
     Some(Param { ident, ty, doc, role })
 }
 
-fn kind(args: ResolveArgs, span: Span, errors: &mut darling::error::Accumulator) -> Option<Kind> {
+fn kind(args: ResolveArgs, attr: &syn::Attribute, errors: &mut darling::error::Accumulator) -> Option<Kind> {
     let given: Vec<&str> = [
         ("elicit", args.elicit.is_some()),
         ("elicit_url", args.elicit_url.is_some()),
@@ -255,18 +250,13 @@ fn kind(args: ResolveArgs, span: Span, errors: &mut darling::error::Accumulator)
                  `sample = \"prompt\", max_tokens = N`, `roots`, `with = function(parameters)`";
     match given.as_slice() {
         [] => {
-            errors.push(darling::Error::custom(format!("#[resolve] needs a resolver: {usage}")).with_span(&span));
+            errors.push(err_at(attr, format!("#[resolve] needs a resolver: {usage}")));
             return None;
         }
         [_] => {}
         many => {
-            errors.push(
-                darling::Error::custom(format!(
-                    "a parameter has one resolver, not {}: keep one of them",
-                    many.join(" and ")
-                ))
-                .with_span(&span),
-            );
+            let message = format!("a parameter has one resolver, not {}: keep one of them", many.join(" and "));
+            errors.push(err_at(attr, message));
             return None;
         }
     }
@@ -315,7 +305,7 @@ fn kind(args: ResolveArgs, span: Span, errors: &mut darling::error::Accumulator)
         match with_call(&expr) {
             Ok((func, fargs)) => Kind::With { func, args: fargs },
             Err(why) => {
-                errors.push(darling::Error::custom(why).with_span(&expr));
+                errors.push(err_at(&expr, why));
                 return None;
             }
         }

@@ -1,0 +1,8 @@
+use roundtrip::prelude::*;
+
+#[tool]
+async fn provision(name: Answer<String>) -> String {
+    format!("{name:?}")
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use roundtrip::prelude::*;
+
+struct Config {
+    verbose: bool,
+}
+
+#[tool]
+async fn provision(config: Config) -> String {
+    config.verbose.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use roundtrip::prelude::*;
+
+#[derive(Deserialize, JsonSchema, Elicit)]
+enum Size {
+    Small,
+    Custom(u32),
+}
+
+fn main() {}

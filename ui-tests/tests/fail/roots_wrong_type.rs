@@ -1,0 +1,8 @@
+use roundtrip::prelude::*;
+
+#[tool]
+async fn workspace(#[resolve(roots)] roots: String) -> String {
+    roots
+}
+
+fn main() {}
