@@ -110,6 +110,21 @@ mod tests {
     }
 
     #[test]
+    fn associated_data_is_version_and_key_id() {
+        use aes_gcm::aead::Aead;
+        use aes_gcm::aead::Payload;
+        let ks = keys();
+        let t = seal(&ks[0], 3, |b| b.extend_from_slice(b"abc")).expect("seals");
+        let raw = URL_SAFE_NO_PAD.decode(&t[PREFIX.len()..]).expect("decodes");
+        assert_eq!(raw[..KEY_ID_LEN], ks[0].id);
+        let nonce = Nonce::from_slice(&raw[KEY_ID_LEN..HEAD_LEN]);
+        let open_with = |aad: &[u8]| ks[0].cipher.decrypt(nonce, Payload { msg: &raw[HEAD_LEN..], aad }).ok();
+        assert_eq!(open_with(&aad(&ks[0].id)).as_deref(), Some(&b"abc"[..]));
+        assert_eq!(open_with(b"rt1."), None);
+        assert_eq!(open_with(&aad(&ks[1].id)), None);
+    }
+
+    #[test]
     fn refusals() {
         let ks = keys();
         let t = seal(&ks[0], 3, |b| b.extend_from_slice(b"abc")).expect("seals");
