@@ -8,15 +8,19 @@
 //! | 8 | issued-at, Unix seconds |
 //! | 8 | expires-at, Unix seconds |
 //! | 1 | flags: bit 0 = a principal is bound |
-//! | 1 + n | method: length, then its bytes (at most 255) |
-//! | 16 | SHA-256 of the target (tool or prompt name, resource URI), truncated |
+//! | 1 + n | method, as a name (below) |
+//! | 1 + n | target (tool or prompt name, resource URI), as a name |
 //! | 16 | SHA-256 of the audience, truncated |
 //! | 32 | SHA-256 of the canonical arguments |
-//! | 32 | salted SHA-256 of the principal (only when flag bit 0 is set) |
+//! | 16 | salted SHA-256 of the principal, truncated (only when flag bit 0 is set) |
 //!
-//! The handler's bytes follow. The arguments digest is full length because the caller chooses
-//! both argument sets (a collision would be a replay); the other names are not the caller's to
-//! choose freely, so 128 bits are plenty.
+//! A name of at most 64 bytes is stored as its length and its bytes; a longer one as `0xFF`
+//! and its SHA-256 truncated to 16 bytes. The handler's bytes follow the claims.
+//!
+//! The arguments digest is full length because the caller chooses both argument sets (a
+//! collision would be a replay); the audience and long names are not the caller's to choose
+//! freely, and matching another caller's principal digest would take a second preimage under a
+//! secret salt, so 128 bits are plenty there.
 
 use sha2::{Digest, Sha256};
 
@@ -40,27 +44,79 @@ pub(crate) fn digest16(domain: &[u8], bytes: &[u8]) -> Digest16 {
     out
 }
 
-/// The salted digest of a principal: the raw identity never enters a token.
-fn principal_digest(salt: &[u8; 32], principal: &str) -> [u8; 32] {
-    Sha256::new().chain_update(b"roundtrip/principal\0").chain_update(salt).chain_update(principal).finalize().into()
+/// The salted digest of a principal: the raw identity never enters a token. (The salt is an
+/// HKDF output under its own label, so it also separates this digest from every other.)
+fn principal_digest(salt: &[u8; 32], principal: &str) -> Digest16 {
+    let full: [u8; 32] = Sha256::new().chain_update(salt).chain_update(principal).finalize().into();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&full[..16]);
+    out
+}
+
+/// Names up to this length are stored as they are; longer ones as a digest.
+const MAX_RAW_NAME: usize = 64;
+const DIGESTED_NAME: u8 = 0xFF;
+
+/// A method or target as the claims store it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Name<'a> {
+    Raw(&'a [u8]),
+    Digest(Digest16),
+}
+
+impl<'a> Name<'a> {
+    fn new(domain: &[u8], name: &'a str) -> Self {
+        if name.len() <= MAX_RAW_NAME {
+            Self::Raw(name.as_bytes())
+        } else {
+            Self::Digest(digest16(domain, name.as_bytes()))
+        }
+    }
+
+    fn encoded_len(&self) -> usize {
+        1 + match self {
+            Self::Raw(raw) => raw.len(),
+            Self::Digest(d) => d.len(),
+        }
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::Raw(raw) => {
+                out.push(u8::try_from(raw.len()).unwrap_or(DIGESTED_NAME));
+                out.extend_from_slice(raw);
+            }
+            Self::Digest(d) => {
+                out.push(DIGESTED_NAME);
+                out.extend_from_slice(d);
+            }
+        }
+    }
+
+    fn read(r: &mut Reader<'a>) -> Result<Self, Reject> {
+        match r.byte()? {
+            DIGESTED_NAME => Ok(Self::Digest(r.array()?)),
+            len if usize::from(len) <= MAX_RAW_NAME => Ok(Self::Raw(r.take(usize::from(len))?)),
+            _ => Err(Reject::BadClaims("bad name length")),
+        }
+    }
 }
 
 /// What a state is bound to, in the form its claims store.
 #[derive(Debug, Clone)]
 pub(crate) struct Stamp<'a> {
-    method: &'a [u8],
-    target: Digest16,
+    method: Name<'a>,
+    target: Name<'a>,
     audience: &'a Digest16,
     arguments: [u8; 32],
-    principal: Option<[u8; 32]>,
+    principal: Option<Digest16>,
 }
 
 impl<'a> Stamp<'a> {
     pub(crate) fn new(binding: &Binding<'a>, audience: &'a Digest16, principal_salt: &[u8; 32]) -> Self {
-        let method = binding.method.as_bytes();
         Self {
-            method: &method[..method.len().min(255)],
-            target: digest16(b"roundtrip/target\0", binding.target.as_bytes()),
+            method: Name::new(b"roundtrip/method\0", binding.method),
+            target: Name::new(b"roundtrip/target\0", binding.target),
             audience,
             arguments: arguments_digest(binding.arguments),
             principal: binding.principal.map(|p| principal_digest(principal_salt, p)),
@@ -69,7 +125,14 @@ impl<'a> Stamp<'a> {
 
     /// The length of the claims [`write`](Self::write) produces.
     pub(crate) fn encoded_len(&self) -> usize {
-        1 + 8 + 8 + 1 + 1 + self.method.len() + 16 + 16 + 32 + if self.principal.is_some() { 32 } else { 0 }
+        1 + 8
+            + 8
+            + 1
+            + self.method.encoded_len()
+            + self.target.encoded_len()
+            + 16
+            + 32
+            + if self.principal.is_some() { 16 } else { 0 }
     }
 
     pub(crate) fn write(&self, issued_at: u64, expires_at: u64, out: &mut Vec<u8>) {
@@ -77,10 +140,8 @@ impl<'a> Stamp<'a> {
         out.extend_from_slice(&issued_at.to_be_bytes());
         out.extend_from_slice(&expires_at.to_be_bytes());
         out.push(if self.principal.is_some() { FLAG_PRINCIPAL } else { 0 });
-        // At most 255 by construction.
-        out.push(u8::try_from(self.method.len()).unwrap_or(u8::MAX));
-        out.extend_from_slice(self.method);
-        out.extend_from_slice(&self.target);
+        self.method.write(out);
+        self.target.write(out);
         out.extend_from_slice(self.audience);
         out.extend_from_slice(&self.arguments);
         if let Some(p) = &self.principal {
@@ -101,12 +162,11 @@ impl<'a> Stamp<'a> {
         if flags & !FLAG_PRINCIPAL != 0 {
             return Err(Reject::BadClaims("unknown flags"));
         }
-        let method_len = usize::from(r.byte()?);
-        let method = r.take(method_len)?;
-        let target: Digest16 = r.array()?;
+        let method = Name::read(&mut r)?;
+        let target = Name::read(&mut r)?;
         let audience: Digest16 = r.array()?;
         let arguments: [u8; 32] = r.array()?;
-        let principal: Option<[u8; 32]> = if flags & FLAG_PRINCIPAL != 0 { Some(r.array()?) } else { None };
+        let principal: Option<Digest16> = if flags & FLAG_PRINCIPAL != 0 { Some(r.array()?) } else { None };
 
         if audience != *self.audience {
             return Err(Reject::WrongAudience);
@@ -209,6 +269,25 @@ mod tests {
         let anonymous = Binding { principal: None, ..base };
         let plain = minted(&stamp_for(&anonymous, &aud), 1000, 1600, b"");
         assert_eq!(stamp_for(&base, &aud).verify(&plain, 1000), Err(Reject::PrincipalUnexpected));
+    }
+
+    #[test]
+    fn long_names_are_digested() {
+        let a = JsonObject::new();
+        let aud = [0u8; 16];
+        let long = format!("notes://{}", "x".repeat(100));
+        let longer = format!("{long}y");
+        let b = Binding { method: "resources/read", target: &long, arguments: &a, principal: None };
+        let s = stamp_for(&b, &aud);
+        let plain = minted(&s, 1000, 1600, b"p");
+        assert!(plain.len() < 100, "a long target is stored as a digest");
+        assert_eq!(s.verify(&plain, 1000).map(|n| &plain[n..]), Ok(&b"p"[..]));
+        let other = Binding { target: &longer, ..b };
+        assert_eq!(stamp_for(&other, &aud).verify(&plain, 1000), Err(Reject::WrongTarget));
+        let exactly_64 = "t".repeat(64);
+        let b64 = Binding { target: &exactly_64, ..b };
+        let plain = minted(&stamp_for(&b64, &aud), 1000, 1600, b"");
+        assert!(stamp_for(&b64, &aud).verify(&plain, 1000).is_ok());
     }
 
     #[test]

@@ -51,9 +51,10 @@ pub(crate) fn seal(
     if len > MAX_TOKEN_LEN {
         return Err("the state is too large (a sealed state may be at most 64 KiB)");
     }
-    let mut token = String::with_capacity(len);
-    token.push_str(PREFIX);
-    URL_SAFE_NO_PAD.encode_string(&buf, &mut token);
+    let mut out = vec![0u8; len];
+    out[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
+    URL_SAFE_NO_PAD.encode_slice(&buf, &mut out[PREFIX.len()..]).map_err(|_| "base64 encoding failed")?;
+    let token = String::from_utf8(out).map_err(|_| "base64 produced non-ASCII")?;
     Ok(token)
 }
 
