@@ -11,7 +11,7 @@
 ///
 /// A failure of either method fails closed: sealing answers the request with an internal
 /// error; unsealing answers with the usual "Invalid or expired requestState".
-pub trait Codec: Send + Sync + 'static {
+pub trait Codec: Send + Sync {
     /// Seal `bytes` into a token.
     fn seal(&self, bytes: &[u8]) -> Result<String, CodecError>;
     /// Open a token produced by [`seal`](Self::seal); refuse anything else.

@@ -176,7 +176,7 @@ impl RequestStateSecurity {
 
     /// Seal with `codec` instead of the built-in AES-256-GCM (then set no keys). The claims are
     /// still stamped and checked by the framework.
-    pub fn codec(mut self, codec: impl Codec) -> Self {
+    pub fn codec(mut self, codec: impl Codec + 'static) -> Self {
         self.codec = Some(Arc::new(codec));
         self
     }
