@@ -27,7 +27,7 @@ pub struct Param {
 pub enum Role {
     Argument,
     Context,
-    Resolved(Resolved),
+    Resolved(Box<Resolved>),
 }
 
 pub struct Resolved {
@@ -215,7 +215,7 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
         }
         (_, None, true) => Role::Context,
         (Some(args), Some(attr), false) => match kind(args, &attr, errors) {
-            Some(kind) => Role::Resolved(Resolved { kind, answer_of }),
+            Some(kind) => Role::Resolved(Box::new(Resolved { kind, answer_of })),
             None => return None,
         },
         (None, Some(_), false) => return None, // the attribute did not parse; reported

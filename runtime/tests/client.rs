@@ -191,13 +191,20 @@ async fn one_rounds_callbacks_run_concurrently_and_a_failure_cancels_its_sibling
 
 #[tokio::test]
 async fn dropping_a_call_cancels_the_request_in_flight() {
+    /// Sets the flag when the handler ends, whether it saw the cancellation or was dropped.
+    struct Ended(Arc<AtomicBool>);
+    impl Drop for Ended {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
     let cancelled = Arc::new(AtomicBool::new(false));
     let flag = cancelled.clone();
     let server = Server::new("s", "1").tool(ToolDef::new(Tool::new("slow", empty_input_schema()), move |cx| {
-        let flag = flag.clone();
+        let ended = Ended(flag.clone());
         async move {
+            let _ended = ended;
             cx.cancellation().cancelled().await;
-            flag.store(true, Ordering::SeqCst);
             Ok(Outcome::Complete(CallToolResult::text("never sent")))
         }
     }));
@@ -212,14 +219,15 @@ async fn dropping_a_call_cancels_the_request_in_flight() {
 
 #[tokio::test]
 async fn the_manual_form_returns_the_round_for_the_caller_to_persist() {
-    let client = builder().connect_in_memory(common::fixture()).await.unwrap();
+    let server = common::fixture();
+    let client = builder().connect_in_memory(server.clone()).await.unwrap();
     let Step::InputRequired(round) = client.call_tool_step("ask_name", json!({}), None, None).await.unwrap() else {
         panic!("expected a round");
     };
     let state = round.request_state.clone().unwrap();
     assert!(round.input_requests.unwrap().contains_key("user_name"));
-    // Another client (another process, in real life) resumes the flow.
-    let other = Client::builder("other", "1").connect_in_memory(common::fixture()).await.unwrap();
+    // Another client (another process, in real life) resumes the flow on the same server.
+    let other = Client::builder("other", "1").connect_in_memory(server).await.unwrap();
     let answers = common::object(json!({"user_name": {"action": "accept", "content": {"name": "Grace"}}}));
     let Step::Complete(r) = other.call_tool_step("ask_name", json!({}), Some(answers), Some(state)).await.unwrap()
     else {
