@@ -12,8 +12,8 @@ use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
-    InputRequiredResult, JsonObject, ProtocolVersion, ReadResourceResult, RequestMeta, ResultType, capability_value,
-    codes,
+    InputRequiredResult, JsonObject, ProgressToken, ProtocolVersion, ReadResourceResult, RequestMeta, ResultType,
+    capability_value, codes,
 };
 use crate::seal::{Binding, PrincipalInput};
 
@@ -25,6 +25,9 @@ pub(crate) struct Carrier {
     pub uri_variables: Vec<(String, String)>,
     pub input_responses: JsonObject,
     pub request_state: Option<Value>,
+    /// The progress token of the request's `_meta` (used on legacy sessions; the modern path
+    /// reads its whole `_meta`).
+    pub progress_token: Option<ProgressToken>,
 }
 
 /// A complete result that knows which era-specific fields to carry.
@@ -61,6 +64,7 @@ impl Server {
         era: Era<'_>,
         inbound: &Inbound,
     ) -> Result<Routed, Failure> {
+        let progress_token = RequestMeta::parse_legacy(params).progress_token;
         let empty = JsonObject::new();
         let params = match params {
             None => &empty,
@@ -90,6 +94,7 @@ impl Server {
                     uri_variables: Vec::new(),
                     input_responses,
                     request_state,
+                    progress_token: progress_token.clone(),
                 };
                 let handler = self.inner.tools[i].handler.clone();
                 self.run(&handler, carrier, era, inbound).await
@@ -121,6 +126,7 @@ impl Server {
                     uri_variables: Vec::new(),
                     input_responses,
                     request_state,
+                    progress_token: progress_token.clone(),
                 };
                 let handler = def.handler.clone();
                 self.run(&handler, carrier, era, inbound).await
@@ -151,6 +157,7 @@ impl Server {
                     uri_variables,
                     input_responses,
                     request_state,
+                    progress_token: progress_token.clone(),
                 };
                 self.run(&handler, carrier, era, inbound).await
             }

@@ -29,6 +29,7 @@ impl Server {
         let meta = RequestMeta {
             client_capabilities: session.client_capabilities.clone(),
             client_info: Some(session.client_info.clone()),
+            progress_token: carrier.progress_token.clone(),
             ..RequestMeta::parse_legacy(None)
         };
         for _ in 0..max_rounds {
