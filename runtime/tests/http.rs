@@ -546,3 +546,32 @@ async fn client_response_without_a_known_session() {
     assert_eq!(h.raw(&[], answer).await.status().as_u16(), 400);
     assert_eq!(h.raw(&[("Mcp-Session-Id", "gone")], answer).await.status().as_u16(), 404);
 }
+
+#[tokio::test]
+async fn run_until_ends_open_streams_and_returns() {
+    let server = test_server(Arc::new(AtomicBool::new(false)));
+    let http = server.bind_http("127.0.0.1:0").await.expect("bind");
+    let url = http.url();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+    let client = reqwest::Client::new();
+    let body =
+        json!({"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta": meta(), "notifications": {}}});
+    let r = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("MCP-Protocol-Version", V)
+        .header("Mcp-Method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut sse = Sse::new(r);
+    assert_eq!(sse.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+    stop.send(()).unwrap();
+    assert!(sse.next().await.is_none(), "shutdown ends the stream");
+    let result = tokio::time::timeout(Duration::from_secs(10), serving).await.expect("shutdown within 10 s");
+    result.expect("no panic").expect("no I/O error");
+}
