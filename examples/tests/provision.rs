@@ -1,5 +1,6 @@
 //! The provision example's contract, flow by flow, through the testing kit.
 
+#![allow(clippy::unwrap_used)] // a test fails loudly
 use roundtrip::testing::{Answer, TestKit};
 use roundtrip_examples::provision::server;
 use serde_json::json;

@@ -1,6 +1,7 @@
 //! The resolver engine, behaviour by behaviour, on hand-built graphs (the shape the macros
 //! generate). Flows run through the testing kit.
 
+#![allow(clippy::unwrap_used)] // a test fails loudly
 mod common;
 
 use std::sync::Arc;

@@ -1,5 +1,6 @@
 //! End-to-end tests of sealed `requestState`: real servers, real first legs, real retries.
 
+#![allow(clippy::unwrap_used)] // a test fails loudly
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;

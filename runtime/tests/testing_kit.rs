@@ -1,5 +1,6 @@
 //! The testing kit scripts answers by key or by property and records each round.
 
+#![allow(clippy::unwrap_used)] // a test fails loudly
 mod common;
 
 use roundtrip::client::ClientError;

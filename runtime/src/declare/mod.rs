@@ -30,6 +30,8 @@ pub trait ToolFactory {
 }
 
 /// What a `with` resolver returns: a value without asking, or one question.
+// Made once per leg and consumed at once: boxing the question would only cost an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolve<T> {
     /// The value; no round trip.

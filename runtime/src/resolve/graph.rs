@@ -11,6 +11,8 @@ use super::template::Template;
 use crate::protocol::{CreateMessageParams, ElicitParams, ErrorObject, InputRequest, JsonObject};
 
 /// What a `with` resolver decides: a value without asking, or exactly one question.
+// Made once per leg and consumed at once: boxing the question would only cost an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolution {
     /// The value, as JSON; no round trip.

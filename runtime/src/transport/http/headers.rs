@@ -204,9 +204,9 @@ mod tests {
         ]);
         assert!(check_modern(&ok, &req, &[]).is_ok());
         let wrong = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "x")]);
-        assert_eq!(check_modern(&wrong, &req, &[]).unwrap_err().code, -32020);
+        assert_eq!(check_modern(&wrong, &req, &[]).expect_err("rejected").code, -32020);
         let missing = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call")]);
-        assert!(check_modern(&missing, &req, &[]).unwrap_err().message.contains("Mcp-Name"));
+        assert!(check_modern(&missing, &req, &[]).expect_err("rejected").message.contains("Mcp-Name"));
     }
 
     #[test]
@@ -216,9 +216,9 @@ mod tests {
         assert!(check_modern(&h, &req, &[]).is_ok());
         let req = request("tools/list", json!({ "_meta": meta() }));
         let h = headers(&[("mcp-method", "tools/list")]);
-        assert!(check_modern(&h, &req, &[]).unwrap_err().message.contains("MCP-Protocol-Version"));
+        assert!(check_modern(&h, &req, &[]).expect_err("rejected").message.contains("MCP-Protocol-Version"));
         let h = headers(&[("MCP-Protocol-Version", "2025-11-25"), ("mcp-method", "tools/list")]);
-        assert_eq!(check_modern(&h, &req, &[]).unwrap_err().code, -32020);
+        assert_eq!(check_modern(&h, &req, &[]).expect_err("rejected").code, -32020);
     }
 
     #[test]
@@ -246,9 +246,9 @@ mod tests {
         let mut wrong = headers(&base);
         wrong.insert("mcp-param-region", HeaderValue::from_static("eu"));
         wrong.insert("mcp-param-n", HeaderValue::from_static("42"));
-        assert_eq!(check_modern(&wrong, &req, &tools).unwrap_err().code, -32020);
+        assert_eq!(check_modern(&wrong, &req, &tools).expect_err("rejected").code, -32020);
         let mut missing = headers(&base);
         missing.insert("mcp-param-region", HeaderValue::from_static("us"));
-        assert!(check_modern(&missing, &req, &tools).unwrap_err().message.contains("Mcp-Param-N"));
+        assert!(check_modern(&missing, &req, &tools).expect_err("rejected").message.contains("Mcp-Param-N"));
     }
 }

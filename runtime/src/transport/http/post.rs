@@ -93,19 +93,27 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
     }
 }
 
+/// Why a request names no usable session.
+#[derive(Debug)]
+struct UnknownSession;
+
+impl UnknownSession {
+    fn response(self) -> Response {
+        error_response(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found or expired"))
+    }
+}
+
 /// The session named by `Mcp-Session-Id`: `Ok(None)` when the header is absent.
-fn session_of(state: &State, headers: &HeaderMap) -> Result<Option<Arc<LegacySession>>, Response> {
+fn session_of(state: &State, headers: &HeaderMap) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
     let Some(id) = headers.get(SESSION_ID) else { return Ok(None) };
-    let not_found =
-        || error_response(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found or expired"));
-    let id = id.to_str().map_err(|_| not_found())?.trim();
-    state.sessions.get(id).map(Some).ok_or_else(not_found)
+    let id = id.to_str().map_err(|_| UnknownSession)?.trim();
+    state.sessions.get(id).map(Some).ok_or(UnknownSession)
 }
 
 /// A client's answer to a server-to-client request (legacy back-channel).
 fn client_response(state: &State, parts: &Parts, response: RpcResponse) -> Response {
     match session_of(state, &parts.headers) {
-        Err(r) => r,
+        Err(e) => e.response(),
         Ok(None) => bad_request(None, ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(session)) => {
             if !session.pending.resolve(response) {
@@ -118,7 +126,7 @@ fn client_response(state: &State, parts: &Parts, response: RpcResponse) -> Respo
 
 fn notification_post(state: &State, parts: &Parts, notification: &Notification) -> Response {
     let session = match session_of(state, &parts.headers) {
-        Err(r) => return r,
+        Err(e) => return e.response(),
         Ok(s) => s,
     };
     if notification.method == "notifications/cancelled"
@@ -192,7 +200,7 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
         return initialize(state, parts, request).await;
     }
     let session = match session_of(&state, &parts.headers) {
-        Err(r) => return r,
+        Err(e) => return e.response(),
         Ok(None) => return bad_request(Some(request.id), ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(s)) => s,
     };
@@ -237,9 +245,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
 pub(super) fn delete(state: &State, headers: &HeaderMap) -> Response {
     match headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) {
         Some(id) if state.sessions.remove(id.trim()) => StatusCode::OK.into_response(),
-        Some(_) => {
-            error_response(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found or expired"))
-        }
+        Some(_) => UnknownSession.response(),
         None => super::method_not_allowed(),
     }
 }

@@ -1,0 +1,577 @@
+//! The streamable HTTP transport, end to end over a real socket.
+
+// A failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use roundtrip::Server;
+use roundtrip::protocol::{CallToolResult, JsonObject, Tool, empty_input_schema};
+use roundtrip::server::{InputRequired, ListChange, Outcome, ToolDef};
+use roundtrip::transport::http::{HostCheck, HttpOptions};
+use serde_json::{Value, json};
+
+const V: &str = "2026-07-28";
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+
+fn name_schema() -> JsonObject {
+    serde_json::from_value(json!({
+        "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"]
+    }))
+    .expect("object")
+}
+
+fn test_server(cancelled: Arc<AtomicBool>) -> Server {
+    Server::new("http-test", "1.0.0")
+        .tool(ToolDef::new(Tool::new("hello", empty_input_schema()), |_cx| async {
+            Ok(Outcome::Complete(CallToolResult::text("Hello!")))
+        }))
+        .tool(ToolDef::new(Tool::new("progress", empty_input_schema()), |cx| async move {
+            cx.progress(0.0, Some(100.0), None);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            cx.progress(50.0, Some(100.0), Some("half"));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            Ok(Outcome::Complete(CallToolResult::text("done")))
+        }))
+        .tool(ToolDef::new(Tool::new("hang", empty_input_schema()), move |cx| {
+            let dropped = SetOnDrop(cancelled.clone());
+            async move {
+                let _dropped = dropped;
+                cx.progress(1.0, None, Some("started"));
+                // Never completes: only cancellation (which drops this future) ends it.
+                std::future::pending::<()>().await;
+                Ok(Outcome::Complete(CallToolResult::text("unreachable")))
+            }
+        }))
+        .tool(ToolDef::new(Tool::new("ask_name", empty_input_schema()), |cx| async move {
+            match cx.elicit_result("user_name").and_then(|r| r.content) {
+                Some(content) => {
+                    let name = content.get("name").and_then(Value::as_str).unwrap_or("?").to_owned();
+                    Ok(Outcome::Complete(CallToolResult::text(format!("Hello, {name}!"))))
+                }
+                None => Ok(InputRequired::new().elicit("user_name", "What is your name?", name_schema()).into()),
+            }
+        }))
+}
+
+/// Records that a handler's future was dropped (the request was cancelled).
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+struct Harness {
+    url: String,
+    port: u16,
+    client: reqwest::Client,
+    server: Server,
+    cancelled: Arc<AtomicBool>,
+}
+
+async fn start() -> Harness {
+    start_with(HttpOptions::default()).await
+}
+
+async fn start_with(options: HttpOptions) -> Harness {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let server = test_server(cancelled.clone());
+    let http = server.clone().bind_http_with("127.0.0.1:0", options).await.expect("bind");
+    let url = http.url();
+    let port = http.local_addr().port();
+    tokio::spawn(http.run());
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().expect("client");
+    Harness { url, port, client, server, cancelled }
+}
+
+fn meta() -> Value {
+    json!({ META_VERSION: V, META_CAPS: { "elicitation": {} } })
+}
+
+impl Harness {
+    fn post(&self) -> reqwest::RequestBuilder {
+        self.client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+    }
+
+    /// A well-formed 2026 request: `_meta` merged into `params`, headers derived from the body.
+    async fn modern(&self, id: Value, method: &str, mut params: Value) -> reqwest::Response {
+        let obj = params.as_object_mut().expect("params object");
+        let mut m = meta();
+        if let Some(extra) = obj.get("_meta").and_then(Value::as_object) {
+            for (k, v) in extra {
+                m[k] = v.clone();
+            }
+        }
+        obj.insert("_meta".into(), m);
+        let name = obj.get("name").or_else(|| obj.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        let mut req = self.post().header("MCP-Protocol-Version", V).header("Mcp-Method", method);
+        if let Some(name) = name {
+            req = req.header("Mcp-Name", name);
+        }
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        req.body(body.to_string()).send().await.expect("send")
+    }
+
+    async fn raw(&self, headers: &[(&str, &str)], body: impl Into<reqwest::Body>) -> reqwest::Response {
+        let mut req = self.post();
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req.body(body).send().await.expect("send")
+    }
+}
+
+async fn json_of(response: reqwest::Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let ct = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+    let text = response.text().await.expect("body");
+    assert!(ct.starts_with("application/json"), "expected JSON, got {ct:?}: {text}");
+    (status, serde_json::from_str(&text).expect("JSON body"))
+}
+
+fn code(body: &Value) -> i64 {
+    body["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error code in {body}"))
+}
+
+/// Reads `data:` events of an SSE response one by one.
+struct Sse {
+    stream: BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buf: String,
+}
+
+impl Sse {
+    fn new(response: reqwest::Response) -> Self {
+        assert_eq!(response.status().as_u16(), 200);
+        let headers = response.headers();
+        assert_eq!(headers.get("content-type").and_then(|v| v.to_str().ok()), Some("text/event-stream"));
+        assert_eq!(headers.get("x-accel-buffering").and_then(|v| v.to_str().ok()), Some("no"));
+        Self { stream: response.bytes_stream().boxed(), buf: String::new() }
+    }
+
+    /// The next event's JSON, or `None` when the stream ended.
+    async fn next(&mut self) -> Option<Value> {
+        tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if let Some(end) = self.buf.find("\n\n") {
+                    let event: String = self.buf.drain(..end + 2).collect();
+                    let data: Vec<&str> = event.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
+                    if data.is_empty() {
+                        continue; // a comment (keep-alive)
+                    }
+                    return Some(serde_json::from_str(&data.join("\n")).expect("event JSON"));
+                }
+                match self.stream.next().await {
+                    Some(chunk) => self.buf.push_str(std::str::from_utf8(&chunk.expect("chunk")).expect("utf8")),
+                    None => return None,
+                }
+            }
+        })
+        .await
+        .expect("SSE event within 10 s")
+    }
+}
+
+// ---------------------------------------------------------------- 2026-07-28
+
+#[tokio::test]
+async fn modern_list_and_call_answer_json() {
+    let h = start().await;
+    let r = h.modern(json!(1), "tools/list", json!({})).await;
+    assert!(r.headers().get("mcp-session-id").is_none());
+    let (status, body) = json_of(r).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["id"], 1);
+    assert_eq!(body["result"]["resultType"], "complete");
+    let names: Vec<&str> =
+        body["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"hello") && names.contains(&"ask_name"), "{names:?}");
+
+    let (status, body) = json_of(h.modern(json!("call-1"), "tools/call", json!({"name": "hello"})).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["id"], "call-1");
+    assert_eq!(body["result"]["content"][0]["text"], "Hello!");
+
+    let (status, body) = json_of(h.modern(json!(3), "tools/call", json!({"name": "ask_name"})).await).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["result"]["resultType"], "input_required");
+    assert_eq!(body["result"]["inputRequests"]["user_name"]["method"], "elicitation/create");
+}
+
+#[tokio::test]
+async fn modern_session_header_is_ignored_not_echoed() {
+    let h = start().await;
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta()}});
+    let r = h
+        .raw(
+            &[("MCP-Protocol-Version", V), ("Mcp-Method", "tools/list"), ("Mcp-Session-Id", "nonexistent")],
+            body.to_string(),
+        )
+        .await;
+    assert!(r.headers().get("mcp-session-id").is_none());
+    assert_eq!(json_of(r).await.0, 200);
+}
+
+#[tokio::test]
+async fn modern_envelope_errors() {
+    let h = start().await;
+    // No _meta at all, the header says 2026: the server's -32602.
+    let body = json!({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}});
+    let (status, b) =
+        json_of(h.raw(&[("MCP-Protocol-Version", V), ("Mcp-Method", "tools/list")], body.to_string()).await).await;
+    assert_eq!((status, code(&b)), (400, -32602));
+    assert_eq!(b["id"], 7);
+
+    // _meta without the version key.
+    let body = json!({"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"_meta":{META_CAPS:{}}}});
+    let (status, b) =
+        json_of(h.raw(&[("MCP-Protocol-Version", V), ("Mcp-Method", "tools/list")], body.to_string()).await).await;
+    assert_eq!((status, code(&b)), (400, -32602));
+
+    // Unknown version, header and body agreeing.
+    let body = json!({"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{META_VERSION:"2099-01-01",META_CAPS:{}}}});
+    let (status, b) =
+        json_of(h.raw(&[("MCP-Protocol-Version", "2099-01-01"), ("Mcp-Method", "tools/list")], body.to_string()).await)
+            .await;
+    assert_eq!((status, code(&b)), (400, -32022));
+    assert_eq!(b["error"]["data"]["requested"], "2099-01-01");
+    assert_eq!(b["error"]["data"]["supported"], json!([V]));
+    assert_eq!(b["id"], 9);
+}
+
+#[tokio::test]
+async fn modern_header_mismatches_are_32020() {
+    let h = start().await;
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta()}}).to_string();
+    // Version header missing while the body claims one.
+    let (s, b) = json_of(h.raw(&[("Mcp-Method", "tools/list")], list.clone()).await).await;
+    assert_eq!((s, code(&b)), (400, -32020));
+    assert!(b["error"]["message"].as_str().unwrap().contains("MCP-Protocol-Version"));
+    assert_eq!(b["id"], 1);
+    // Version header disagreeing.
+    let (s, b) =
+        json_of(h.raw(&[("MCP-Protocol-Version", "2025-11-25"), ("Mcp-Method", "tools/list")], list.clone()).await)
+            .await;
+    assert_eq!((s, code(&b)), (400, -32020));
+    // Mcp-Method missing, then wrong; names are case-insensitive and values trimmed.
+    let (s, b) = json_of(h.raw(&[("MCP-Protocol-Version", V)], list.clone()).await).await;
+    assert_eq!((s, code(&b)), (400, -32020));
+    assert!(b["error"]["message"].as_str().unwrap().contains("Mcp-Method"));
+    let (s, b) =
+        json_of(h.raw(&[("MCP-Protocol-Version", V), ("mcp-method", "prompts/list")], list.clone()).await).await;
+    assert_eq!((s, code(&b)), (400, -32020));
+    let (s, _) = json_of(h.raw(&[("mcp-protocol-version", V), ("MCP-METHOD", "  tools/list ")], list).await).await;
+    assert_eq!(s, 200);
+
+    let call =
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta": meta(), "name": "hello"}}).to_string();
+    let base = [("MCP-Protocol-Version", V), ("Mcp-Method", "tools/call")];
+    let (s, b) = json_of(h.raw(&base, call.clone()).await).await;
+    assert_eq!((s, code(&b)), (400, -32020), "missing Mcp-Name");
+    let (s, b) = json_of(h.raw(&[base[0], base[1], ("Mcp-Name", "other")], call.clone()).await).await;
+    assert_eq!((s, code(&b)), (400, -32020), "wrong Mcp-Name");
+    // base64("hello")
+    let (s, b) = json_of(h.raw(&[base[0], base[1], ("Mcp-Name", "=?base64?aGVsbG8=?=")], call).await).await;
+    assert_eq!(s, 200, "{b}");
+}
+
+#[tokio::test]
+async fn modern_unknown_and_legacy_only_methods_are_404() {
+    let h = start().await;
+    for (i, method) in ["nope/nothing", "initialize", "ping", "logging/setLevel"].into_iter().enumerate() {
+        let (s, b) = json_of(h.modern(json!(i), method, json!({})).await).await;
+        assert_eq!((s, code(&b)), (404, -32601), "{method}");
+        assert_eq!(b["id"], i);
+    }
+    // initialize whose body has no _meta but whose header is modern: still the 2026 path.
+    let init = json!({"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
+    let r = h.raw(&[("MCP-Protocol-Version", V), ("Mcp-Method", "initialize")], init.to_string()).await;
+    assert!(r.headers().get("mcp-session-id").is_none());
+    let (s, b) = json_of(r).await;
+    assert_eq!((s, code(&b)), (404, -32601));
+}
+
+#[tokio::test]
+async fn get_and_delete_without_session_are_405() {
+    let h = start().await;
+    let r = h.client.get(&h.url).header("accept", "text/event-stream").send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(r.headers().get("allow").unwrap(), "POST");
+    let r = h.client.delete(&h.url).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(r.headers().get("allow").unwrap(), "POST");
+}
+
+#[tokio::test]
+async fn progress_switches_to_sse_and_ends_with_the_result() {
+    let h = start().await;
+    let r = h.modern(json!(11), "tools/call", json!({"name": "progress", "_meta": {"progressToken": "tok"}})).await;
+    assert_eq!(r.headers().get("cache-control").unwrap(), "no-cache");
+    let mut sse = Sse::new(r);
+    let first = sse.next().await.unwrap();
+    assert_eq!(first["method"], "notifications/progress");
+    assert_eq!(first["params"]["progressToken"], "tok");
+    assert_eq!(first["params"]["progress"], 0.0);
+    let second = sse.next().await.unwrap();
+    assert_eq!(second["params"]["progress"], 50.0);
+    let last = sse.next().await.unwrap();
+    assert_eq!(last["id"], 11);
+    assert_eq!(last["result"]["content"][0]["text"], "done");
+    assert!(sse.next().await.is_none(), "the stream ends after the result");
+}
+
+#[tokio::test]
+async fn progress_without_token_stays_json() {
+    let h = start().await;
+    let (s, b) = json_of(h.modern(json!(1), "tools/call", json!({"name": "progress"})).await).await;
+    assert_eq!(s, 200);
+    assert_eq!(b["result"]["content"][0]["text"], "done");
+}
+
+#[tokio::test]
+async fn dropping_the_stream_cancels_the_handler() {
+    let h = start().await;
+    let r = h.modern(json!(1), "tools/call", json!({"name": "hang", "_meta": {"progressToken": 1}})).await;
+    let mut sse = Sse::new(r);
+    assert_eq!(sse.next().await.unwrap()["method"], "notifications/progress");
+    assert!(!h.cancelled.load(Ordering::SeqCst));
+    drop(sse);
+    assert!(eventually(&h.cancelled).await, "the handler was not cancelled when the client went away");
+}
+
+async fn eventually(flag: &AtomicBool) -> bool {
+    for _ in 0..200 {
+        if flag.load(Ordering::SeqCst) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn subscriptions_listen_streams_until_the_client_leaves() {
+    let h = start().await;
+    let r = h.modern(json!("sub"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true}})).await;
+    let mut sse = Sse::new(r);
+    let ack = sse.next().await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub");
+    h.server.notify_list_changed(ListChange::Tools);
+    let change = sse.next().await.unwrap();
+    assert_eq!(change["method"], "notifications/tools/list_changed");
+}
+
+// ---------------------------------------------------------------- malformed bodies
+
+#[tokio::test]
+async fn malformed_bodies() {
+    let h = start().await;
+    let (s, b) = json_of(h.raw(&[], "{not json").await).await;
+    assert_eq!((s, code(&b)), (400, -32700));
+    assert!(b.get("id").is_none());
+
+    let (s, b) = json_of(h.raw(&[], vec![b'{', b'"', 0xff, 0xfe, b'"', b':', b'1', b'}']).await).await;
+    assert_eq!((s, code(&b)), (400, -32700), "invalid UTF-8");
+
+    let batch = json!([{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta()}}]);
+    let (s, b) =
+        json_of(h.raw(&[("MCP-Protocol-Version", V), ("Mcp-Method", "tools/list")], batch.to_string()).await).await;
+    assert_eq!((s, code(&b)), (400, -32600));
+    assert!(b["error"]["message"].as_str().unwrap().contains("batch"));
+
+    let (s, b) = json_of(h.raw(&[], r#"{"jsonrpc":"2.0","id":42,"method":"tools/list","params":[1,2]}"#).await).await;
+    assert_eq!((s, code(&b)), (400, -32600));
+    assert_eq!(b["id"], 42, "the error echoes the id");
+
+    let r = h.client.post(&h.url).header("content-type", "text/plain").body("{}").send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 415);
+}
+
+#[tokio::test]
+async fn deep_nesting_is_a_parse_error_and_the_server_survives() {
+    let h = start().await;
+    let deep = "[".repeat(100_000);
+    let (s, b) = json_of(h.raw(&[], deep).await).await;
+    assert_eq!((s, code(&b)), (400, -32700));
+    let deep_obj = r#"{"a":"#.repeat(50_000);
+    let (s, b) = json_of(h.raw(&[], deep_obj).await).await;
+    assert_eq!((s, code(&b)), (400, -32700));
+    let (s, _) = json_of(h.modern(json!(1), "tools/list", json!({})).await).await;
+    assert_eq!(s, 200);
+}
+
+#[tokio::test]
+async fn bodies_over_the_limit_are_413() {
+    let h = start().await;
+    let big =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"pad":"{}"}}}}"#, "x".repeat(5 << 20));
+    let (s, b) = json_of(h.raw(&[], big).await).await;
+    assert_eq!((s, code(&b)), (413, -32600));
+    assert_eq!(b["error"]["message"], "request body too large");
+
+    // Without Content-Length (chunked): the limit applies while reading.
+    let small = start_with(HttpOptions::default().max_body_bytes(1024)).await;
+    let chunks = futures::stream::iter((0..64).map(|_| Ok::<_, std::io::Error>(vec![b' '; 100])));
+    let r = small.post().body(reqwest::Body::wrap_stream(chunks)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 413);
+    let (s, _) = json_of(small.modern(json!(1), "tools/list", json!({})).await).await;
+    assert_eq!(s, 200);
+}
+
+// ---------------------------------------------------------------- host protection
+
+#[tokio::test]
+async fn host_header_protection_on_loopback() {
+    let h = start().await;
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta": meta()}}).to_string();
+    let headers = [("MCP-Protocol-Version", V), ("Mcp-Method", "tools/list")];
+    let (s, b) = json_of(h.raw(&[headers[0], headers[1], ("Host", "evil.example.com")], body.clone()).await).await;
+    assert_eq!((s, code(&b)), (403, -32000));
+    assert!(b.get("id").is_none());
+    let host = format!("localhost:{}", h.port);
+    let (s, _) = json_of(h.raw(&[headers[0], headers[1], ("Host", &host)], body.clone()).await).await;
+    assert_eq!(s, 200);
+    let (s, b) =
+        json_of(h.raw(&[headers[0], headers[1], ("Origin", "https://evil.example.com")], body.clone()).await).await;
+    assert_eq!((s, code(&b)), (403, -32000));
+    let (s, _) =
+        json_of(h.raw(&[headers[0], headers[1], ("Origin", "http://localhost:5173")], body.clone()).await).await;
+    assert_eq!(s, 200);
+
+    let open = start_with(HttpOptions::default().allowed_hosts(HostCheck::Off)).await;
+    let (s, _) = json_of(open.raw(&[headers[0], headers[1], ("Host", "evil.example.com")], body).await).await;
+    assert_eq!(s, 200);
+}
+
+// ---------------------------------------------------------------- legacy sessions
+
+const LEGACY: &str = "2025-11-25";
+
+async fn initialize(h: &Harness) -> String {
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion": LEGACY, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "c", "version": "1"}}});
+    let r = h.raw(&[], init.to_string()).await;
+    let session = r.headers().get("mcp-session-id").expect("Mcp-Session-Id").to_str().unwrap().to_owned();
+    let (s, b) = json_of(r).await;
+    assert_eq!(s, 200);
+    assert_eq!(b["result"]["protocolVersion"], LEGACY);
+    assert!(b["result"].get("resultType").is_none());
+    let r = h.raw(&[("Mcp-Session-Id", &session)], r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(r.status().as_u16(), 202);
+    session
+}
+
+#[tokio::test]
+async fn legacy_elicitation_travels_on_the_post_stream() {
+    let h = start().await;
+    let session = initialize(&h).await;
+    let sh = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", LEGACY)];
+
+    let (s, b) = json_of(h.raw(&sh, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).await).await;
+    assert_eq!((s, b["result"].clone()), (200, json!({})));
+
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_name","arguments":{}}});
+    let mut sse = Sse::new(h.raw(&sh, call.to_string()).await);
+    let ask = sse.next().await.unwrap();
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["message"], "What is your name?");
+    let ask_id = ask["id"].clone();
+    assert!(!ask_id.is_null());
+
+    let answer = json!({"jsonrpc":"2.0","id":ask_id,"result":{"action":"accept","content":{"name":"Ada"}}});
+    let r = h.raw(&sh, answer.to_string()).await;
+    assert_eq!(r.status().as_u16(), 202);
+
+    let result = sse.next().await.unwrap();
+    assert_eq!(result["id"], 2);
+    assert_eq!(result["result"]["content"][0]["text"], "Hello, Ada!");
+    assert!(result["result"].get("resultType").is_none(), "legacy results carry no resultType");
+    assert!(sse.next().await.is_none());
+}
+
+#[tokio::test]
+async fn legacy_session_errors() {
+    let h = start().await;
+    let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
+    let (s, b) = json_of(h.raw(&[], list).await).await;
+    assert_eq!((s, code(&b)), (400, -32600), "missing session id");
+    assert_eq!(b["id"], 3);
+    let r = h.raw(&[("Mcp-Session-Id", "no-such-session")], list).await;
+    assert_eq!(r.status().as_u16(), 404);
+
+    let session = initialize(&h).await;
+    let (s, b) = json_of(h.raw(&[("Mcp-Session-Id", &session)], list).await).await;
+    assert_eq!(s, 200);
+    assert!(b["result"]["tools"].is_array());
+    let r = h.raw(&[("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "1999-01-01")], list).await;
+    assert_eq!(r.status().as_u16(), 400);
+
+    let r = h.client.delete(&h.url).header("Mcp-Session-Id", &session).send().await.unwrap();
+    assert!(r.status().is_success());
+    let r = h.raw(&[("Mcp-Session-Id", &session)], list).await;
+    assert_eq!(r.status().as_u16(), 404);
+    let r = h.client.delete(&h.url).header("Mcp-Session-Id", &session).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+}
+
+#[tokio::test]
+async fn legacy_cancel_notification_ends_the_request() {
+    let h = start().await;
+    let session = initialize(&h).await;
+    let call =
+        json!({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"hang","_meta":{"progressToken":"p"}}});
+    let mut sse = Sse::new(h.raw(&[("Mcp-Session-Id", &session)], call.to_string()).await);
+    assert_eq!(sse.next().await.unwrap()["method"], "notifications/progress");
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}});
+    let r = h.raw(&[("Mcp-Session-Id", &session)], cancel.to_string()).await;
+    assert_eq!(r.status().as_u16(), 202);
+    assert!(sse.next().await.is_none(), "a cancelled request sends nothing more");
+    assert!(eventually(&h.cancelled).await, "the handler was cancelled");
+}
+
+#[tokio::test]
+async fn client_response_without_a_known_session() {
+    let h = start().await;
+    let answer = r#"{"jsonrpc":"2.0","id":0,"result":{}}"#;
+    assert_eq!(h.raw(&[], answer).await.status().as_u16(), 400);
+    assert_eq!(h.raw(&[("Mcp-Session-Id", "gone")], answer).await.status().as_u16(), 404);
+}
+
+#[tokio::test]
+async fn run_until_ends_open_streams_and_returns() {
+    let server = test_server(Arc::new(AtomicBool::new(false)));
+    let http = server.bind_http("127.0.0.1:0").await.expect("bind");
+    let url = http.url();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+    let client = reqwest::Client::new();
+    let body =
+        json!({"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta": meta(), "notifications": {}}});
+    let r = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("MCP-Protocol-Version", V)
+        .header("Mcp-Method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut sse = Sse::new(r);
+    assert_eq!(sse.next().await.unwrap()["method"], "notifications/subscriptions/acknowledged");
+    stop.send(()).unwrap();
+    assert!(sse.next().await.is_none(), "shutdown ends the stream");
+    let result = tokio::time::timeout(Duration::from_secs(10), serving).await.expect("shutdown within 10 s");
+    result.expect("no panic").expect("no I/O error");
+}
