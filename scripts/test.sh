@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
-#   1. cargo test --workspace
+#   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration, trybuild)
 #   2. the Python interop tests (official MCP Python SDK client against the example server)
 #   3. the official MCP conformance suite (scripts/conformance.sh)
 # and stops at the first section that fails.
@@ -13,6 +13,10 @@ section() {
 
 section "setup: Node 22, conformance suite, Python venv"
 scripts/setup-tools.sh
+
+section "cargo fmt --check and cargo clippy -D warnings"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
 
 section "cargo test --workspace"
 cargo test --workspace
