@@ -1,0 +1,264 @@
+"""The official Python SDK client (mcp 2.3.0) runs every flow of the `provision` example,
+whose tools are declared with `#[tool]` and `#[resolve(...)]`.
+
+Each flow runs over stdio and streamable HTTP, in the client's default mode (2026-07-28: the
+questions come back as `input_required` rounds) and in `mode="legacy"` (2025-11-25: the same
+questions arrive as server-to-client requests inside the one call).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp.types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.anyio
+
+REPO = Path(__file__).resolve().parents[2]
+MODERN = "2026-07-28"
+
+
+@pytest.fixture(scope="module")
+def provision_bin() -> str:
+    subprocess.run(["cargo", "build", "--quiet", "-p", "roundtrip-examples", "--bin", "provision"], cwd=REPO, check=True)
+    return str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug" / "provision")
+
+
+@pytest.fixture(scope="module")
+def provision_url(provision_bin: str, tmp_path_factory: pytest.TempPathFactory):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("provision") / "stderr.log"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([provision_bin, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"the provision server exited:\n{log.read_text(errors='replace')}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("the provision server did not listen within 15 s")
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+
+
+@pytest.fixture(params=["stdio", "http"])
+def target(request, provision_bin: str):
+    if request.param == "stdio":
+        return StdioServerParameters(command=provision_bin, args=["--stdio"])
+    return request.getfixturevalue("provision_url")
+
+
+@pytest.fixture(params=["auto", "legacy"])
+def mode(request) -> str:
+    return request.param
+
+
+@dataclass
+class User:
+    """Answers like a person would, and remembers each question in order."""
+
+    answers: dict[str, Any] = field(default_factory=dict)
+    action: str = "accept"
+    asked: list[tuple[Any, str]] = field(default_factory=list)
+
+    async def elicit(self, context, params) -> types.ElicitResult:
+        self.asked.append((context.request_id, params.message))
+        if self.action != "accept":
+            return types.ElicitResult(action=self.action)
+        if getattr(params, "mode", None) == "url" or getattr(params, "url", None):
+            return types.ElicitResult(action="accept")
+        schema = params.requested_schema
+        schema = schema.model_dump(by_alias=True, exclude_none=True) if hasattr(schema, "model_dump") else schema
+        content = {k: self.answers[k] for k in schema.get("properties", {}) if k in self.answers}
+        return types.ElicitResult(action="accept", content=content)
+
+    async def sample(self, context, params) -> types.CreateMessageResult:
+        self.asked.append((context.request_id, params.messages[0].content.text))
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="It is short."), model="test-model"
+        )
+
+    async def roots(self, context) -> types.ListRootsResult:
+        self.asked.append((context.request_id, "roots"))
+        return types.ListRootsResult(roots=[types.Root(uri="file:///srv/a"), types.Root(uri="file:///srv/b")])
+
+
+def connect(target, mode: str, user: User) -> Client:
+    return Client(
+        target,
+        mode=mode,
+        elicitation_callback=user.elicit,
+        sampling_callback=user.sample,
+        list_roots_callback=user.roots,
+        read_timeout_seconds=20,
+    )
+
+
+def messages(error: BaseException) -> str:
+    """Every message in an exception (group), flattened."""
+    if isinstance(error, BaseExceptionGroup):
+        return " | ".join(messages(e) for e in error.exceptions)
+    return str(error)
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+async def call(target, mode, user: User, tool: str, args: dict[str, Any] | None = None) -> types.CallToolResult:
+    async with connect(target, mode, user) as client:
+        assert client.protocol_version == (MODERN if mode == "auto" else "2025-11-25")
+        return await client.call_tool(tool, args or {})
+
+
+async def test_the_resolved_parameter_is_not_an_argument(target, mode):
+    async with connect(target, mode, User()) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == {"provision", "wizard", "confirm_delete", "slow_sum", "link_account", "summarize", "workspace"}
+    assert list(tools["provision"].input_schema["properties"]) == ["name"]
+    assert tools["provision"].description == "Provision a database. Asks which region to put it in."
+
+
+async def test_provision(target, mode):
+    user = User(answers={"region": "eu-west"})
+    result = await call(target, mode, user, "provision", {"name": "orders"})
+    assert text(result) == "Provisioned 'orders' in eu-west."
+    assert [m for _, m in user.asked] == ["Which region should orders live in?"]
+
+
+async def test_provision_declined(target, mode):
+    user = User(action="decline")
+    result = await call(target, mode, user, "provision", {"name": "orders"})
+    assert result.is_error
+    assert "`region`" in text(result)
+
+
+async def test_wizard_asks_in_two_rounds(target, mode):
+    user = User(answers={"name": "Ada", "age": 36})
+    result = await call(target, mode, user, "wizard")
+    assert text(result) == "Hello Ada, you are 36."
+    # The second question names the first answer: it could only be asked in a later round.
+    assert [m for _, m in user.asked] == ["What is your name?", "How old are you, Ada?"]
+
+
+@pytest.mark.parametrize(
+    ("action", "answers", "expected"),
+    [
+        ("accept", {"confirm": True}, "Deleted /tmp/x."),
+        ("accept", {"confirm": False}, "Kept /tmp/x."),
+        ("decline", {}, "Kept /tmp/x (declined)."),
+        ("cancel", {}, "Kept /tmp/x (cancelled)."),
+    ],
+)
+async def test_confirm_delete(target, mode, action, answers, expected):
+    user = User(answers=answers, action=action)
+    result = await call(target, mode, user, "confirm_delete", {"path": "/tmp/x"})
+    assert text(result) == expected
+
+
+async def test_slow_sum(target, mode):
+    if mode == "legacy":
+        # A state-only round has no questions to send; a 2025 session cannot carry it.
+        with pytest.raises(BaseException) as failure:
+            await call(target, mode, User(), "slow_sum", {"n": 10})
+        assert "state only" in messages(failure.value)
+        return
+    result = await call(target, mode, User(), "slow_sum", {"n": 10})
+    assert text(result) == "sum(1..10) = 55"
+
+
+async def test_link_account(target, mode):
+    user = User()
+    result = await call(target, mode, user, "link_account")
+    assert text(result) == "Account linked."
+    assert [m for _, m in user.asked] == ["Sign in to link your account"]
+
+
+async def test_summarize(target, mode):
+    user = User()
+    result = await call(target, mode, user, "summarize", {"text": "A long text."})
+    assert text(result) == "Summary: It is short."
+    assert [m for _, m in user.asked] == ["Summarize in one sentence: A long text."]
+
+
+async def test_workspace(target, mode):
+    result = await call(target, mode, User(), "workspace")
+    assert text(result) == "Roots: file:///srv/a, file:///srv/b"
+
+
+# Raw HTTP, to hold the sealed state in hand.
+
+def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    params = body["params"]
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": body["method"],
+    }
+    if "name" in params or "uri" in params:
+        headers["mcp-name"] = params.get("name") or params["uri"]
+    params["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    }
+    request = urllib.request.Request(url, data=json.dumps({"jsonrpc": "2.0", "id": 1, **body}).encode(), headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+FROZEN = {"code": -32602, "message": "Invalid or expired requestState"}
+
+
+def first_leg(url: str, tool: str, args: dict[str, Any]) -> str:
+    status, reply = post(url, {"method": "tools/call", "params": {"name": tool, "arguments": args}})
+    assert status == 200 and reply["result"]["resultType"] == "input_required", reply
+    return reply["result"]["requestState"]
+
+
+def test_tampered_and_replayed_state_get_the_frozen_error(provision_url):
+    state = first_leg(provision_url, "wizard", {})
+    answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
+    flipped = state[:-2] + ("A" if state[-2] != "A" else "B") + state[-1]
+    for bad_state, tool, args in [
+        (state + "-TAMPERED", "wizard", {}),
+        (flipped, "wizard", {}),
+        (state, "provision", {"name": "orders"}),  # replayed on another tool
+        (state, "wizard", {"extra": 1}),  # replayed with other arguments
+    ]:
+        status, reply = post(
+            provision_url,
+            {"method": "tools/call", "params": {"name": tool, "arguments": args, "inputResponses": answer, "requestState": bad_state}},
+        )
+        assert status == 400, reply
+        assert reply["error"] == FROZEN, reply
+    # The original still goes on to its second round.
+    status, reply = post(
+        provision_url,
+        {"method": "tools/call", "params": {"name": "wizard", "arguments": {}, "inputResponses": answer, "requestState": state}},
+    )
+    assert status == 200 and reply["result"]["resultType"] == "input_required", reply
+    assert list(reply["result"]["inputRequests"]) == ["age"]
