@@ -120,3 +120,49 @@ async fn tool_annotations_come_from_options() {
     assert_eq!((sum.read_only_hint, sum.idempotent_hint), (Some(true), Some(true)));
     assert!(get("provision").is_none());
 }
+
+mod toolset {
+    //! Methods of an impl block, sharing one value.
+
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use roundtrip::prelude::*;
+    use roundtrip::testing::TestKit;
+    use serde_json::json;
+
+    struct Inventory {
+        shelves: AtomicU32,
+    }
+
+    #[toolset]
+    impl Inventory {
+        /// Add a shelf, after asking where.
+        #[tool(name = "add_shelf")]
+        async fn add(&self, #[resolve(elicit = "Which aisle?")] aisle: String) -> String {
+            let n = self.shelves.fetch_add(1, Ordering::SeqCst) + 1;
+            format!("{n} shelves; the new one is in {aisle}.")
+        }
+
+        /// Count shelves.
+        #[tool(read_only)]
+        async fn count(&self, cx: &RequestContext) -> String {
+            format!("{} shelves ({})", self.shelves.load(Ordering::SeqCst), cx.target())
+        }
+
+        fn not_a_tool(&self) -> u32 {
+            self.shelves.load(Ordering::SeqCst)
+        }
+    }
+
+    #[tokio::test]
+    async fn methods_share_the_value() {
+        let inventory = Arc::new(Inventory { shelves: AtomicU32::new(0) });
+        let server = Server::new("inventory", "1").tools(inventory.clone().tools());
+        let kit = TestKit::new(server).property("aisle", json!("7"));
+        assert_eq!(kit.call_tool("add_shelf", json!({})).await.unwrap().text(), "1 shelves; the new one is in 7.");
+        assert_eq!(kit.call_tool("add_shelf", json!({})).await.unwrap().text(), "2 shelves; the new one is in 7.");
+        assert_eq!(kit.call_tool("count", json!({})).await.unwrap().text(), "2 shelves (count)");
+        assert_eq!(inventory.not_a_tool(), 2);
+    }
+}

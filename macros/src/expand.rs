@@ -18,22 +18,67 @@ pub fn factory_ident(fn_ident: &syn::Ident) -> syn::Ident {
 pub fn tool(tool: &ToolFn) -> TokenStream {
     let item = &tool.item;
     let vis = &item.vis;
+    let factory = factory_ident(&item.sig.ident);
+    let name = &tool.name;
+    let definition = definition(tool, false);
+    quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #factory;
+
+        impl ::roundtrip::ToolFactory for #factory {
+            const NAME: &'static str = #name;
+
+            fn def() -> ::roundtrip::server::ToolDef #definition
+        }
+    }
+}
+
+/// An impl block whose `&self` methods are tools: the block as written (attributes stripped)
+/// and `tools(self: Arc<Self>)`, the definitions bound to one shared value.
+pub fn toolset(item: &syn::ItemImpl, tools: &[ToolFn]) -> TokenStream {
+    let self_ty = &item.self_ty;
+    let definitions = tools.iter().map(|t| {
+        let definition = definition(t, true);
+        quote!({ let __this = ::std::sync::Arc::clone(&self); #definition })
+    });
+    quote! {
+        #item
+
+        impl #self_ty {
+            /// The tools of this impl block, each calling its method on this shared value.
+            pub fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::roundtrip::server::ToolDef> {
+                ::std::vec::Vec::from([#(#definitions),*])
+            }
+        }
+    }
+}
+
+/// A block that evaluates to the tool's `ToolDef`. For a method, `__this: Arc<Self>` is in
+/// scope and the body calls the method on it.
+fn definition(tool: &ToolFn, method: bool) -> TokenStream {
+    let item = &tool.item;
     let fn_ident = &item.sig.ident;
-    let factory = factory_ident(fn_ident);
     let name = &tool.name;
     let rt = quote!(::roundtrip::__private);
 
     let arguments: Vec<&Param> = tool.params.iter().filter(|p| matches!(p.role, Role::Argument)).collect();
-    let arg_fields = arguments.iter().map(|p| {
-        let (ident, ty) = (&p.ident, &p.ty);
-        let doc = p.doc.as_ref().map(|d| quote!(#[doc = #d]));
-        quote!(#doc #ident: #ty,)
+    let arg_names: Vec<String> = arguments.iter().map(|p| p.ident.to_string()).collect();
+    let fields = arguments.iter().map(|p| {
+        let (key, ty) = (p.ident.to_string(), &p.ty);
+        let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
+        let description = opt_str(p.doc.clone());
+        let required = !is_option(ty);
+        quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required })
     });
-    let arg_names = arguments.iter().map(|p| p.ident.to_string());
-    let arg_asserts = arguments.iter().map(|p| {
-        let ty = &p.ty;
-        quote_spanned!(ty.span()=> #rt::assert_argument::<#ty>();)
+    let parsed = arguments.iter().map(|p| {
+        let (ident, key, ty) = (&p.ident, p.ident.to_string(), &p.ty);
+        let parse = quote_spanned!(ty.span()=> #rt::argument::<#ty>);
+        quote!(let #ident = #parse(#name, __args, #key)?;)
     });
+    let arg_idents: Vec<&syn::Ident> = arguments.iter().map(|p| &p.ident).collect();
 
     let nodes = tool.params.iter().filter_map(|p| node(p, &rt));
     let takes = tool.params.iter().filter_map(|p| {
@@ -46,7 +91,7 @@ pub fn tool(tool: &ToolFn) -> TokenStream {
     let call_args = tool.params.iter().map(|p| {
         let ident = &p.ident;
         match p.role {
-            Role::Argument => quote!(__args.#ident),
+            Role::Argument => quote!(#ident),
             Role::Resolved(_) => quote!(#ident),
             Role::Context => {
                 if matches!(p.ty, syn::Type::Reference(_)) {
@@ -84,51 +129,53 @@ pub fn tool(tool: &ToolFn) -> TokenStream {
     let annotations = annotations(tool);
     let uses_cx = tool.params.iter().any(|p| matches!(p.role, Role::Context));
     let cx_binding = if uses_cx { quote!(__cx) } else { quote!(_) };
-    let arguments_binding = if arguments.is_empty() { quote!(_) } else { quote!(__args) };
+    let arguments_binding = quote!((#(#arg_idents,)*));
     let values_binding = if resolves { quote!(mut __values) } else { quote!(_) };
-
-    quote! {
-        #item
-
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #factory;
-
-        impl ::roundtrip::ToolFactory for #factory {
-            const NAME: &'static str = #name;
-
-            fn def() -> ::roundtrip::server::ToolDef {
-                #[derive(#rt::serde::Deserialize, #rt::schemars::JsonSchema)]
-                #[serde(crate = "::roundtrip::__private::serde")]
-                #[schemars(crate = "::roundtrip::__private::schemars")]
-                #[allow(non_camel_case_types, dead_code)]
-                struct __Args { #(#arg_fields)* }
-                #may_ask_assert
-                #[allow(unused)]
-                fn __assert() {
-                    #(#arg_asserts)*
-                    #ret_assert
-                }
-                let __graph = match #rt::Graph::new(
-                    ::std::vec::Vec::from([#(#arg_names),*]),
-                    ::std::vec::Vec::from([#(#nodes),*]),
-                ) {
-                    ::core::result::Result::Ok(g) => g,
-                    ::core::result::Result::Err(e) => ::core::panic!("roundtrip: {}", e),
-                };
-                #rt::tool::<__Args, _, _>(
-                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
-                    #rt::input_schema::<__Args>(),
-                    #output_schema,
-                    __graph,
-                    |#arguments_binding: __Args, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| async move {
-                        #(#takes)*
-                        #outcome(#fn_ident(#(#call_args),*) #awaited)
-                    },
-                )
+    let body = if method {
+        quote!(move |#arguments_binding, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| {
+            let __this = ::std::sync::Arc::clone(&__this);
+            async move {
+                #(#takes)*
+                #outcome(__this.#fn_ident(#(#call_args),*) #awaited)
             }
+        })
+    } else {
+        quote!(|#arguments_binding, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| async move {
+            #(#takes)*
+            #outcome(#fn_ident(#(#call_args),*) #awaited)
+        })
+    };
+
+    quote!({
+        #may_ask_assert
+        #[allow(unused)]
+        fn __assert() {
+            #ret_assert
         }
-    }
+        let __graph = match #rt::Graph::new(
+            ::std::vec::Vec::from([#(#arg_names),*]),
+            ::std::vec::Vec::from([#(#nodes),*]),
+        ) {
+            ::core::result::Result::Ok(g) => g,
+            ::core::result::Result::Err(e) => ::core::panic!("roundtrip: {}", e),
+        };
+        #rt::tool(
+            #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
+            #rt::input_schema(::std::vec::Vec::from([#(#fields),*])),
+            #output_schema,
+            __graph,
+            |__args: &#rt::JsonObject| {
+                #(#parsed)*
+                ::core::result::Result::Ok((#(#arg_idents,)*))
+            },
+            #body,
+        )
+    })
+}
+
+/// An argument written `Option<T>` is optional in the input schema.
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
 fn opt_str(s: Option<String>) -> TokenStream {

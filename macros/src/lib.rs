@@ -14,6 +14,7 @@ mod expand;
 mod list;
 mod model;
 mod template;
+mod toolset;
 
 use proc_macro::TokenStream;
 
@@ -29,7 +30,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     let mut errors = darling::Error::accumulator();
-    let tool = model::read(args.into(), item, &mut errors);
+    let tool = model::read(args.into(), item, false, &mut errors);
     check::graph(&tool, &mut errors);
     match errors.finish() {
         Ok(()) => expand::tool(&tool).into(),
@@ -40,6 +41,13 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             out.into()
         }
     }
+}
+
+/// Collect the `#[tool]` methods of an impl block into `tools(self: Arc<Self>)`, for servers
+/// whose tools share state (a database pool, a cache).
+#[proc_macro_attribute]
+pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
+    toolset::toolset(args.into(), input.into()).into()
 }
 
 /// The definitions of these `#[tool]` fns, for `Server::tools`.

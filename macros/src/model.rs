@@ -107,7 +107,8 @@ fn template(lit: syn::LitStr, errors: &mut darling::error::Accumulator) -> Templ
 }
 
 /// Read a `#[tool]` fn. Attributes the macro consumes are stripped from `item` in place.
-pub fn read(args: TokenStream, mut item: syn::ItemFn, errors: &mut darling::error::Accumulator) -> ToolFn {
+/// `method`: the fn is a method of a `#[toolset]` impl block, which must take `&self`.
+pub fn read(args: TokenStream, mut item: syn::ItemFn, method: bool, errors: &mut darling::error::Accumulator) -> ToolFn {
     let args = match darling::ast::NestedMeta::parse_meta_list(args) {
         Ok(list) => errors.handle(ToolArgs::from_list(&list)).unwrap_or_default(),
         Err(e) => {
@@ -129,10 +130,16 @@ pub fn read(args: TokenStream, mut item: syn::ItemFn, errors: &mut darling::erro
     for input in item.sig.inputs.iter_mut() {
         match input {
             syn::FnArg::Receiver(r) => {
-                let msg = if r.mutability.is_some() || matches!(r.kind, syn::ReceiverKind::Reference(_, _, Some(_))) {
+                let by_ref = matches!(r.kind, syn::ReceiverKind::Reference(..));
+                let mutable = r.mutability.is_some() || matches!(r.kind, syn::ReceiverKind::Reference(_, _, Some(_)));
+                let msg = if mutable {
                     "a #[tool] method cannot take `&mut self`: the server calls tools concurrently; take `&self` and use interior mutability"
+                } else if !method {
+                    "#[tool] on a method needs its impl block marked `#[roundtrip::toolset]`"
+                } else if !by_ref {
+                    "a #[tool] method takes `&self`: the value is shared by every call"
                 } else {
-                    "#[tool] on a method needs its impl block marked `#[roundtrip::tools]`"
+                    continue;
                 };
                 errors.push(err_at(&*r, msg));
             }

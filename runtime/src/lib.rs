@@ -22,7 +22,7 @@ pub use declare::{
     Argument, Choice, Elicit, FormField, Json, Resolve, RootsOutput, SampleOutput, ToolFactory, ToolReturn, UrlOutput,
 };
 pub use resolve::{Answer, Consent};
-pub use roundtrip_macros::{Elicit, tool, tools};
+pub use roundtrip_macros::{Elicit, tool, tools, toolset};
 
 /// The names a server author needs.
 pub mod prelude {
@@ -31,7 +31,7 @@ pub mod prelude {
 
     pub use crate::protocol::{CallToolResult, Content, CreateMessageResult, Root};
     pub use crate::server::{InputRequired, Outcome, RequestContext};
-    pub use crate::{Answer, Consent, Elicit, Json, Resolve, Server, tool, tools};
+    pub use crate::{Answer, Consent, Elicit, Json, Resolve, Server, tool, tools, toolset};
 }
 
 /// What generated code calls. Not a public API.
@@ -42,5 +42,6 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::declare::*;
+    pub use crate::protocol::JsonObject;
     pub use crate::resolve::{Graph, Node, Part, Resolver, Template, Values};
 }

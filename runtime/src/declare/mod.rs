@@ -65,33 +65,76 @@ pub struct ToolSpec {
     pub annotations: Option<ToolAnnotations>,
 }
 
-/// The input schema of an arguments struct: an object schema without the generated title.
+/// One argument of a declared tool, for its input schema.
 #[doc(hidden)]
-pub fn input_schema<A: schemars::JsonSchema>() -> JsonObject {
-    let schema = schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<A>();
-    let mut obj = match serde_json::to_value(schema) {
-        Ok(Value::Object(o)) => o,
-        _ => JsonObject::new(),
-    };
-    obj.remove("$schema");
-    obj.remove("title");
-    obj.insert("type".into(), Value::String("object".into()));
-    obj.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
-    obj
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: &'static str,
+    pub schema: Value,
+    pub description: Option<&'static str>,
+    pub required: bool,
+}
+
+/// The JSON schema of an argument's type, without the root keywords that only make sense at
+/// a document's root (`$schema`, the type's name as `title`).
+#[doc(hidden)]
+pub fn argument_schema<T: Argument>() -> Value {
+    let mut schema = schema_of::<T>();
+    if let Some(obj) = schema.as_object_mut() {
+        obj.remove("$schema");
+        obj.remove("title");
+    }
+    schema
+}
+
+/// The input schema of a declared tool: an object of its arguments.
+#[doc(hidden)]
+pub fn input_schema(fields: Vec<Field>) -> JsonObject {
+    let mut properties = JsonObject::new();
+    let mut required = Vec::new();
+    for field in fields {
+        let mut schema = field.schema;
+        if let (Some(description), Some(obj)) = (field.description, schema.as_object_mut()) {
+            obj.insert("description".into(), Value::String(description.into()));
+        }
+        properties.insert(field.name.into(), schema);
+        if field.required {
+            required.push(Value::String(field.name.into()));
+        }
+    }
+    let mut schema = JsonObject::new();
+    schema.insert("type".into(), Value::String("object".into()));
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    schema
+}
+
+/// One argument of a call, as its type; a missing or ill-typed one is `-32602` naming it.
+#[doc(hidden)]
+pub fn argument<T: Argument>(tool: &str, args: &JsonObject, name: &str) -> Result<T, ErrorObject> {
+    let value = args.get(name).cloned().unwrap_or(Value::Null);
+    T::deserialize(value).map_err(|e| {
+        let why = if args.contains_key(name) { e.to_string() } else { "it is missing".to_owned() };
+        ErrorObject::invalid_params(format!("Invalid arguments for tool {tool}: `{name}`: {why}"))
+    })
 }
 
 /// Build the definition of a declared tool: parse the arguments, run the resolver graph, and
 /// call the body when everything is known.
 #[doc(hidden)]
-pub fn tool<A, F, Fut>(
+pub fn tool<A, P, F, Fut>(
     spec: ToolSpec,
     input_schema: JsonObject,
     output_schema: Option<JsonObject>,
     graph: Graph,
+    parse: P,
     body: F,
 ) -> ToolDef
 where
-    A: DeserializeOwned + Send + 'static,
+    A: Send + 'static,
+    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Outcome<CallToolResult>, ErrorObject>> + Send + 'static,
 {
@@ -103,14 +146,14 @@ where
         ..Tool::new(spec.name, input_schema)
     };
     let graph = Arc::new(graph);
+    let parse = Arc::new(parse);
     let body = Arc::new(body);
-    let name = spec.name;
     ToolDef::new(tool, move |cx| {
         let graph = graph.clone();
+        let parse = parse.clone();
         let body = body.clone();
         async move {
-            let args = A::deserialize(Value::Object(cx.arguments().clone()))
-                .map_err(|e| ErrorObject::invalid_params(format!("Invalid arguments for tool {name}: {e}")))?;
+            let args = parse(cx.arguments())?;
             if graph.nodes().is_empty() {
                 return body(args, Values::default(), cx).await;
             }
@@ -178,8 +221,6 @@ where
 }
 
 /// Compile-time checks, each failing at the type it names.
-#[doc(hidden)]
-pub fn assert_argument<T: Argument>() {}
 #[doc(hidden)]
 pub fn assert_return<T: ToolReturn>() {}
 #[doc(hidden)]

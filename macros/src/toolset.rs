@@ -1,0 +1,67 @@
+//! `#[toolset] impl Type { #[tool] async fn …(&self, …) }`: the methods marked `#[tool]` are
+//! read like free tool fns (the inner attributes are inert here: this outer attribute runs
+//! first and strips them).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{self, err_at};
+use crate::{check, expand};
+
+pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut item = match syn::parse2::<syn::ItemImpl>(input.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let mut out = syn::Error::new(e.span(), "#[toolset] goes on an impl block").to_compile_error();
+            out.extend(input);
+            return out;
+        }
+    };
+    let mut errors = darling::Error::accumulator();
+    if !args.is_empty() {
+        errors.push(err_at(&args, "#[toolset] takes no options; put them on each #[tool]"));
+    }
+    if !item.generics.params.is_empty() || item.trait_.is_some() {
+        errors.push(err_at(&item.impl_token, "#[toolset] goes on an inherent impl of a concrete type"));
+    }
+    let mut tools: Vec<model::ToolFn> = Vec::new();
+    for impl_item in &mut item.items {
+        let syn::ImplItem::Fn(method) = impl_item else { continue };
+        let Some(pos) = method.attrs.iter().position(is_tool_attr) else { continue };
+        let attr = method.attrs.remove(pos);
+        let tool_args = match attr.meta {
+            syn::Meta::List(list) => list.tokens,
+            _ => TokenStream::new(),
+        };
+        let as_fn = syn::ItemFn {
+            attrs: method.attrs.clone(),
+            vis: method.vis.clone(),
+            modifiers: method.modifiers.clone(),
+            sig: method.sig.clone(),
+            block: Box::new(method.block.clone()),
+        };
+        let tool = model::read(tool_args, as_fn, true, &mut errors);
+        check::graph(&tool, &mut errors);
+        if let Some(first) = tools.iter().find(|t| t.name == tool.name) {
+            errors.push(err_at(
+                &tool.item.sig.ident,
+                format!("`{}` is already the name of `{}` in this impl block: rename one with #[tool(name = \"…\")]", tool.name, first.item.sig.ident),
+            ));
+        }
+        // The method as written, without the attributes the macro consumed.
+        method.sig = tool.item.sig.clone();
+        tools.push(tool);
+    }
+    match errors.finish() {
+        Ok(()) => expand::toolset(&item, &tools),
+        Err(e) => {
+            let mut out = e.write_errors();
+            out.extend(quote!(#item));
+            out
+        }
+    }
+}
+
+fn is_tool_attr(attr: &syn::Attribute) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == "tool")
+}

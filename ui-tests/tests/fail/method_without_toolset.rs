@@ -1,0 +1,12 @@
+use roundtrip::prelude::*;
+
+struct Inventory;
+
+impl Inventory {
+    #[tool]
+    async fn count(&self) -> String {
+        "0".into()
+    }
+}
+
+fn main() {}
