@@ -7,8 +7,9 @@
 #   .tools/conformance  @modelcontextprotocol/conformance (a pinned prerelease: npm's
 #                       `latest` has no 2026-07-28 scenarios)
 #   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout
+#   cargo-expand        for the macro expansion snapshots (installed with cargo install)
 #
-# Only the npm registry and PyPI are contacted.
+# Only the npm registry, PyPI and crates.io are contacted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,4 +53,11 @@ PYEOF
     "mcp==$MCP_PY_VERSION" pytest pytest-timeout
 fi
 
+# cargo-expand, for the macro expansion snapshots (macrotest); it runs on stable.
+if ! cargo expand --version >/dev/null 2>&1; then
+  echo "setup-tools: installing cargo-expand (about two minutes)"
+  cargo install --quiet --locked cargo-expand
+fi
+
+echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2)"
 echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"

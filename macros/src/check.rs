@@ -1,7 +1,7 @@
 //! Checks of the resolver graph: every placeholder and `with` argument names a parameter, no
 //! question depends on its own answer, and the dependencies form no cycle.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use proc_macro2::Span;
 
@@ -10,8 +10,10 @@ use crate::model::{Kind, Role, ToolFn};
 pub fn graph(tool: &ToolFn, errors: &mut darling::error::Accumulator) {
     let names: Vec<String> =
         tool.params.iter().filter(|p| !matches!(p.role, Role::Context)).map(|p| p.ident.to_string()).collect();
-    // Edges between resolved parameters, with the span of the token that makes each edge.
-    let mut edges: HashMap<String, Vec<(String, Span)>> = HashMap::new();
+    // Edges between resolved parameters, with the span of the token that makes each edge;
+    // keyed by declaration position so that the search (and its report) is deterministic.
+    let position = |name: &str| tool.params.iter().position(|p| p.ident == name).unwrap_or(usize::MAX);
+    let mut edges: BTreeMap<usize, (String, Vec<(String, Span)>)> = BTreeMap::new();
     for p in &tool.params {
         let Role::Resolved(r) = &p.role else { continue };
         let me = p.ident.to_string();
@@ -44,15 +46,20 @@ pub fn graph(tool: &ToolFn, errors: &mut darling::error::Accumulator) {
                     ))
                     .with_span(&span),
                 ),
-                Role::Resolved(_) => edges.entry(me.clone()).or_default().push((dep, span)),
+                Role::Resolved(_) => {
+                    edges.entry(position(&me)).or_insert_with(|| (me.clone(), Vec::new())).1.push((dep, span));
+                }
                 Role::Argument => {}
             }
         }
     }
     // Depth-first search for a cycle; report it at the edge that closes it.
+    let edges: HashMap<String, Vec<(String, Span)>> = edges.into_values().collect::<Vec<_>>().into_iter().collect();
+    let order: Vec<String> =
+        tool.params.iter().map(|p| p.ident.to_string()).filter(|n| edges.contains_key(n)).collect();
     let mut state: HashMap<&str, u8> = HashMap::new(); // 1 = on the path, 2 = done
     let mut reported = false;
-    for start in edges.keys() {
+    for start in &order {
         let mut path = Vec::new();
         visit(start, &edges, &mut state, &mut path, &mut reported, errors);
     }

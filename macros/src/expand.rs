@@ -114,10 +114,7 @@ fn definition(tool: &ToolFn, method: bool) -> TokenStream {
     let resolves = tool.params.iter().any(|p| matches!(p.role, Role::Resolved(_)));
     let may_ask_assert = resolves.then(|| {
         quote_spanned!(ret_span=>
-            const _: () = ::core::assert!(
-                !<#ret as ::roundtrip::ToolReturn>::MAY_ASK,
-                "a tool with #[resolve] parameters cannot also return input_required itself (the manual form): the two share one channel; return the final result, or drop the resolvers and build the rounds by hand"
-            );
+            const _: () = ::roundtrip::__private::refuse_manual_form(<#ret as ::roundtrip::ToolReturn>::MAY_ASK);
         )
     });
     let ret_assert = quote_spanned!(ret_span=> #rt::assert_return::<#ret>(););
@@ -152,13 +149,10 @@ fn definition(tool: &ToolFn, method: bool) -> TokenStream {
         fn __assert() {
             #ret_assert
         }
-        let __graph = match #rt::Graph::new(
+        let __graph = #rt::graph(
             ::std::vec::Vec::from([#(#arg_names),*]),
             ::std::vec::Vec::from([#(#nodes),*]),
-        ) {
-            ::core::result::Result::Ok(g) => g,
-            ::core::result::Result::Err(e) => ::core::panic!("roundtrip: {}", e),
-        };
+        );
         #rt::tool(
             #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
             #rt::input_schema(::std::vec::Vec::from([#(#fields),*])),

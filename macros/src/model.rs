@@ -108,7 +108,12 @@ fn template(lit: syn::LitStr, errors: &mut darling::error::Accumulator) -> Templ
 
 /// Read a `#[tool]` fn. Attributes the macro consumes are stripped from `item` in place.
 /// `method`: the fn is a method of a `#[toolset]` impl block, which must take `&self`.
-pub fn read(args: TokenStream, mut item: syn::ItemFn, method: bool, errors: &mut darling::error::Accumulator) -> ToolFn {
+pub fn read(
+    args: TokenStream,
+    mut item: syn::ItemFn,
+    method: bool,
+    errors: &mut darling::error::Accumulator,
+) -> ToolFn {
     let args = match darling::ast::NestedMeta::parse_meta_list(args) {
         Ok(list) => errors.handle(ToolArgs::from_list(&list)).unwrap_or_default(),
         Err(e) => {

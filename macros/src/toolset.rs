@@ -45,7 +45,10 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         if let Some(first) = tools.iter().find(|t| t.name == tool.name) {
             errors.push(err_at(
                 &tool.item.sig.ident,
-                format!("`{}` is already the name of `{}` in this impl block: rename one with #[tool(name = \"…\")]", tool.name, first.item.sig.ident),
+                format!(
+                    "`{}` is already the name of `{}` in this impl block: rename one with #[tool(name = \"…\")]",
+                    tool.name, first.item.sig.ident
+                ),
             ));
         }
         // The method as written, without the attributes the macro consumed.

@@ -8,6 +8,7 @@
 
 pub mod client;
 mod declare;
+pub mod describe;
 pub mod protocol;
 pub mod resolve;
 pub mod seal;

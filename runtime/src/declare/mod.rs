@@ -146,6 +146,7 @@ where
         ..Tool::new(spec.name, input_schema)
     };
     let graph = Arc::new(graph);
+    let documented = graph.clone();
     let parse = Arc::new(parse);
     let body = Arc::new(body);
     ToolDef::new(tool, move |cx| {
@@ -169,6 +170,31 @@ where
             }
         }
     })
+    .with_graph(documented)
+}
+
+/// The graph of a declared tool.
+///
+/// # Panics
+/// Never for a graph the macro built: it rejects unknown names and cycles at compile time.
+#[doc(hidden)]
+pub fn graph(arguments: Vec<&'static str>, nodes: Vec<crate::resolve::Node>) -> Graph {
+    match Graph::new(arguments, nodes) {
+        Ok(graph) => graph,
+        Err(e) => panic!("roundtrip: a declared tool's graph is invalid: {e}"),
+    }
+}
+
+/// Fails compilation (in a const) when a tool with resolvers may also answer
+/// `input_required` itself.
+#[doc(hidden)]
+pub const fn refuse_manual_form(may_ask: bool) {
+    if may_ask {
+        panic!(
+            "a tool with #[resolve] parameters cannot also return input_required itself (the manual form): the two \
+             share one channel; return the final result, or drop the resolvers and build the rounds by hand"
+        );
+    }
 }
 
 /// Turn a body's return value into the outcome.

@@ -14,6 +14,7 @@ use crate::protocol::{
     CallToolResult, CreateMessageParams, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
     JsonObject, ListRootsParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
 };
+use crate::resolve::Graph;
 
 /// What a handler answers: the final result, or a round of questions.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,6 +154,8 @@ impl<T: 'static> Handler<T> {
 pub struct ToolDef {
     /// The definition `tools/list` shows.
     pub tool: Tool,
+    /// The questions a declared tool may ask (none for a manual handler).
+    pub graph: Option<Arc<Graph>>,
     pub(crate) handler: Handler<CallToolResult>,
 }
 
@@ -173,7 +176,13 @@ impl ToolDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
     {
-        Self { tool, handler: Handler::new(handler) }
+        Self { tool, graph: None, handler: Handler::new(handler) }
+    }
+
+    /// Attach the resolver graph the handler runs, for documentation.
+    pub fn with_graph(mut self, graph: Arc<Graph>) -> Self {
+        self.graph = Some(graph);
+        self
     }
 }
 

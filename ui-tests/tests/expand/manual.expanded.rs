@@ -1,0 +1,54 @@
+use roundtrip::prelude::*;
+async fn slow_sum(n: u64, cx: &RequestContext) -> Outcome<CallToolResult> {
+    match cx.state::<u64>() {
+        Some(n) => Outcome::Complete(CallToolResult::text(n.to_string())),
+        None => InputRequired::new().state(&n).into(),
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct __roundtrip_tool_slow_sum;
+impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
+    const NAME: &'static str = "slow_sum";
+    fn def() -> ::roundtrip::server::ToolDef {
+        #[allow(unused)]
+        fn __assert() {
+            ::roundtrip::__private::assert_return::<Outcome<CallToolResult>>();
+        }
+        let __graph = ::roundtrip::__private::graph(
+            ::std::vec::Vec::from(["n"]),
+            ::std::vec::Vec::from([]),
+        );
+        ::roundtrip::__private::tool(
+            ::roundtrip::__private::ToolSpec {
+                name: "slow_sum",
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::None,
+                annotations: ::core::option::Option::None,
+            },
+            ::roundtrip::__private::input_schema(
+                ::std::vec::Vec::from([
+                    ::roundtrip::__private::Field {
+                        name: "n",
+                        schema: ::roundtrip::__private::argument_schema::<u64>(),
+                        description: ::core::option::Option::None,
+                        required: true,
+                    },
+                ]),
+            ),
+            <Outcome<CallToolResult> as ::roundtrip::ToolReturn>::output_schema(),
+            __graph,
+            |__args: &::roundtrip::__private::JsonObject| {
+                let n = ::roundtrip::__private::argument::<
+                    u64,
+                >("slow_sum", __args, "n")?;
+                ::core::result::Result::Ok((n,))
+            },
+            |
+                (n,),
+                _: ::roundtrip::__private::Values,
+                __cx: ::roundtrip::server::RequestContext|
+            async move { ::roundtrip::__private::outcome(slow_sum(n, &__cx).await) },
+        )
+    }
+}

@@ -1,0 +1,52 @@
+use roundtrip::prelude::*;
+/// Say hello.
+async fn hello(name: String) -> String {
+    name
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct __roundtrip_tool_hello;
+impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
+    const NAME: &'static str = "hello";
+    fn def() -> ::roundtrip::server::ToolDef {
+        #[allow(unused)]
+        fn __assert() {
+            ::roundtrip::__private::assert_return::<String>();
+        }
+        let __graph = ::roundtrip::__private::graph(
+            ::std::vec::Vec::from(["name"]),
+            ::std::vec::Vec::from([]),
+        );
+        ::roundtrip::__private::tool(
+            ::roundtrip::__private::ToolSpec {
+                name: "hello",
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::Some("Say hello."),
+                annotations: ::core::option::Option::None,
+            },
+            ::roundtrip::__private::input_schema(
+                ::std::vec::Vec::from([
+                    ::roundtrip::__private::Field {
+                        name: "name",
+                        schema: ::roundtrip::__private::argument_schema::<String>(),
+                        description: ::core::option::Option::Some("Who to greet."),
+                        required: true,
+                    },
+                ]),
+            ),
+            <String as ::roundtrip::ToolReturn>::output_schema(),
+            __graph,
+            |__args: &::roundtrip::__private::JsonObject| {
+                let name = ::roundtrip::__private::argument::<
+                    String,
+                >("hello", __args, "name")?;
+                ::core::result::Result::Ok((name,))
+            },
+            |
+                (name,),
+                _: ::roundtrip::__private::Values,
+                _: ::roundtrip::server::RequestContext|
+            async move { ::roundtrip::__private::outcome(hello(name).await) },
+        )
+    }
+}
