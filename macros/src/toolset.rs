@@ -22,7 +22,7 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         errors.push(err_at(&args, "#[toolset] takes no options; put them on each #[tool]"));
     }
     if !item.generics.params.is_empty() || item.trait_.is_some() {
-        errors.push(err_at(&item.impl_token, "#[toolset] goes on an inherent impl of a concrete type"));
+        errors.push(err_at(item.impl_token, "#[toolset] goes on an inherent impl of a concrete type"));
     }
     let mut tools: Vec<model::ToolFn> = Vec::new();
     for impl_item in &mut item.items {
