@@ -81,15 +81,29 @@ pub async fn workspace(#[resolve(roots)] roots: Vec<Root>) -> String {
     format!("Roots: {}", uris.join(", "))
 }
 
+/// Welcome a new user by name.
+#[prompt]
+pub async fn greeting(#[resolve(elicit = "What should I call you?")] name: String) -> String {
+    format!("Hello, {name}! Welcome aboard.")
+}
+
+/// A private note; reading it asks for the passphrase.
+#[resource_template("notes://{id}", mime_type = "text/plain")]
+pub async fn note(
+    /// The note's number.
+    id: String,
+    #[resolve(elicit = "Passphrase for note {id}?")] passphrase: String,
+) -> Result<String, &'static str> {
+    if passphrase.trim().is_empty() {
+        return Err("an empty passphrase opens nothing");
+    }
+    Ok(format!("Note {id}: the eagle lands at dawn."))
+}
+
 /// The server.
 pub fn server() -> Server {
-    Server::new("provision", env!("CARGO_PKG_VERSION")).tools(tools![
-        provision,
-        wizard,
-        confirm_delete,
-        slow_sum,
-        link_account,
-        summarize,
-        workspace
-    ])
+    Server::new("provision", env!("CARGO_PKG_VERSION"))
+        .tools(tools![provision, wizard, confirm_delete, slow_sum, link_account, summarize, workspace])
+        .prompts(prompts![greeting])
+        .resources(resources![note])
 }

@@ -166,3 +166,35 @@ mod toolset {
         assert_eq!(inventory.not_a_tool(), 2);
     }
 }
+
+#[tokio::test]
+async fn greeting_asks_the_name() {
+    let flow = kit().property("name", json!("Ada")).get_prompt("greeting", json!({})).await.unwrap();
+    assert_eq!(flow.questions(), vec![vec!["name"]]);
+    assert_eq!(flow.result.messages.len(), 1);
+    assert_eq!(flow.result.messages[0].content.as_text(), Some("Hello, Ada! Welcome aboard."));
+}
+
+#[tokio::test]
+async fn notes_ask_the_passphrase() {
+    let flow = kit().property("passphrase", json!("swordfish")).read_resource("notes://42").await.unwrap();
+    assert_eq!(flow.questions(), vec![vec!["passphrase"]]);
+    let question = serde_json::to_value(&flow.rounds[0]["passphrase"]).unwrap();
+    assert_eq!(question["params"]["message"], "Passphrase for note 42?");
+    let contents = serde_json::to_value(&flow.result.contents).unwrap();
+    assert_eq!(
+        contents,
+        json!([{"uri": "notes://42", "mimeType": "text/plain", "text": "Note 42: the eagle lands at dawn."}])
+    );
+}
+
+#[tokio::test]
+async fn prompts_and_templates_are_listed() {
+    let server = server();
+    let greeting = &server.prompt_defs()[0].prompt;
+    assert_eq!(greeting.name, "greeting");
+    assert!(greeting.arguments.is_none(), "the name is asked, not an argument");
+    let note = &server.resource_template_defs()[0].template;
+    assert_eq!((note.uri_template.as_str(), note.name.as_str()), ("notes://{id}", "note"));
+    assert_eq!(note.mime_type.as_deref(), Some("text/plain"));
+}

@@ -29,3 +29,20 @@ pub struct ResolveArgs {
     pub roots: Flag,
     pub with: Option<syn::Expr>,
 }
+
+/// `#[prompt(name = "…", title = "…", description = "…")]`
+#[derive(Debug, Default, FromMeta)]
+pub struct PromptArgs {
+    pub name: Option<syn::LitStr>,
+    pub title: Option<syn::LitStr>,
+    pub description: Option<syn::LitStr>,
+}
+
+/// `#[resource("uri", …)]` and `#[resource_template("uri", …)]`, after the URI.
+#[derive(Debug, Default, FromMeta)]
+pub struct ResourceArgs {
+    pub name: Option<syn::LitStr>,
+    pub title: Option<syn::LitStr>,
+    pub description: Option<syn::LitStr>,
+    pub mime_type: Option<syn::LitStr>,
+}

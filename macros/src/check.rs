@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use proc_macro2::Span;
 
-use crate::model::{Kind, Role, ToolFn};
+use crate::model::{Declared, Kind, Options, Role, Which, err_at};
+use crate::template;
 
-pub fn graph(tool: &ToolFn, errors: &mut darling::error::Accumulator) {
+pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
     let names: Vec<String> =
         tool.params.iter().filter(|p| !matches!(p.role, Role::Context)).map(|p| p.ident.to_string()).collect();
     // Edges between resolved parameters, with the span of the token that makes each edge;
@@ -122,4 +123,68 @@ fn distance(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+/// The rules of each kind: a template's variables and arguments match both ways; a static
+/// resource neither takes arguments nor asks.
+pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
+    let Options::Resource { uri, .. } = &decl.options else { return };
+    match decl.which {
+        Which::ResourceTemplate => {
+            let vars = match template::uri_variables(&uri.value()) {
+                Ok(vars) => vars,
+                Err(why) => {
+                    errors.push(err_at(uri, format!("invalid URI template: {why}")));
+                    return;
+                }
+            };
+            if vars.is_empty() {
+                errors.push(err_at(uri, "a template needs `{variables}`; for a fixed URI use #[resource(\"…\")]"));
+            }
+            for var in &vars {
+                let bound = decl.params.iter().any(|p| p.ident == var && matches!(p.role, Role::Argument));
+                if !bound {
+                    errors.push(err_at(
+                        uri,
+                        format!(
+                            "`{{{var}}}` binds to no parameter: add a parameter `{var}: String` to `{}`",
+                            decl.item.sig.ident
+                        ),
+                    ));
+                }
+            }
+            for p in decl.params.iter().filter(|p| matches!(p.role, Role::Argument)) {
+                if !vars.iter().any(|v| p.ident == v) {
+                    errors.push(err_at(
+                        &p.ident,
+                        format!(
+                            "`{}` is not a variable of `{}`: add `{{{}}}` to the template, or resolve it with #[resolve(...)]",
+                            p.ident,
+                            uri.value(),
+                            p.ident
+                        ),
+                    ));
+                }
+            }
+        }
+        Which::Resource => {
+            if uri.value().contains('{') {
+                errors.push(err_at(uri, "this URI has `{variables}`: declare it with #[resource_template(\"…\")]"));
+            }
+            for p in &decl.params {
+                match p.role {
+                    Role::Argument => errors.push(err_at(
+                        &p.ident,
+                        "a static resource takes no arguments; for a URI with variables use #[resource_template(\"…/{name}\")]",
+                    )),
+                    Role::Resolved(_) => errors.push(err_at(
+                        &p.ident,
+                        "a static resource cannot ask: remove #[resolve], or make it a #[resource_template] or a #[tool]",
+                    )),
+                    Role::Context => {}
+                }
+            }
+        }
+        Which::Tool | Which::Prompt => {}
+    }
 }

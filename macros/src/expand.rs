@@ -7,20 +7,39 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::docs;
-use crate::model::{Kind, Param, Role, Template, ToolFn};
+use crate::model::{Declared, Kind, Options, Param, Role, Template, Which};
 use crate::template::Piece;
 
-/// The hidden factory type of a tool fn (what `tools![…]` names).
-pub fn factory_ident(fn_ident: &syn::Ident) -> syn::Ident {
-    format_ident!("__roundtrip_tool_{}", fn_ident)
+/// The hidden factory type of a declared fn (what `tools![…]`, `prompts![…]` and
+/// `resources![…]` name).
+pub fn factory_ident(which: Which, fn_ident: &syn::Ident) -> syn::Ident {
+    let kind = match which {
+        Which::Tool => "tool",
+        Which::Prompt => "prompt",
+        Which::ResourceTemplate | Which::Resource => "resource",
+    };
+    format_ident!("__roundtrip_{}_{}", kind, fn_ident)
 }
 
-pub fn tool(tool: &ToolFn) -> TokenStream {
-    let item = &tool.item;
+/// The factory trait and the definition type of each kind.
+fn factory_trait(which: Which) -> (TokenStream, TokenStream) {
+    match which {
+        Which::Tool => (quote!(::roundtrip::ToolFactory), quote!(::roundtrip::server::ToolDef)),
+        Which::Prompt => (quote!(::roundtrip::PromptFactory), quote!(::roundtrip::server::PromptDef)),
+        Which::ResourceTemplate | Which::Resource => {
+            (quote!(::roundtrip::ResourceFactory), quote!(::roundtrip::server::ResourceEntry))
+        }
+    }
+}
+
+/// A declared free fn: the fn as written (attributes stripped) and its hidden factory.
+pub fn item(decl: &Declared) -> TokenStream {
+    let item = &decl.item;
     let vis = &item.vis;
-    let factory = factory_ident(&item.sig.ident);
-    let name = &tool.name;
-    let definition = definition(tool, false);
+    let factory = factory_ident(decl.which, &item.sig.ident);
+    let (factory_trait, def_type) = factory_trait(decl.which);
+    let name = &decl.name;
+    let definition = definition(decl, false);
     quote! {
         #item
 
@@ -28,21 +47,39 @@ pub fn tool(tool: &ToolFn) -> TokenStream {
         #[allow(non_camel_case_types)]
         #vis struct #factory;
 
-        impl ::roundtrip::ToolFactory for #factory {
+        impl #factory_trait for #factory {
             const NAME: &'static str = #name;
 
-            fn def() -> ::roundtrip::server::ToolDef #definition
+            fn def() -> #def_type #definition
         }
     }
 }
 
-/// An impl block whose `&self` methods are tools: the block as written (attributes stripped)
-/// and `tools(self: Arc<Self>)`, the definitions bound to one shared value.
-pub fn toolset(item: &syn::ItemImpl, tools: &[ToolFn]) -> TokenStream {
+/// An impl block whose `&self` methods are tools and prompts: the block as written
+/// (attributes stripped) and `tools(self: Arc<Self>)` / `prompts(self: Arc<Self>)`, the
+/// definitions bound to one shared value.
+pub fn toolset(item: &syn::ItemImpl, declared: &[Declared]) -> TokenStream {
     let self_ty = &item.self_ty;
-    let definitions = tools.iter().map(|t| {
-        let definition = definition(t, true);
-        quote!({ let __this = ::std::sync::Arc::clone(&self); #definition })
+    let collect = |which: Which| {
+        let definitions: Vec<TokenStream> = declared
+            .iter()
+            .filter(|d| d.which == which)
+            .map(|d| {
+                let definition = definition(d, true);
+                quote!({ let __this = ::std::sync::Arc::clone(&self); #definition })
+            })
+            .collect();
+        definitions
+    };
+    let tools = collect(Which::Tool);
+    let prompts = collect(Which::Prompt);
+    let prompts_fn = (!prompts.is_empty()).then(|| {
+        quote! {
+            /// The prompts of this impl block, each calling its method on this shared value.
+            pub fn prompts(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::roundtrip::server::PromptDef> {
+                ::std::vec::Vec::from([#(#prompts),*])
+            }
+        }
     });
     quote! {
         #item
@@ -50,28 +87,38 @@ pub fn toolset(item: &syn::ItemImpl, tools: &[ToolFn]) -> TokenStream {
         impl #self_ty {
             /// The tools of this impl block, each calling its method on this shared value.
             pub fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::roundtrip::server::ToolDef> {
-                ::std::vec::Vec::from([#(#definitions),*])
+                ::std::vec::Vec::from([#(#tools),*])
             }
+
+            #prompts_fn
         }
     }
 }
 
-/// A block that evaluates to the tool's `ToolDef`. For a method, `__this: Arc<Self>` is in
+/// A block that evaluates to the item's definition. For a method, `__this: Arc<Self>` is in
 /// scope and the body calls the method on it.
-fn definition(tool: &ToolFn, method: bool) -> TokenStream {
-    let item = &tool.item;
+fn definition(decl: &Declared, method: bool) -> TokenStream {
+    let item = &decl.item;
+    let which = decl.which;
     let fn_ident = &item.sig.ident;
-    let name = &tool.name;
+    let name = &decl.name;
     let rt = quote!(::roundtrip::__private);
 
-    let arguments: Vec<&Param> = tool.params.iter().filter(|p| matches!(p.role, Role::Argument)).collect();
+    let arguments: Vec<&Param> = decl.params.iter().filter(|p| matches!(p.role, Role::Argument)).collect();
     let arg_names: Vec<String> = arguments.iter().map(|p| p.ident.to_string()).collect();
-    let fields = arguments.iter().map(|p| {
-        let (key, ty) = (p.ident.to_string(), &p.ty);
-        let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
-        let description = opt_str(p.doc.clone());
-        let required = !is_option(ty);
-        quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required })
+    let fields: Vec<TokenStream> = arguments
+        .iter()
+        .map(|p| {
+            let (key, ty) = (p.ident.to_string(), &p.ty);
+            let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
+            let description = opt_str(p.doc.clone());
+            let required = !is_option(ty);
+            quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required })
+        })
+        .collect();
+    let text_asserts = arguments.iter().filter(|_| which != Which::Tool).map(|p| {
+        let ty = &p.ty;
+        quote_spanned!(ty.span()=> ::roundtrip::__private::assert_text_argument::<#ty>();)
     });
     let parsed = arguments.iter().map(|p| {
         let (ident, key, ty) = (&p.ident, p.ident.to_string(), &p.ty);
@@ -80,29 +127,28 @@ fn definition(tool: &ToolFn, method: bool) -> TokenStream {
     });
     let arg_idents: Vec<&syn::Ident> = arguments.iter().map(|p| &p.ident).collect();
 
-    let nodes = tool.params.iter().filter_map(|p| node(p, &rt));
-    let takes = tool.params.iter().filter_map(|p| {
+    let nodes = decl.params.iter().filter_map(|p| node(p, &rt));
+    let takes = decl.params.iter().filter_map(|p| {
         let Role::Resolved(r) = &p.role else { return None };
         let (ident, ty, key) = (&p.ident, &p.ty, p.ident.to_string());
         let method = if r.answer_of.is_some() { quote!(answer) } else { quote!(take) };
         let inner = r.value_type(ty);
         Some(quote!(let #ident: #ty = __values.#method::<#inner>(#key)?;))
     });
-    let call_args = tool.params.iter().map(|p| {
+    let call_args = decl.params.iter().map(|p| {
         let ident = &p.ident;
         match p.role {
-            Role::Argument => quote!(#ident),
-            Role::Resolved(_) => quote!(#ident),
-            Role::Context => {
-                if matches!(p.ty, syn::Type::Reference(_)) {
-                    quote!(&__cx)
-                } else {
-                    quote!(__cx)
-                }
-            }
+            Role::Argument | Role::Resolved(_) => quote!(#ident),
+            Role::Context if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__cx),
+            Role::Context => quote!(__cx),
         }
     });
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
+    let call = if method {
+        quote!(__this.#fn_ident(#(#call_args),*) #awaited)
+    } else {
+        quote!(#fn_ident(#(#call_args),*) #awaited)
+    };
     let ret = match &item.sig.output {
         syn::ReturnType::Default => quote!(()),
         syn::ReturnType::Type(_, ty) => quote!(#ty),
@@ -111,59 +157,124 @@ fn definition(tool: &ToolFn, method: bool) -> TokenStream {
         syn::ReturnType::Default => item.sig.ident.span(),
         syn::ReturnType::Type(_, ty) => ty.span(),
     };
-    let resolves = tool.params.iter().any(|p| matches!(p.role, Role::Resolved(_)));
+    let resolves = decl.params.iter().any(|p| matches!(p.role, Role::Resolved(_)));
+    // Spanned at the return type, so that a type that cannot be returned is reported there.
+    let (ret_trait, ret_assert, outcome) = match which {
+        Which::Tool => (
+            quote_spanned!(ret_span=> ::roundtrip::ToolReturn),
+            quote_spanned!(ret_span=> ::roundtrip::__private::assert_return::<#ret>();),
+            quote_spanned!(ret_span=> ::roundtrip::__private::outcome),
+        ),
+        Which::Prompt => (
+            quote_spanned!(ret_span=> ::roundtrip::PromptReturn),
+            quote_spanned!(ret_span=> ::roundtrip::__private::assert_prompt_return::<#ret>();),
+            quote_spanned!(ret_span=> ::roundtrip::__private::prompt_outcome),
+        ),
+        Which::ResourceTemplate | Which::Resource => (
+            quote_spanned!(ret_span=> ::roundtrip::ResourceReturn),
+            quote_spanned!(ret_span=> ::roundtrip::__private::assert_resource_return::<#ret>();),
+            quote_spanned!(ret_span=> ::roundtrip::__private::resource_outcome),
+        ),
+    };
     let may_ask_assert = resolves.then(|| {
         quote_spanned!(ret_span=>
-            const _: () = ::roundtrip::__private::refuse_manual_form(<#ret as ::roundtrip::ToolReturn>::MAY_ASK);
+            const _: () = ::roundtrip::__private::refuse_manual_form(<#ret as #ret_trait>::MAY_ASK);
         )
     });
-    let ret_assert = quote_spanned!(ret_span=> #rt::assert_return::<#ret>(););
-    // Spanned at the return type too, so that a type that is no ToolReturn is reported once, there.
-    let output_schema = quote_spanned!(ret_span=> <#ret as ::roundtrip::ToolReturn>::output_schema());
-    let outcome = quote_spanned!(ret_span=> #rt::outcome);
-    let title = opt_str(tool.args.title.as_ref().map(syn::LitStr::value));
-    let description = opt_str(tool.description.clone());
-    let annotations = annotations(tool);
-    let uses_cx = tool.params.iter().any(|p| matches!(p.role, Role::Context));
-    let cx_binding = if uses_cx { quote!(__cx) } else { quote!(_) };
+    let title = opt_str(decl.options.title());
+    let description = opt_str(decl.description.clone());
+    let uses_cx = decl.params.iter().any(|p| matches!(p.role, Role::Context));
+    let is_resource = matches!(which, Which::ResourceTemplate | Which::Resource);
+    let cx_binding = if uses_cx || is_resource { quote!(__cx) } else { quote!(_) };
     let arguments_binding = quote!((#(#arg_idents,)*));
     let values_binding = if resolves { quote!(mut __values) } else { quote!(_) };
-    let body = if method {
-        quote!(move |#arguments_binding, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| {
-            let __this = ::std::sync::Arc::clone(&__this);
+    let result = match &decl.options {
+        Options::Resource { args, .. } => {
+            let mime = opt_str(args.mime_type.as_ref().map(syn::LitStr::value));
+            quote!(#outcome(#call, &__uri, #mime))
+        }
+        _ => quote!(#outcome(#call)),
+    };
+    let remember_uri = is_resource.then(|| quote!(let __uri = ::std::string::String::from(__cx.target());));
+    let this = method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);));
+    let mover = method.then(|| quote!(move));
+    let body = if which == Which::Resource {
+        quote!(#mover |#cx_binding: ::roundtrip::server::RequestContext| {
+            #this
             async move {
-                #(#takes)*
-                #outcome(__this.#fn_ident(#(#call_args),*) #awaited)
+                #remember_uri
+                #result
             }
         })
     } else {
-        quote!(|#arguments_binding, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| async move {
-            #(#takes)*
-            #outcome(#fn_ident(#(#call_args),*) #awaited)
+        quote!(#mover |#arguments_binding, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| {
+            #this
+            async move {
+                #remember_uri
+                #(#takes)*
+                #result
+            }
         })
     };
-
-    quote!({
-        #may_ask_assert
-        #[allow(unused)]
-        fn __assert() {
-            #ret_assert
-        }
+    let graph = quote! {
         let __graph = #rt::graph(
             ::std::vec::Vec::from([#(#arg_names),*]),
             ::std::vec::Vec::from([#(#nodes),*]),
         );
-        #rt::tool(
-            #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
-            #rt::input_schema(::std::vec::Vec::from([#(#fields),*])),
-            #output_schema,
-            __graph,
-            |__args: &#rt::JsonObject| {
-                #(#parsed)*
-                ::core::result::Result::Ok((#(#arg_idents,)*))
-            },
-            #body,
-        )
+    };
+    let parse = quote! {
+        |__args: &#rt::JsonObject| {
+            #(#parsed)*
+            ::core::result::Result::Ok((#(#arg_idents,)*))
+        }
+    };
+    let builder = match &decl.options {
+        Options::Tool(_) => {
+            let annotations = annotations(decl);
+            let output_schema = quote_spanned!(ret_span=> <#ret as ::roundtrip::ToolReturn>::output_schema());
+            quote! {
+                #graph
+                #rt::tool(
+                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
+                    #rt::input_schema(::std::vec::Vec::from([#(#fields),*])),
+                    #output_schema,
+                    __graph,
+                    #parse,
+                    #body,
+                )
+            }
+        }
+        Options::Prompt(_) => quote! {
+            #graph
+            #rt::prompt(
+                #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: ::core::option::Option::None },
+                ::std::vec::Vec::from([#(#fields),*]),
+                __graph,
+                #parse,
+                #body,
+            )
+        },
+        Options::Resource { uri, args } => {
+            let mime = opt_str(args.mime_type.as_ref().map(syn::LitStr::value));
+            let spec = quote!(#rt::ResourceSpec { uri: #uri, name: #name, title: #title, description: #description, mime_type: #mime });
+            if which == Which::Resource {
+                quote!(#rt::resource(#spec, #body))
+            } else {
+                quote! {
+                    #graph
+                    #rt::resource_template(#spec, __graph, #parse, #body)
+                }
+            }
+        }
+    };
+    quote!({
+        #may_ask_assert
+        #[allow(unused)]
+        fn __assert() {
+            #(#text_asserts)*
+            #ret_assert
+        }
+        #builder
     })
 }
 
@@ -179,8 +290,8 @@ fn opt_str(s: Option<String>) -> TokenStream {
     }
 }
 
-fn annotations(tool: &ToolFn) -> TokenStream {
-    let a = &tool.args;
+fn annotations(decl: &Declared) -> TokenStream {
+    let Options::Tool(a) = &decl.options else { return quote!(::core::option::Option::None) };
     let flags = [
         (a.read_only.is_present(), quote!(read_only_hint)),
         (a.destructive.is_present(), quote!(destructive_hint)),

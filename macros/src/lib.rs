@@ -1,5 +1,6 @@
-//! Attribute macros of [roundtrip](https://docs.rs/roundtrip): `#[tool]` with
-//! `#[resolve(...)]` parameters, `tools![…]`, and `#[derive(Elicit)]`.
+//! Attribute macros of [roundtrip](https://docs.rs/roundtrip): `#[tool]`, `#[prompt]`,
+//! `#[resource_template]` and `#[resource]` with `#[resolve(...)]` parameters, `#[toolset]`,
+//! the `tools![…]`, `prompts![…]` and `resources![…]` lists, and `#[derive(Elicit)]`.
 //!
 //! The macros describe; the runtime implements. Each macro reads its input (parse), checks
 //! it (all problems of an item reported together, each at the token to change), and emits
@@ -16,26 +17,53 @@ mod model;
 mod template;
 mod toolset;
 
+use model::Which;
 use proc_macro::TokenStream;
 
 /// Declare an MCP tool. See the `roundtrip` crate documentation.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    declare(Which::Tool, args, input)
+}
+
+/// Declare an MCP prompt: its arguments (strings) become prompt arguments; it returns
+/// messages.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    declare(Which::Prompt, args, input)
+}
+
+/// Declare a family of resources: `#[resource_template("notes://{id}")]`; each variable binds
+/// to the parameter of the same name.
+#[proc_macro_attribute]
+pub fn resource_template(args: TokenStream, input: TokenStream) -> TokenStream {
+    declare(Which::ResourceTemplate, args, input)
+}
+
+/// Declare a resource at a fixed URI: `#[resource("config://app")]`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    declare(Which::Resource, args, input)
+}
+
+fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {
     let item = match syn::parse::<syn::ItemFn>(input.clone()) {
         Ok(item) => item,
         Err(e) => {
-            let mut out: TokenStream = syn::Error::new(e.span(), "#[tool] goes on a fn").to_compile_error().into();
+            let message = format!("{} goes on a fn", which.attribute());
+            let mut out: TokenStream = syn::Error::new(e.span(), message).to_compile_error().into();
             out.extend(input);
             return out;
         }
     };
     let mut errors = darling::Error::accumulator();
-    let tool = model::read(args.into(), item, false, &mut errors);
-    check::graph(&tool, &mut errors);
+    let decl = model::read(which, args.into(), item, false, &mut errors);
+    check::graph(&decl, &mut errors);
+    check::kind_rules(&decl, &mut errors);
     match errors.finish() {
-        Ok(()) => expand::tool(&tool).into(),
+        Ok(()) => expand::item(&decl).into(),
         Err(e) => {
-            let item = &tool.item;
+            let item = &decl.item;
             let mut out = e.write_errors();
             out.extend(quote::quote!(#item));
             out.into()
@@ -53,7 +81,20 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 /// The definitions of these `#[tool]` fns, for `Server::tools`.
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
-    list::tools(input.into()).into()
+    list::list(Which::Tool, input.into()).into()
+}
+
+/// The definitions of these `#[prompt]` fns, for `Server::prompts`.
+#[proc_macro]
+pub fn prompts(input: TokenStream) -> TokenStream {
+    list::list(Which::Prompt, input.into()).into()
+}
+
+/// The definitions of these `#[resource]` and `#[resource_template]` fns, for
+/// `Server::resources`.
+#[proc_macro]
+pub fn resources(input: TokenStream) -> TokenStream {
+    list::list(Which::Resource, input.into()).into()
 }
 
 /// Make a flat struct (a form) or a unit-variant enum (a choice) askable with

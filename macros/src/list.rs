@@ -1,4 +1,5 @@
-//! `tools![a, module::b]`: the definitions of these tools, with duplicates refused.
+//! `tools![a, module::b]`, `prompts![…]`, `resources![…]`: the definitions of these declared
+//! fns, with duplicates refused.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -6,13 +7,19 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 
 use crate::expand::factory_ident;
+use crate::model::Which;
 
-pub fn tools(input: TokenStream) -> TokenStream {
+pub fn list(which: Which, input: TokenStream) -> TokenStream {
+    let (what, factory_trait) = match which {
+        Which::Tool => ("tools", quote!(::roundtrip::ToolFactory)),
+        Which::Prompt => ("prompts", quote!(::roundtrip::PromptFactory)),
+        Which::ResourceTemplate | Which::Resource => ("resources", quote!(::roundtrip::ResourceFactory)),
+    };
     let paths = match Punctuated::<syn::Path, syn::Token![,]>::parse_terminated.parse2(input) {
         Ok(p) => p,
         Err(e) => {
-            return syn::Error::new(e.span(), "tools![…] takes the names of #[tool] fns, separated by commas")
-                .to_compile_error();
+            let message = format!("{what}![…] takes the names of declared fns, separated by commas");
+            return syn::Error::new(e.span(), message).to_compile_error();
         }
     };
     let mut errors = TokenStream::new();
@@ -24,21 +31,18 @@ pub fn tools(input: TokenStream) -> TokenStream {
         let name = last.ident.to_string();
         if seen.contains(&name) {
             errors.extend(
-                syn::Error::new_spanned(
-                    path,
-                    format!("`{name}` is already in this list: each tool is registered once"),
-                )
-                .to_compile_error(),
+                syn::Error::new_spanned(path, format!("`{name}` is already in this list: each is registered once"))
+                    .to_compile_error(),
             );
             continue;
         }
         seen.push(name);
-        last.ident = factory_ident(&last.ident);
+        last.ident = factory_ident(which, &last.ident);
         factories.push(factory);
     }
     quote! {{
         #errors
-        const _: () = ::roundtrip::__private::assert_unique(&[#(<#factories as ::roundtrip::ToolFactory>::NAME),*]);
-        [#(<#factories as ::roundtrip::ToolFactory>::def()),*]
+        const _: () = ::roundtrip::__private::assert_unique(&[#(<#factories as #factory_trait>::NAME),*]);
+        [#(<#factories as #factory_trait>::def()),*]
     }}
 }

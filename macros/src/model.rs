@@ -1,17 +1,73 @@
-//! A `#[tool]` fn read into a model: its options, and each parameter's role (argument,
-//! resolved, context). Every problem found is pushed to the accumulator with the span of the
+//! A `#[tool]`, `#[prompt]`, `#[resource_template]` or `#[resource]` fn read into a model: its
+//! options, and each parameter's role (argument, resolved, context). Every problem found is pushed to the accumulator with the span of the
 //! token to change; reading goes on so that all problems of the item are reported together.
 
 use darling::{FromAttributes, FromMeta};
 use proc_macro2::{Span, TokenStream};
 
-use crate::attr::{ResolveArgs, ToolArgs};
+use crate::attr::{PromptArgs, ResolveArgs, ResourceArgs, ToolArgs};
 use crate::docs;
 use crate::template::{self, Piece};
 
-pub struct ToolFn {
+/// What the attribute declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    Tool,
+    Prompt,
+    ResourceTemplate,
+    Resource,
+}
+
+impl Which {
+    /// The attribute, as the user wrote it.
+    pub fn attribute(self) -> &'static str {
+        match self {
+            Self::Tool => "#[tool]",
+            Self::Prompt => "#[prompt]",
+            Self::ResourceTemplate => "#[resource_template]",
+            Self::Resource => "#[resource]",
+        }
+    }
+}
+
+/// The options of the attribute.
+pub enum Options {
+    Tool(ToolArgs),
+    Prompt(PromptArgs),
+    Resource { uri: syn::LitStr, args: ResourceArgs },
+}
+
+impl Options {
+    pub fn title(&self) -> Option<String> {
+        match self {
+            Self::Tool(a) => a.title.as_ref().map(syn::LitStr::value),
+            Self::Prompt(a) => a.title.as_ref().map(syn::LitStr::value),
+            Self::Resource { args, .. } => args.title.as_ref().map(syn::LitStr::value),
+        }
+    }
+
+    fn name(&self) -> Option<&syn::LitStr> {
+        match self {
+            Self::Tool(a) => a.name.as_ref(),
+            Self::Prompt(a) => a.name.as_ref(),
+            Self::Resource { args, .. } => args.name.as_ref(),
+        }
+    }
+
+    fn description(&self) -> Option<String> {
+        match self {
+            Self::Tool(a) => a.description.as_ref().map(syn::LitStr::value),
+            Self::Prompt(a) => a.description.as_ref().map(syn::LitStr::value),
+            Self::Resource { args, .. } => args.description.as_ref().map(syn::LitStr::value),
+        }
+    }
+}
+
+/// A declared fn.
+pub struct Declared {
+    pub which: Which,
     pub item: syn::ItemFn,
-    pub args: ToolArgs,
+    pub options: Options,
     pub name: String,
     pub description: Option<String>,
     pub params: Vec<Param>,
@@ -109,26 +165,26 @@ fn template(lit: syn::LitStr, errors: &mut darling::error::Accumulator) -> Templ
 /// Read a `#[tool]` fn. Attributes the macro consumes are stripped from `item` in place.
 /// `method`: the fn is a method of a `#[toolset]` impl block, which must take `&self`.
 pub fn read(
+    which: Which,
     args: TokenStream,
     mut item: syn::ItemFn,
     method: bool,
     errors: &mut darling::error::Accumulator,
-) -> ToolFn {
-    let args = match darling::ast::NestedMeta::parse_meta_list(args) {
-        Ok(list) => errors.handle(ToolArgs::from_list(&list)).unwrap_or_default(),
-        Err(e) => {
-            errors.push(e.into());
-            ToolArgs::default()
-        }
-    };
-    let name = args.name.as_ref().map(syn::LitStr::value).unwrap_or_else(|| item.sig.ident.to_string());
-    check_name(&name, args.name.as_ref().map_or(item.sig.ident.span(), syn::LitStr::span), errors);
-    let description = args.description.as_ref().map(syn::LitStr::value).or_else(|| docs::text(&item.attrs));
+) -> Declared {
+    let options = options(which, args, &item, errors);
+    let name = options.name().map(syn::LitStr::value).unwrap_or_else(|| item.sig.ident.to_string());
+    if which != Which::Resource && which != Which::ResourceTemplate {
+        check_name(&name, options.name().map_or(item.sig.ident.span(), syn::LitStr::span), errors);
+    }
+    let description = options.description().or_else(|| docs::text(&item.attrs));
     if !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some() {
         errors.push(err_at(
             &item.sig.generics,
-            "a #[tool] cannot be generic: its input schema and questions are fixed at compile time; \
-             write a tool per concrete type",
+            format!(
+                "a {} fn cannot be generic: its schemas and questions are fixed at compile time; \
+                 write one per concrete type",
+                which.attribute()
+            ),
         ));
     }
     let mut params = Vec::new();
@@ -159,7 +215,40 @@ pub fn read(
     if let [_, second, ..] = contexts.as_slice() {
         errors.push(err_at(&second.ty, "a #[tool] takes at most one RequestContext parameter; remove this one"));
     }
-    ToolFn { item, args, name, description, params }
+    Declared { which, item, options, name, description, params }
+}
+
+/// Parse the attribute's options; a resource's come after its URI literal.
+fn options(which: Which, args: TokenStream, item: &syn::ItemFn, errors: &mut darling::error::Accumulator) -> Options {
+    let list = match darling::ast::NestedMeta::parse_meta_list(args) {
+        Ok(list) => list,
+        Err(e) => {
+            errors.push(e.into());
+            Vec::new()
+        }
+    };
+    match which {
+        Which::Tool => Options::Tool(errors.handle(ToolArgs::from_list(&list)).unwrap_or_default()),
+        Which::Prompt => Options::Prompt(errors.handle(PromptArgs::from_list(&list)).unwrap_or_default()),
+        Which::ResourceTemplate | Which::Resource => {
+            let (uri, rest) = match list.split_first() {
+                Some((darling::ast::NestedMeta::Lit(syn::Lit::Str(uri)), rest)) => (uri.clone(), rest),
+                _ => {
+                    let example = if which == Which::Resource { "config://app" } else { "notes://{id}" };
+                    errors.push(err_at(
+                        &item.sig.ident,
+                        format!(
+                            "{} needs the URI first, e.g. {}(\"{example}\")",
+                            which.attribute(),
+                            &which.attribute()[..which.attribute().len() - 1]
+                        ),
+                    ));
+                    (syn::LitStr::new("", item.sig.ident.span()), list.as_slice())
+                }
+            };
+            Options::Resource { uri, args: errors.handle(ResourceArgs::from_list(rest)).unwrap_or_default() }
+        }
+    }
 }
 
 fn check_name(name: &str, span: Span, errors: &mut darling::error::Accumulator) {

@@ -1,4 +1,5 @@
-//! `#[toolset] impl Type { #[tool] async fn …(&self, …) }`: the methods marked `#[tool]` are
+//! `#[toolset] impl Type { #[tool] async fn …(&self, …) }`: the methods marked `#[tool]` (or
+//! `#[prompt]`) are
 //! read like free tool fns (the inner attributes are inert here: this outer attribute runs
 //! first and strips them).
 
@@ -24,10 +25,13 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
     if !item.generics.params.is_empty() || item.trait_.is_some() {
         errors.push(err_at(item.impl_token, "#[toolset] goes on an inherent impl of a concrete type"));
     }
-    let mut tools: Vec<model::ToolFn> = Vec::new();
+    let mut tools: Vec<model::Declared> = Vec::new();
     for impl_item in &mut item.items {
         let syn::ImplItem::Fn(method) = impl_item else { continue };
-        let Some(pos) = method.attrs.iter().position(is_tool_attr) else { continue };
+        let Some((pos, which)) = method.attrs.iter().enumerate().find_map(|(i, a)| declared_kind(a).map(|w| (i, w)))
+        else {
+            continue;
+        };
         let attr = method.attrs.remove(pos);
         let tool_args = match attr.meta {
             syn::Meta::List(list) => list.tokens,
@@ -40,9 +44,9 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
             sig: method.sig.clone(),
             block: Box::new(method.block.clone()),
         };
-        let tool = model::read(tool_args, as_fn, true, &mut errors);
+        let tool = model::read(which, tool_args, as_fn, true, &mut errors);
         check::graph(&tool, &mut errors);
-        if let Some(first) = tools.iter().find(|t| t.name == tool.name) {
+        if let Some(first) = tools.iter().find(|t| t.name == tool.name && t.which == tool.which) {
             errors.push(err_at(
                 &tool.item.sig.ident,
                 format!(
@@ -65,6 +69,14 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
-fn is_tool_attr(attr: &syn::Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|s| s.ident == "tool")
+/// `#[tool]` or `#[prompt]` (resources have no state to share and are declared as free fns).
+fn declared_kind(attr: &syn::Attribute) -> Option<model::Which> {
+    let last = attr.path().segments.last()?;
+    if last.ident == "tool" {
+        Some(model::Which::Tool)
+    } else if last.ident == "prompt" {
+        Some(model::Which::Prompt)
+    } else {
+        None
+    }
 }

@@ -33,13 +33,26 @@ impl Server {
                 tool
             })
             .collect();
-        let prompts: Vec<Value> = self.prompt_defs().iter().map(|d| json!(d.prompt)).collect();
+        let with_questions = |mut item: Value, graph: Option<&Graph>| {
+            item["questions"] = graph.map(questions).unwrap_or_else(|| json!([]));
+            item
+        };
+        let prompts: Vec<Value> =
+            self.prompt_defs().iter().map(|d| with_questions(json!(d.prompt), d.graph.as_deref())).collect();
+        let resources: Vec<Value> = self.resource_defs().iter().map(|d| json!(d.resource)).collect();
+        let templates: Vec<Value> = self
+            .resource_template_defs()
+            .iter()
+            .map(|d| with_questions(json!(d.template), d.graph.as_deref()))
+            .collect();
         let info = self.info();
         Description {
             json: json!({
                 "server": {"name": info.name, "version": info.version, "title": info.title},
                 "tools": tools,
                 "prompts": prompts,
+                "resources": resources,
+                "resourceTemplates": templates,
             }),
         }
     }
@@ -102,14 +115,7 @@ impl Description {
                 let _ = writeln!(md, "{d}\n");
             }
             arguments(&mut md, &tool["inputSchema"]);
-            let questions = tool["questions"].as_array().map(Vec::as_slice).unwrap_or_default();
-            if !questions.is_empty() {
-                md.push_str("**Questions**\n\n");
-                for q in questions {
-                    question(&mut md, q);
-                }
-                md.push('\n');
-            }
+            questions_md(&mut md, &tool["questions"]);
             if let Some(output) = tool.get("outputSchema") {
                 let _ = writeln!(md, "**Output schema**\n\n```json\n{}\n```\n", pretty(output));
             }
@@ -117,14 +123,54 @@ impl Description {
         let prompts = j["prompts"].as_array().map(Vec::as_slice).unwrap_or_default();
         if !prompts.is_empty() {
             md.push_str("\n## Prompts\n");
-            for prompt in prompts {
-                let _ = writeln!(md, "\n### `{}`\n", str_of(&prompt["name"]));
-                if let Some(d) = prompt["description"].as_str() {
-                    let _ = writeln!(md, "{d}\n");
+        }
+        for prompt in prompts {
+            let _ = writeln!(md, "\n### `{}`\n", str_of(&prompt["name"]));
+            if let Some(d) = prompt["description"].as_str() {
+                let _ = writeln!(md, "{d}\n");
+            }
+            match prompt["arguments"].as_array().filter(|a| !a.is_empty()) {
+                None => md.push_str("No arguments.\n\n"),
+                Some(args) => {
+                    md.push_str("| argument | required | description |\n|---|---|---|\n");
+                    for a in args {
+                        let required = if a["required"] == json!(true) { "yes" } else { "no" };
+                        let _ =
+                            writeln!(md, "| `{}` | {required} | {} |", str_of(&a["name"]), str_of(&a["description"]));
+                    }
+                    md.push('\n');
                 }
             }
+            questions_md(&mut md, &prompt["questions"]);
+        }
+        let resources = j["resources"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let templates = j["resourceTemplates"].as_array().map(Vec::as_slice).unwrap_or_default();
+        if !resources.is_empty() || !templates.is_empty() {
+            md.push_str("\n## Resources\n");
+        }
+        for r in resources.iter().chain(templates) {
+            let uri = r["uri"].as_str().or_else(|| r["uriTemplate"].as_str()).unwrap_or("");
+            let _ = writeln!(md, "\n### `{uri}` ({})\n", str_of(&r["name"]));
+            if let Some(d) = r["description"].as_str() {
+                let _ = writeln!(md, "{d}\n");
+            }
+            if let Some(m) = r["mimeType"].as_str() {
+                let _ = writeln!(md, "MIME type: `{m}`\n");
+            }
+            questions_md(&mut md, &r["questions"]);
         }
         md
+    }
+}
+
+fn questions_md(md: &mut String, questions: &Value) {
+    let questions = questions.as_array().map(Vec::as_slice).unwrap_or_default();
+    if !questions.is_empty() {
+        md.push_str("**Questions**\n\n");
+        for q in questions {
+            question(md, q);
+        }
+        md.push('\n');
     }
 }
 

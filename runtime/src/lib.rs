@@ -20,10 +20,11 @@ pub use seal::RequestStateSecurity;
 pub use server::{InputRequired, Outcome, RequestContext, Server};
 
 pub use declare::{
-    Argument, Choice, Elicit, FormField, Json, Resolve, RootsOutput, SampleOutput, ToolFactory, ToolReturn, UrlOutput,
+    Argument, Blob, Choice, Elicit, FormField, Json, PromptFactory, PromptReturn, Resolve, ResourceFactory,
+    ResourceReturn, RootsOutput, SampleOutput, TextArgument, ToolFactory, ToolReturn, UrlOutput,
 };
 pub use resolve::{Answer, Consent};
-pub use roundtrip_macros::{Elicit, tool, tools, toolset};
+pub use roundtrip_macros::{Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset};
 
 /// The names a server author needs.
 pub mod prelude {
@@ -31,8 +32,12 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
 
     pub use crate::protocol::{CallToolResult, Content, CreateMessageResult, Root};
+    pub use crate::protocol::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents};
     pub use crate::server::{InputRequired, Outcome, RequestContext};
-    pub use crate::{Answer, Consent, Elicit, Json, Resolve, Server, tool, tools, toolset};
+    pub use crate::{
+        Answer, Blob, Consent, Elicit, Json, Resolve, Server, prompt, prompts, resource, resource_template, resources,
+        tool, tools, toolset,
+    };
 }
 
 /// What generated code calls. Not a public API.

@@ -13,13 +13,17 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use params::{
-    Argument, Choice, Elicit, FormField, RootsOutput, SampleOutput, UrlOutput, check, elicit_schema, schema_of,
+    Argument, Choice, Elicit, FormField, RootsOutput, SampleOutput, TextArgument, UrlOutput, check, elicit_schema,
+    schema_of,
 };
-pub use returns::{Json, ToolReturn};
+pub use returns::{Blob, Json, PromptReturn, ResourceReturn, ToolReturn};
 
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool, ToolAnnotations};
+use crate::protocol::{
+    CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
+    ResourceTemplate, Tool, ToolAnnotations,
+};
 use crate::resolve::{Graph, Leg, Question, Resolution, Resolved, Values, evaluate};
-use crate::server::{Outcome, RequestContext, ToolDef};
+use crate::server::{Outcome, PromptDef, RequestContext, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef};
 
 /// A tool declared with `#[tool]`; `tools![…]` calls [`def`](Self::def).
 pub trait ToolFactory {
@@ -27,6 +31,23 @@ pub trait ToolFactory {
     const NAME: &'static str;
     /// The definition and handler.
     fn def() -> ToolDef;
+}
+
+/// A prompt declared with `#[prompt]`; `prompts![…]` calls [`def`](Self::def).
+pub trait PromptFactory {
+    /// The prompt's name.
+    const NAME: &'static str;
+    /// The definition and handler.
+    fn def() -> PromptDef;
+}
+
+/// A resource declared with `#[resource]` or `#[resource_template]`; `resources![…]` calls
+/// [`def`](Self::def).
+pub trait ResourceFactory {
+    /// The resource's name.
+    const NAME: &'static str;
+    /// The definition and handler.
+    fn def() -> ResourceEntry;
 }
 
 /// What a `with` resolver returns: a value without asking, or one question.
@@ -146,31 +167,135 @@ where
         ..Tool::new(spec.name, input_schema)
     };
     let graph = Arc::new(graph);
-    let documented = graph.clone();
+    let refused = |name: &str, what: &str| {
+        Ok(Outcome::Complete(CallToolResult::error(format!(
+            "The user {what} the question for `{name}`, so the tool did not run."
+        ))))
+    };
+    ToolDef::new(tool, declared(graph.clone(), parse, body, refused)).with_graph(graph)
+}
+
+/// One leg of a declared item's handler.
+type LegFuture<T> = std::pin::Pin<Box<dyn Future<Output = Result<Outcome<T>, ErrorObject>> + Send>>;
+
+/// The handler shared by every declared item: parse the arguments, evaluate the graph, end
+/// a refused flow with `refused(parameter, "declined" | "cancelled")`, or run the body.
+fn declared<T, A, P, F, Fut, R>(
+    graph: Arc<Graph>,
+    parse: P,
+    body: F,
+    refused: R,
+) -> impl Fn(RequestContext) -> LegFuture<T> + Send + Sync + 'static
+where
+    T: Send + 'static,
+    A: Send + 'static,
+    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
+    F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<T>, ErrorObject>> + Send + 'static,
+    R: Fn(&str, &str) -> Result<Outcome<T>, ErrorObject> + Send + Sync + 'static,
+{
     let parse = Arc::new(parse);
     let body = Arc::new(body);
-    ToolDef::new(tool, move |cx| {
-        let graph = graph.clone();
-        let parse = parse.clone();
-        let body = body.clone();
-        async move {
-            let args = parse(cx.arguments())?;
+    let refused = Arc::new(refused);
+    move |cx: RequestContext| {
+        let (graph, parse, body, refused) = (graph.clone(), parse.clone(), body.clone(), refused.clone());
+        Box::pin(async move {
+            let args = parse(&cx.inputs())?;
             if graph.nodes().is_empty() {
                 return body(args, Values::default(), cx).await;
             }
             match evaluate(&graph, &cx).await? {
                 Leg::Ask(round) => Ok(Outcome::InputRequired(round)),
                 Leg::Refused { name, outcome } => {
-                    let what = if outcome == Resolved::Cancelled { "cancelled" } else { "declined" };
-                    Ok(Outcome::Complete(CallToolResult::error(format!(
-                        "The user {what} the question for `{name}`, so the tool did not run."
-                    ))))
+                    refused(name, if outcome == Resolved::Cancelled { "cancelled" } else { "declined" })
                 }
                 Leg::Ready(values) => body(args, values, cx).await,
             }
-        }
-    })
-    .with_graph(documented)
+        })
+    }
+}
+
+/// Build the definition of a declared prompt.
+#[doc(hidden)]
+pub fn prompt<A, P, F, Fut>(spec: ToolSpec, arguments: Vec<Field>, graph: Graph, parse: P, body: F) -> PromptDef
+where
+    A: Send + 'static,
+    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
+    F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<GetPromptResult>, ErrorObject>> + Send + 'static,
+{
+    let prompt = Prompt {
+        title: spec.title.map(Into::into),
+        description: spec.description.map(Into::into),
+        arguments: (!arguments.is_empty()).then(|| {
+            arguments
+                .into_iter()
+                .map(|f| PromptArgument {
+                    name: f.name.into(),
+                    title: None,
+                    description: f.description.map(Into::into),
+                    required: Some(f.required),
+                })
+                .collect()
+        }),
+        ..Prompt::new(spec.name)
+    };
+    let graph = Arc::new(graph);
+    PromptDef::new(prompt, declared(graph.clone(), parse, body, refused_error)).with_graph(graph)
+}
+
+/// The description of a declared resource or template.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct ResourceSpec {
+    pub uri: &'static str,
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub mime_type: Option<&'static str>,
+}
+
+/// Build the definition of a declared resource template.
+#[doc(hidden)]
+pub fn resource_template<A, P, F, Fut>(spec: ResourceSpec, graph: Graph, parse: P, body: F) -> ResourceEntry
+where
+    A: Send + 'static,
+    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
+    F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, ErrorObject>> + Send + 'static,
+{
+    let template = ResourceTemplate {
+        title: spec.title.map(Into::into),
+        description: spec.description.map(Into::into),
+        mime_type: spec.mime_type.map(Into::into),
+        ..ResourceTemplate::new(spec.uri, spec.name)
+    };
+    let graph = Arc::new(graph);
+    match ResourceTemplateDef::new(template, declared(graph.clone(), parse, body, refused_error)) {
+        Ok(def) => ResourceEntry::Template(def.with_graph(graph)),
+        // The macro parsed the same template at compile time.
+        Err(e) => panic!("roundtrip: `{}` is not a valid URI template: {e}", spec.uri),
+    }
+}
+
+/// Build the definition of a declared static resource.
+#[doc(hidden)]
+pub fn resource<F, Fut>(spec: ResourceSpec, body: F) -> ResourceEntry
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, ErrorObject>> + Send + 'static,
+{
+    let resource = Resource {
+        title: spec.title.map(Into::into),
+        description: spec.description.map(Into::into),
+        mime_type: spec.mime_type.map(Into::into),
+        ..Resource::new(spec.uri, spec.name)
+    };
+    ResourceEntry::Static(ResourceDef::new(resource, body))
+}
+
+fn refused_error<T>(name: &str, what: &str) -> Result<Outcome<T>, ErrorObject> {
+    Err(ErrorObject::internal(format!("The user {what} the question for `{name}`.")))
 }
 
 /// The graph of a declared tool.
@@ -228,7 +353,7 @@ pub const fn assert_unique(names: &[&str]) {
         let mut j = i + 1;
         while j < names.len() {
             if same_name(names[i], names[j]) {
-                panic!("two tools in this tools![…] list have the same name; rename one with #[tool(name = \"…\")]");
+                panic!("two items of this list have the same name; rename one with `name = \"…\"` in its attribute");
             }
             j += 1;
         }
@@ -253,3 +378,25 @@ pub fn assert_return<T: ToolReturn>() {}
 pub fn assert_url<T: UrlOutput>() {}
 #[doc(hidden)]
 pub fn assert_roots<T: RootsOutput>() {}
+#[doc(hidden)]
+pub fn assert_text_argument<T: TextArgument>() {}
+#[doc(hidden)]
+pub fn assert_prompt_return<T: PromptReturn>() {}
+#[doc(hidden)]
+pub fn assert_resource_return<T: ResourceReturn>() {}
+
+/// Turn a prompt body's return value into the outcome.
+#[doc(hidden)]
+pub fn prompt_outcome<R: PromptReturn>(r: R) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+    r.into_outcome()
+}
+
+/// Turn a resource body's return value into the outcome, for the URI read.
+#[doc(hidden)]
+pub fn resource_outcome<R: ResourceReturn>(
+    r: R,
+    uri: &str,
+    mime_type: Option<&str>,
+) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+    r.into_outcome(uri, mime_type)
+}

@@ -127,3 +127,15 @@ pub fn schema_of<T: JsonSchema>() -> Value {
 pub fn check<T: DeserializeOwned>(value: &Value) -> Result<(), String> {
     T::deserialize(value).map(drop).map_err(|_| "does not fit the expected type".to_owned())
 }
+
+/// A type a prompt argument or a URI template variable can have: the protocol sends these as
+/// strings.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt argument or URI variable: those are strings",
+    label = "not a string",
+    note = "declare it as String (or Option<String> for an optional prompt argument) and parse it in the body"
+)]
+pub trait TextArgument: DeserializeOwned + JsonSchema {}
+
+impl TextArgument for String {}
+impl TextArgument for Option<String> {}

@@ -5,7 +5,10 @@ use std::fmt::Display;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::protocol::{CallToolResult, Content, ErrorObject, JsonObject};
+use crate::protocol::{
+    CallToolResult, Content, ErrorObject, GetPromptResult, JsonObject, PromptMessage, ReadResourceResult,
+    ResourceContents,
+};
 use crate::server::Outcome;
 
 /// Structured output: the value goes into `structuredContent` (and, serialized, into a text
@@ -105,5 +108,125 @@ impl<T: ToolReturn, E: Display> ToolReturn for Result<T, E> {
             Ok(v) => v.into_outcome(),
             Err(e) => Ok(Outcome::Complete(CallToolResult::error(e.to_string()))),
         }
+    }
+}
+
+/// Binary resource contents; sent base64-encoded as a `blob`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Blob(pub Vec<u8>);
+
+/// A return type a prompt can have.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[prompt]",
+    label = "this return type",
+    note = "return a String (one user message), a PromptMessage, a Vec<PromptMessage>, a GetPromptResult, an Outcome<GetPromptResult> (manual form), or a Result of one of these whose error implements Display"
+)]
+pub trait PromptReturn {
+    /// Whether the prompt can answer `input_required` itself (the manual form).
+    const MAY_ASK: bool = false;
+
+    /// The outcome on the wire.
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject>;
+}
+
+impl PromptReturn for GetPromptResult {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl PromptReturn for Vec<PromptMessage> {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+        Ok(Outcome::Complete(GetPromptResult { messages: self, ..GetPromptResult::default() }))
+    }
+}
+
+impl PromptReturn for PromptMessage {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+        vec![self].into_outcome()
+    }
+}
+
+impl PromptReturn for String {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+        PromptMessage::user(self).into_outcome()
+    }
+}
+
+impl PromptReturn for Outcome<GetPromptResult> {
+    const MAY_ASK: bool = true;
+
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl<T: PromptReturn, E: Display> PromptReturn for Result<T, E> {
+    const MAY_ASK: bool = T::MAY_ASK;
+
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+        self.map_err(|e| ErrorObject::internal(e.to_string()))?.into_outcome()
+    }
+}
+
+/// A return type a resource can have; plain values become contents at the read URI.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a resource",
+    label = "this return type",
+    note = "return a String (text), a Blob (binary), ResourceContents, a Vec<ResourceContents>, a ReadResourceResult, an Outcome<ReadResourceResult> (manual form), or a Result of one of these whose error implements Display"
+)]
+pub trait ResourceReturn {
+    /// Whether the resource can answer `input_required` itself (the manual form).
+    const MAY_ASK: bool = false;
+
+    /// The outcome on the wire, for a read of `uri` of this MIME type.
+    fn into_outcome(self, uri: &str, mime_type: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject>;
+}
+
+impl ResourceReturn for ReadResourceResult {
+    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl ResourceReturn for Vec<ResourceContents> {
+    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        Ok(Outcome::Complete(ReadResourceResult { contents: self, ..ReadResourceResult::default() }))
+    }
+}
+
+impl ResourceReturn for ResourceContents {
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        vec![self].into_outcome(uri, mime)
+    }
+}
+
+impl ResourceReturn for String {
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        ResourceContents::text(uri, mime, self).into_outcome(uri, mime)
+    }
+}
+
+impl ResourceReturn for Blob {
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(self.0);
+        ResourceContents::blob(uri, mime, data).into_outcome(uri, mime)
+    }
+}
+
+impl ResourceReturn for Outcome<ReadResourceResult> {
+    const MAY_ASK: bool = true;
+
+    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl<T: ResourceReturn, E: Display> ResourceReturn for Result<T, E> {
+    const MAY_ASK: bool = T::MAY_ASK;
+
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+        self.map_err(|e| ErrorObject::internal(e.to_string()))?.into_outcome(uri, mime)
     }
 }

@@ -101,8 +101,9 @@ fn convert<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, ErrorObject> 
 /// Evaluate one leg of `graph` for the request in `cx`.
 pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorObject> {
     let previous: FlowState = cx.state().unwrap_or_default();
+    let inputs = cx.inputs();
     let mut known: HashMap<&str, Value> =
-        graph.arguments().iter().map(|a| (*a, cx.arguments().get(*a).cloned().unwrap_or(Value::Null))).collect();
+        graph.arguments().iter().map(|a| (*a, inputs.get(*a).cloned().unwrap_or(Value::Null))).collect();
     let mut values = Values::default();
     let mut next = FlowState::default();
     let mut round = InputRequired::new();

@@ -67,6 +67,17 @@ impl RequestContext {
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {e}")))
     }
 
+    /// What a declared item's parameters are read from: the arguments, or for a resource
+    /// template, its URI variables (as strings).
+    pub fn inputs(&self) -> std::borrow::Cow<'_, JsonObject> {
+        if self.uri_variables.is_empty() {
+            std::borrow::Cow::Borrowed(&self.arguments)
+        } else {
+            let vars = self.uri_variables.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+            std::borrow::Cow::Owned(vars)
+        }
+    }
+
     /// A variable of the matched resource template.
     pub fn uri_variable(&self, name: &str) -> Option<&str> {
         self.uri_variables.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())

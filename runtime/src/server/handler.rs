@@ -191,6 +191,8 @@ impl ToolDef {
 pub struct PromptDef {
     /// The definition `prompts/list` shows.
     pub prompt: Prompt,
+    /// The questions a declared prompt may ask (none for a manual handler).
+    pub graph: Option<Arc<Graph>>,
     pub(crate) handler: Handler<GetPromptResult>,
 }
 
@@ -201,7 +203,13 @@ impl PromptDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
     {
-        Self { prompt, handler: Handler::new(handler) }
+        Self { prompt, graph: None, handler: Handler::new(handler) }
+    }
+
+    /// Attach the resolver graph the handler runs, for documentation.
+    pub fn with_graph(mut self, graph: Arc<Graph>) -> Self {
+        self.graph = Some(graph);
+        self
     }
 }
 
@@ -229,6 +237,8 @@ impl ResourceDef {
 pub struct ResourceTemplateDef {
     /// The definition `resources/templates/list` shows.
     pub template: ResourceTemplate,
+    /// The questions a declared template may ask (none for a manual handler).
+    pub graph: Option<Arc<Graph>>,
     pub(crate) matcher: UriTemplate,
     pub(crate) handler: Handler<ReadResourceResult>,
 }
@@ -244,6 +254,21 @@ impl ResourceTemplateDef {
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
         let matcher = UriTemplate::parse(&template.uri_template)?;
-        Ok(Self { template, matcher, handler: Handler::new(handler) })
+        Ok(Self { template, graph: None, matcher, handler: Handler::new(handler) })
     }
+
+    /// Attach the resolver graph the handler runs, for documentation.
+    pub fn with_graph(mut self, graph: Arc<Graph>) -> Self {
+        self.graph = Some(graph);
+        self
+    }
+}
+
+/// A static resource or a template, as `resources![…]` gives them.
+#[derive(Debug, Clone)]
+pub enum ResourceEntry {
+    /// A resource at a fixed URI.
+    Static(ResourceDef),
+    /// A family of resources matched by a URI template.
+    Template(ResourceTemplateDef),
 }

@@ -29,7 +29,7 @@ use std::sync::Arc;
 pub use context::RequestContext;
 pub use dispatch::Reply;
 pub use handler::{
-    Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceTemplateDef, ToolDef,
+    Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef,
 };
 pub use peer::{Inbound, NullPeer, Peer, Principal, Session};
 pub use subscriptions::ListChange;
@@ -194,6 +194,14 @@ impl Server {
         self
     }
 
+    /// Register static resources and templates, e.g. from `resources![…]`.
+    pub fn resources(self, entries: impl IntoIterator<Item = ResourceEntry>) -> Self {
+        entries.into_iter().fold(self, |server, entry| match entry {
+            ResourceEntry::Static(def) => server.resource(def),
+            ResourceEntry::Template(def) => server.resource_template(def),
+        })
+    }
+
     /// Register a resource template.
     pub fn resource_template(mut self, def: ResourceTemplateDef) -> Self {
         self.inner_mut().templates.push(def);
@@ -247,5 +255,15 @@ impl Server {
     /// The registered prompts.
     pub fn prompt_defs(&self) -> &[PromptDef] {
         &self.inner.prompts
+    }
+
+    /// The registered static resources.
+    pub fn resource_defs(&self) -> &[ResourceDef] {
+        &self.inner.resources
+    }
+
+    /// The registered resource templates.
+    pub fn resource_template_defs(&self) -> &[ResourceTemplateDef] {
+        &self.inner.templates
     }
 }
