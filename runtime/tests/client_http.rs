@@ -69,7 +69,8 @@ struct Seen {
 }
 
 /// A scripted 2026 server: rejects the very first request with -32022 (naming 2026-07-28 as
-/// supported), lists one valid and several invalid tools, and records every request.
+/// supported), answers discover without `_meta`, lists one valid and several invalid tools,
+/// and records every request.
 async fn scripted(State(seen): State<Arc<Mutex<Seen>>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
     let first = {
         let mut s = seen.lock().unwrap();
@@ -87,8 +88,8 @@ async fn scripted(State(seen): State<Arc<Mutex<Seen>>>, headers: HeaderMap, Json
     let result = match body.get("method").and_then(Value::as_str) {
         Some("server/discover") => json!({
             "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} },
-            "ttlMs": 0, "cacheScope": "private",
-            "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "scripted", "version": "1" } }
+            // serverInfo beside the fields, no `_meta` (as the suite's mock servers answer).
+            "ttlMs": 0, "cacheScope": "private", "serverInfo": { "name": "scripted", "version": "1" }
         }),
         Some("tools/list") => json!({ "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": [
             tool("valid", json!({ "type": "string", "x-mcp-header": "Region" })),
@@ -114,6 +115,7 @@ async fn unsupported_version_naming_ours_is_retried_and_invalid_tools_are_droppe
 
     let client = Client::builder("t", "1").connect_http(&url).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(client.server_info().map(|i| i.name.as_str()), Some("scripted"));
     let names: Vec<String> = client.list_tools().await.unwrap().tools.into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["valid", "plain"]);
     client.call_tool("valid", json!({ "p": "us-west1" })).await.unwrap();

@@ -242,12 +242,17 @@ impl Inner {
             }
             other => other?,
         };
+        // Some servers put `serverInfo` beside the result's fields rather than in `_meta`.
+        let top_level_info = result.get("serverInfo").and_then(|v| serde_json::from_value(v.clone()).ok());
         let discovered: DiscoverResult = parse(result)?;
         if !discovered.supported_versions.iter().any(|v| v == self.version.as_str()) {
             return Err(ClientError::Protocol(format!("the server does not support {}", self.version)));
         }
-        self.server_info =
-            discovered.meta.get(crate::protocol::META_SERVER_INFO).and_then(|v| serde_json::from_value(v.clone()).ok());
+        self.server_info = discovered
+            .meta
+            .get(crate::protocol::META_SERVER_INFO)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .or(top_level_info);
         self.server_capabilities = discovered.capabilities;
         self.instructions = discovered.instructions;
         Ok(())
