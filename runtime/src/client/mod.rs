@@ -98,6 +98,7 @@ pub struct ClientBuilder {
     callbacks: Callbacks,
     max_rounds: usize,
     auth: Option<AuthProvider>,
+    progress: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -149,6 +150,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Ask for progress: every leg of `tools/call`, `prompts/get` and `resources/read` carries
+    /// a fresh `_meta.progressToken`, so the server may send `notifications/progress` (seen
+    /// with [`on_notification`](Self::on_notification)). Off by default.
+    pub fn progress_tokens(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
+    }
+
     /// See every notification the server sends (progress, logs, list changes).
     pub fn on_notification(mut self, f: impl Fn(Notification) + Send + Sync + 'static) -> Self {
         self.callbacks.notification = Some(Arc::new(f));
@@ -192,6 +201,7 @@ impl ClientBuilder {
             callbacks: self.callbacks,
             info: self.info,
             max_rounds: self.max_rounds,
+            progress: self.progress.then(|| std::sync::atomic::AtomicU64::new(1)),
             version: ProtocolVersion::LATEST,
             server_info: None,
             server_capabilities: ServerCapabilities::default(),
@@ -218,6 +228,8 @@ struct Inner {
     callbacks: Callbacks,
     info: Implementation,
     max_rounds: usize,
+    /// The next progress token, when the client asks for progress.
+    progress: Option<std::sync::atomic::AtomicU64>,
     version: ProtocolVersion,
     server_info: Option<Implementation>,
     server_capabilities: ServerCapabilities,
@@ -329,6 +341,7 @@ impl Client {
             callbacks: Callbacks::default(),
             max_rounds: 10,
             auth: None,
+            progress: false,
         }
     }
 
@@ -496,6 +509,10 @@ impl Client {
         }
         if let Some(state) = request_state {
             params.insert("requestState".into(), Value::String(state));
+        }
+        if let Some(next) = &self.inner.progress {
+            let token = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            params.insert("_meta".into(), json!({ "progressToken": token }));
         }
         let param_headers = if method == "tools/call" && self.inner.version.is_modern() {
             let known = self.inner.tool_headers.lock().map_err(|_| ClientError::Protocol("poisoned lock".into()))?;
