@@ -433,6 +433,10 @@ impl Client {
     }
 
     /// Call a tool, answering every round of questions with the callbacks.
+    ///
+    /// Over HTTP at 2026-07-28, arguments the tool marks `x-mcp-header` are mirrored into
+    /// `Mcp-Param-*` headers; the declarations come from the latest [`list_tools`](Self::list_tools),
+    /// so list first when a server may declare them.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         parse(self.run("tools/call", tool_params(name, arguments), name).await?)
     }
