@@ -6,7 +6,8 @@
 #                       imports fs.globSync, which Node 20 lacks)
 #   .tools/conformance  @modelcontextprotocol/conformance (a pinned prerelease: npm's
 #                       `latest` has no 2026-07-28 scenarios)
-#   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout
+#   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
+#                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
 #
 # Only the npm registry, PyPI and crates.io are contacted.
@@ -46,11 +47,11 @@ if ! "$PY" - "$MCP_PY_VERSION" <<'PYEOF' 2>/dev/null; then
 import sys
 from importlib.metadata import version
 assert version("mcp") == sys.argv[1]
-version("pytest"); version("pytest-timeout")
+version("pytest"); version("pytest-timeout"); version("pexpect")
 PYEOF
-  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest and pytest-timeout"
+  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout and pexpect"
   "$PY" -m pip install --quiet --disable-pip-version-check \
-    "mcp==$MCP_PY_VERSION" pytest pytest-timeout
+    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect
 fi
 
 # cargo-expand, for the macro expansion snapshots (macrotest); it runs on stable.

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
-#   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration, trybuild)
-#   2. the Python interop tests (official MCP Python SDK client against the example server)
-#   3. the official MCP conformance suite (scripts/conformance.sh)
+#   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration,
+#      trybuild; also the Rust client against an mcp 2.3.0 Python server from .venv)
+#   2. the Python interop tests (official MCP Python SDK client against the example server;
+#      `ask` driven through a pseudo-terminal against the provision example)
+#   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
+#      mode (scripts/conformance-client.sh)
 # and stops at the first section that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +24,14 @@ cargo clippy --workspace --all-targets -- -D warnings
 section "cargo test --workspace"
 cargo test --workspace
 
-section "interop: Python SDK client (pytest tests/interop)"
-cargo build --quiet -p roundtrip-examples --bin conformance
+section "interop: Python SDK client and the ask client (pytest tests/interop)"
+cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision
 .venv/bin/python -m pytest tests/interop
 
-section "conformance suite"
+section "conformance suite: server"
 scripts/conformance.sh
+
+section "conformance suite: client (scored 2026-07-28 scenarios but auth/*)"
+scripts/conformance-client.sh
 
 section "all tests passed"

@@ -244,3 +244,37 @@ async fn on_legacy_sessions_server_requests_reach_the_same_callbacks() {
     assert_eq!(r.content[0].as_text(), Some("Hello, Ada!"));
     assert!(r.result_type.is_none());
 }
+
+#[tokio::test]
+async fn progress_tokens_are_sent_only_when_asked_and_progress_reaches_the_hook() {
+    let server = Server::new("s", "1").tool(ToolDef::new(Tool::new("work", empty_input_schema()), |cx| async move {
+        let token = cx.progress_token().is_some();
+        cx.progress(1.0, Some(2.0), Some("half"));
+        cx.progress(2.0, Some(2.0), None);
+        Ok(Outcome::Complete(CallToolResult::text(format!("token: {token}"))))
+    }));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let hook = seen.clone();
+    let client = builder()
+        .progress_tokens(true)
+        .on_notification(move |n| hook.lock().unwrap().push(n))
+        .connect_in_memory(server.clone())
+        .await
+        .unwrap();
+    let r = client.call_tool("work", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("token: true"));
+    // Notifications travel beside the response; give the reader a moment.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let progress: Vec<f64> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|n| n.method == "notifications/progress")
+        .map(|n| n.params.as_ref().unwrap()["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(progress, [1.0, 2.0]);
+
+    let client = builder().connect_in_memory(server).await.unwrap();
+    let r = client.call_tool("work", json!({})).await.unwrap();
+    assert_eq!(r.content[0].as_text(), Some("token: false"));
+}

@@ -42,10 +42,12 @@
 
 mod callbacks;
 mod error;
+mod params;
 mod wire;
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::try_join_all;
@@ -57,6 +59,7 @@ pub use error::ClientError;
 pub use wire::AuthProvider;
 
 use self::callbacks::{Callbacks, boxed};
+use self::params::{HeaderParam, header_params, header_values};
 use self::wire::{Headers, HttpWire, Incoming, LineWire, Wire};
 use crate::Server;
 use crate::protocol::{
@@ -95,6 +98,7 @@ pub struct ClientBuilder {
     callbacks: Callbacks,
     max_rounds: usize,
     auth: Option<AuthProvider>,
+    progress: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -146,6 +150,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Ask for progress: every leg of `tools/call`, `prompts/get` and `resources/read` carries
+    /// a fresh `_meta.progressToken`, so the server may send `notifications/progress` (seen
+    /// with [`on_notification`](Self::on_notification)). Off by default.
+    pub fn progress_tokens(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
+    }
+
     /// See every notification the server sends (progress, logs, list changes).
     pub fn on_notification(mut self, f: impl Fn(Notification) + Send + Sync + 'static) -> Self {
         self.callbacks.notification = Some(Arc::new(f));
@@ -189,10 +201,12 @@ impl ClientBuilder {
             callbacks: self.callbacks,
             info: self.info,
             max_rounds: self.max_rounds,
+            progress: self.progress.then(|| std::sync::atomic::AtomicU64::new(1)),
             version: ProtocolVersion::LATEST,
             server_info: None,
             server_capabilities: ServerCapabilities::default(),
             instructions: None,
+            tool_headers: Mutex::new(HashMap::new()),
             _child: child,
         };
         match self.mode {
@@ -214,23 +228,43 @@ struct Inner {
     callbacks: Callbacks,
     info: Implementation,
     max_rounds: usize,
+    /// The next progress token, when the client asks for progress.
+    progress: Option<std::sync::atomic::AtomicU64>,
     version: ProtocolVersion,
     server_info: Option<Implementation>,
     server_capabilities: ServerCapabilities,
     instructions: Option<String>,
+    /// The `x-mcp-header` arguments of each tool, from the latest `tools/list`.
+    tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
     _child: Option<tokio::process::Child>,
 }
 
 impl Inner {
     async fn discover(&mut self) -> Result<(), ClientError> {
         self.version = ProtocolVersion::V2026_07_28;
-        let result = self.request("server/discover", JsonObject::new(), None).await?;
+        let result = match self.request("server/discover", JsonObject::new(), None, Vec::new()).await {
+            // "Unsupported protocol version" naming ours among the supported ones (a server
+            // may reject a first request whatever it carries): try once more.
+            Err(ClientError::Rpc(e)) if e.code == crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION => {
+                let supported = e.data.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
+                if !supported.is_some_and(|s| s.iter().any(|v| v.as_str() == Some(self.version.as_str()))) {
+                    return Err(ClientError::Rpc(e));
+                }
+                self.request("server/discover", JsonObject::new(), None, Vec::new()).await?
+            }
+            other => other?,
+        };
+        // Some servers put `serverInfo` beside the result's fields rather than in `_meta`.
+        let top_level_info = result.get("serverInfo").and_then(|v| serde_json::from_value(v.clone()).ok());
         let discovered: DiscoverResult = parse(result)?;
         if !discovered.supported_versions.iter().any(|v| v == self.version.as_str()) {
             return Err(ClientError::Protocol(format!("the server does not support {}", self.version)));
         }
-        self.server_info =
-            discovered.meta.get(crate::protocol::META_SERVER_INFO).and_then(|v| serde_json::from_value(v.clone()).ok());
+        self.server_info = discovered
+            .meta
+            .get(crate::protocol::META_SERVER_INFO)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .or(top_level_info);
         self.server_capabilities = discovered.capabilities;
         self.instructions = discovered.instructions;
         Ok(())
@@ -260,7 +294,13 @@ impl Inner {
     }
 
     /// One request with the envelope of the connection's era.
-    async fn request(&self, method: &str, mut params: JsonObject, name: Option<String>) -> Result<Value, ClientError> {
+    async fn request(
+        &self,
+        method: &str,
+        mut params: JsonObject,
+        name: Option<String>,
+        param_headers: Vec<(String, String)>,
+    ) -> Result<Value, ClientError> {
         let headers = if self.version.is_modern() {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(meta) = meta.as_object_mut() {
@@ -268,7 +308,7 @@ impl Inner {
                 meta.insert(META_CLIENT_CAPABILITIES.into(), json!(self.callbacks.capabilities()));
                 meta.insert(META_CLIENT_INFO.into(), json!(self.info));
             }
-            Headers { protocol_version: Some(self.version.as_str()), name }
+            Headers { protocol_version: Some(self.version.as_str()), name, params: param_headers }
         } else {
             Headers::default()
         };
@@ -301,6 +341,7 @@ impl Client {
             callbacks: Callbacks::default(),
             max_rounds: 10,
             auth: None,
+            progress: false,
         }
     }
 
@@ -326,12 +367,54 @@ impl Client {
 
     /// Send any request and return its raw result.
     pub async fn request(&self, method: &str, params: JsonObject) -> Result<Value, ClientError> {
-        self.inner.request(method, params, None).await
+        self.inner.request(method, params, None, Vec::new()).await
     }
 
-    /// `tools/list`.
+    /// `tools/list`, one page.
+    ///
+    /// Tools with an invalid `x-mcp-header` declaration are left out (the 2026-07-28
+    /// transport says clients must not use them); for the others, later calls mirror the
+    /// declared arguments into `Mcp-Param-{Name}` headers over HTTP.
     pub async fn list_tools(&self) -> Result<ListToolsResult, ClientError> {
-        parse(self.request("tools/list", JsonObject::new()).await?)
+        let mut list: ListToolsResult = parse(self.request("tools/list", JsonObject::new()).await?)?;
+        self.keep_valid_tools(&mut list.tools)?;
+        Ok(list)
+    }
+
+    /// `tools/list` across every page (following `nextCursor`), invalid tools left out.
+    pub async fn list_all_tools(&self) -> Result<Vec<crate::protocol::Tool>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut params = JsonObject::new();
+            if let Some(c) = cursor.take() {
+                params.insert("cursor".into(), json!(c));
+            }
+            let mut page: ListToolsResult = parse(self.request("tools/list", params).await?)?;
+            self.keep_valid_tools(&mut page.tools)?;
+            tools.append(&mut page.tools);
+            match page.next_cursor {
+                Some(c) if !c.is_empty() => cursor = Some(c),
+                _ => return Ok(tools),
+            }
+        }
+    }
+
+    /// Drop the tools whose `x-mcp-header` declarations are invalid; remember the others'.
+    fn keep_valid_tools(&self, tools: &mut Vec<crate::protocol::Tool>) -> Result<(), ClientError> {
+        let mut known = self.inner.tool_headers.lock().map_err(|_| ClientError::Protocol("poisoned lock".into()))?;
+        tools.retain(|tool| match header_params(&tool.input_schema) {
+            Ok(params) => {
+                known.insert(tool.name.clone(), params);
+                true
+            }
+            Err(why) => {
+                tracing::warn!("leaving out tool `{}`: {why}", tool.name);
+                known.remove(&tool.name);
+                false
+            }
+        });
+        Ok(())
     }
 
     /// `prompts/list`.
@@ -350,6 +433,10 @@ impl Client {
     }
 
     /// Call a tool, answering every round of questions with the callbacks.
+    ///
+    /// Over HTTP at 2026-07-28, arguments the tool marks `x-mcp-header` are mirrored into
+    /// `Mcp-Param-*` headers; the declarations come from the latest [`list_tools`](Self::list_tools),
+    /// so list first when a server may declare them.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ClientError> {
         parse(self.run("tools/call", tool_params(name, arguments), name).await?)
     }
@@ -427,7 +514,20 @@ impl Client {
         if let Some(state) = request_state {
             params.insert("requestState".into(), Value::String(state));
         }
-        self.inner.request(method, params, Some(name.to_owned())).await
+        if let Some(next) = &self.inner.progress {
+            let token = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            params.insert("_meta".into(), json!({ "progressToken": token }));
+        }
+        let param_headers = if method == "tools/call" && self.inner.version.is_modern() {
+            let known = self.inner.tool_headers.lock().map_err(|_| ClientError::Protocol("poisoned lock".into()))?;
+            match (known.get(name), params.get("arguments")) {
+                (Some(declared), Some(arguments)) => header_values(declared, arguments),
+                _ => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        self.inner.request(method, params, Some(name.to_owned()), param_headers).await
     }
 
     /// The loop: answer each round's questions concurrently and retry with the answers and

@@ -22,6 +22,8 @@ use crate::transport::pending::Pending;
 pub(crate) struct Headers {
     pub protocol_version: Option<&'static str>,
     pub name: Option<String>,
+    /// `Mcp-Param-{Name}` headers (name, encoded value) for `x-mcp-header` arguments.
+    pub params: Vec<(String, String)>,
 }
 
 /// Supplies an `Authorization` header value per request (a seam for OAuth).
@@ -196,6 +198,9 @@ impl HttpWire {
             rb = rb.header("mcp-protocol-version", v).header("mcp-method", method);
             if let Some(name) = &headers.name {
                 rb = rb.header("mcp-name", encode_header_value(name));
+            }
+            for (name, value) in &headers.params {
+                rb = rb.header(name.as_str(), value.as_str());
             }
         }
         if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {

@@ -47,8 +47,8 @@ pub struct DiscoverResult {
     pub ttl_ms: u64,
     /// Cache scope.
     pub cache_scope: CacheScope,
-    /// Carries the server info.
-    #[serde(rename = "_meta")]
+    /// Carries the server info (read as empty when a server leaves it out).
+    #[serde(rename = "_meta", default)]
     pub meta: JsonObject,
 }
 
