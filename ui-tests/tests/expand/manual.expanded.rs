@@ -48,7 +48,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
                 (n,),
                 _: ::roundtrip::__private::Values,
                 __cx: ::roundtrip::server::RequestContext|
-            async move { ::roundtrip::__private::outcome(slow_sum(n, &__cx).await) },
+            { async move { ::roundtrip::__private::outcome(slow_sum(n, &__cx).await) } },
         )
     }
 }

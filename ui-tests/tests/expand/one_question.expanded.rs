@@ -73,9 +73,11 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
                 (name,),
                 mut __values: ::roundtrip::__private::Values,
                 _: ::roundtrip::server::RequestContext|
-            async move {
-                let region: String = __values.take::<String>("region")?;
-                ::roundtrip::__private::outcome(provision(name, region).await)
+            {
+                async move {
+                    let region: String = __values.take::<String>("region")?;
+                    ::roundtrip::__private::outcome(provision(name, region).await)
+                }
             },
         )
     }

@@ -46,7 +46,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
                 (name,),
                 _: ::roundtrip::__private::Values,
                 _: ::roundtrip::server::RequestContext|
-            async move { ::roundtrip::__private::outcome(hello(name).await) },
+            { async move { ::roundtrip::__private::outcome(hello(name).await) } },
         )
     }
 }

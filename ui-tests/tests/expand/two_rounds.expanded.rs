@@ -75,10 +75,12 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
                 (),
                 mut __values: ::roundtrip::__private::Values,
                 _: ::roundtrip::server::RequestContext|
-            async move {
-                let name: String = __values.take::<String>("name")?;
-                let age: Answer<u32> = __values.answer::<u32>("age")?;
-                ::roundtrip::__private::outcome(wizard(name, age).await)
+            {
+                async move {
+                    let name: String = __values.take::<String>("name")?;
+                    let age: Answer<u32> = __values.answer::<u32>("age")?;
+                    ::roundtrip::__private::outcome(wizard(name, age).await)
+                }
             },
         )
     }
