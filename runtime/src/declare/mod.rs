@@ -109,7 +109,7 @@ where
         let graph = graph.clone();
         let body = body.clone();
         async move {
-            let args = A::deserialize(Value::Object(cx.arguments().clone()))
+            let args = A::deserialize(cx.arguments())
                 .map_err(|e| ErrorObject::invalid_params(format!("Invalid arguments for tool {name}: {e}")))?;
             if graph.nodes().is_empty() {
                 return body(args, Values::default(), cx).await;
