@@ -262,3 +262,35 @@ def test_tampered_and_replayed_state_get_the_frozen_error(provision_url):
     )
     assert status == 200 and reply["result"]["resultType"] == "input_required", reply
     assert list(reply["result"]["inputRequests"]) == ["age"]
+
+
+async def test_greeting_prompt_asks_the_name(target, mode):
+    user = User(answers={"name": "Ada"})
+    async with connect(target, mode, user) as client:
+        prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        assert not prompts["greeting"].arguments, "the name is a question, not an argument"
+        result = await client.get_prompt("greeting", {})
+    assert [m.content.text for m in result.messages] == ["Hello, Ada! Welcome aboard."]
+    assert [m for _, m in user.asked] == ["What should I call you?"]
+
+
+async def test_notes_ask_the_passphrase(target, mode):
+    user = User(answers={"passphrase": "swordfish"})
+    async with connect(target, mode, user) as client:
+        templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+        assert "notes://{id}" in templates
+        result = await client.read_resource("notes://42")
+    assert [c.text for c in result.contents] == ["Note 42: the eagle lands at dawn."]
+    assert [m for _, m in user.asked] == ["Passphrase for note 42?"]
+
+
+def test_prompt_state_is_refused_when_tampered_or_replayed_on_a_resource(provision_url):
+    status, reply = post(provision_url, {"method": "prompts/get", "params": {"name": "greeting", "arguments": {}}})
+    assert status == 200 and reply["result"]["resultType"] == "input_required", reply
+    state = reply["result"]["requestState"]
+    tampered = {"name": "greeting", "arguments": {}, "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}, "requestState": state + "x"}
+    status, reply = post(provision_url, {"method": "prompts/get", "params": tampered})
+    assert (status, reply["error"]) == (400, FROZEN), reply
+    replayed = {"uri": "notes://42", "inputResponses": {"passphrase": {"action": "accept", "content": {"passphrase": "x"}}}, "requestState": state}
+    status, reply = post(provision_url, {"method": "resources/read", "params": replayed})
+    assert (status, reply["error"]) == (400, FROZEN), reply

@@ -135,8 +135,7 @@ pub fn input_schema(fields: Vec<Field>) -> JsonObject {
 /// One argument of a call, as its type; a missing or ill-typed one is `-32602` naming it.
 #[doc(hidden)]
 pub fn argument<T: Argument>(tool: &str, args: &JsonObject, name: &str) -> Result<T, ErrorObject> {
-    let value = args.get(name).cloned().unwrap_or(Value::Null);
-    T::deserialize(value).map_err(|e| {
+    T::deserialize(args.get(name).unwrap_or(&Value::Null)).map_err(|e| {
         let why = if args.contains_key(name) { e.to_string() } else { "it is missing".to_owned() };
         ErrorObject::invalid_params(format!("Invalid arguments for tool {tool}: `{name}`: {why}"))
     })

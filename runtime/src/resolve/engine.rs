@@ -100,7 +100,7 @@ fn convert<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, ErrorObject> 
 
 /// Evaluate one leg of `graph` for the request in `cx`.
 pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorObject> {
-    let previous: FlowState = cx.state().unwrap_or_default();
+    let mut previous: FlowState = cx.state().unwrap_or_default();
     let inputs = cx.inputs();
     let mut known: HashMap<&str, Value> =
         graph.arguments().iter().map(|a| (*a, inputs.get(*a).cloned().unwrap_or(Value::Null))).collect();
@@ -121,7 +121,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorOb
             Resolution::Ask(q) => q,
         };
         let pin = pin(node.static_pin, &question.request);
-        let recorded = previous.records.get(node.name).filter(|r| r.pin == pin).cloned();
+        let recorded = previous.records.remove(node.name).filter(|r| r.pin == pin);
         let record = match recorded {
             Some(r) => Some(r),
             None if previous.asked.get(node.name) == Some(&pin) => match cx.input_response(node.name) {
@@ -148,7 +148,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorOb
             'd' => Resolved::Declined,
             _ => Resolved::Cancelled,
         };
-        if !node.refusable && outcome != Resolved::Accepted(record.value.clone()) {
+        if !node.refusable && !matches!(outcome, Resolved::Accepted(_)) {
             return Ok(Leg::Refused { name: node.name, outcome });
         }
         known.insert(node.name, if let Resolved::Accepted(v) = &outcome { v.clone() } else { Value::Null });
@@ -189,12 +189,30 @@ async fn question_for(node: &Node, known: &HashMap<&str, Value>) -> Result<Resol
 
 /// The pin of a rendered question: the declaration's digest and the question as sent.
 fn pin(static_pin: &str, request: &InputRequest) -> String {
+    /// Feeds the serialized question straight into the digest: no intermediate buffer.
+    struct Digest<'a>(&'a mut Sha256);
+    impl std::io::Write for Digest<'_> {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.update(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut h = Sha256::new();
     h.update(static_pin.as_bytes());
     h.update([0]);
-    h.update(serde_json::to_vec(request).unwrap_or_default());
+    // Serializing a question into a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(Digest(&mut h), request);
     let digest = h.finalize();
-    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
+    let mut pin = String::with_capacity(24);
+    for b in &digest[..12] {
+        pin.push(char::from(HEX[usize::from(b >> 4)]));
+        pin.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    pin
 }
 
 /// The same question again, saying what was wrong with the answer.
@@ -213,8 +231,8 @@ fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record, St
     let refused = |outcome| Record { pin: String::new(), outcome, value: Value::Null };
     let value = match (&question.request, &question.extract) {
         (InputRequest::Elicit(params), extract) => {
-            let result: ElicitResult = serde_json::from_value(answer.clone())
-                .map_err(|_| "the answer is not an elicitation result".to_owned())?;
+            let result =
+                ElicitResult::deserialize(answer).map_err(|_| "the answer is not an elicitation result".to_owned())?;
             match result.action {
                 ElicitAction::Decline => return Ok(refused('d')),
                 ElicitAction::Cancel => return Ok(refused('c')),
@@ -233,16 +251,16 @@ fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record, St
             }
         }
         (InputRequest::CreateMessage(_), extract) => {
-            let result: CreateMessageResult =
-                serde_json::from_value(answer.clone()).map_err(|_| "the answer is not a model reply".to_owned())?;
+            let result =
+                CreateMessageResult::deserialize(answer).map_err(|_| "the answer is not a model reply".to_owned())?;
             match extract {
                 Extract::SampleResult => serde_json::to_value(&result).map_err(|e| e.to_string())?,
                 _ => Value::String(result.content.as_text().ok_or("the model's reply has no text")?.to_owned()),
             }
         }
         (InputRequest::ListRoots(_), _) => {
-            let result: ListRootsResult =
-                serde_json::from_value(answer.clone()).map_err(|_| "the answer is not a list of roots".to_owned())?;
+            let result =
+                ListRootsResult::deserialize(answer).map_err(|_| "the answer is not a list of roots".to_owned())?;
             serde_json::to_value(result.roots).map_err(|e| e.to_string())?
         }
     };

@@ -1,0 +1,8 @@
+use roundtrip::prelude::*;
+
+#[prompt]
+async fn review(lines: u32) -> String {
+    lines.to_string()
+}
+
+fn main() {}
