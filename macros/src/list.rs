@@ -10,10 +10,12 @@ use crate::expand::factory_ident;
 use crate::model::Which;
 
 pub fn list(which: Which, input: TokenStream) -> TokenStream {
-    let (what, factory_trait) = match which {
-        Which::Tool => ("tools", quote!(::roundtrip::ToolFactory)),
-        Which::Prompt => ("prompts", quote!(::roundtrip::PromptFactory)),
-        Which::ResourceTemplate | Which::Resource => ("resources", quote!(::roundtrip::ResourceFactory)),
+    let (what, one, factory_trait, assert_unique) = match which {
+        Which::Tool => ("tools", "tool", quote!(::roundtrip::ToolFactory), quote!(assert_unique_tools)),
+        Which::Prompt => ("prompts", "prompt", quote!(::roundtrip::PromptFactory), quote!(assert_unique_prompts)),
+        Which::ResourceTemplate | Which::Resource => {
+            ("resources", "resource", quote!(::roundtrip::ResourceFactory), quote!(assert_unique_resources))
+        }
     };
     let paths = match Punctuated::<syn::Path, syn::Token![,]>::parse_terminated.parse2(input) {
         Ok(p) => p,
@@ -31,8 +33,11 @@ pub fn list(which: Which, input: TokenStream) -> TokenStream {
         let name = last.ident.to_string();
         if seen.contains(&name) {
             errors.extend(
-                syn::Error::new_spanned(path, format!("`{name}` is already in this list: each is registered once"))
-                    .to_compile_error(),
+                syn::Error::new_spanned(
+                    path,
+                    format!("`{name}` is already in this list: each {one} is registered once"),
+                )
+                .to_compile_error(),
             );
             continue;
         }
@@ -42,7 +47,7 @@ pub fn list(which: Which, input: TokenStream) -> TokenStream {
     }
     quote! {{
         #errors
-        const _: () = ::roundtrip::__private::assert_unique(&[#(<#factories as #factory_trait>::NAME),*]);
+        const _: () = ::roundtrip::__private::#assert_unique(&[#(<#factories as #factory_trait>::NAME),*]);
         [#(<#factories as #factory_trait>::def()),*]
     }}
 }

@@ -238,7 +238,7 @@ fn options(which: Which, args: TokenStream, item: &syn::ItemFn, errors: &mut dar
                     errors.push(err_at(
                         &item.sig.ident,
                         format!(
-                            "{} needs the URI first, e.g. {}(\"{example}\")",
+                            "{} needs the URI first, e.g. {}(\"{example}\")]",
                             which.attribute(),
                             &which.attribute()[..which.attribute().len() - 1]
                         ),

@@ -344,20 +344,44 @@ pub const fn same_name(a: &str, b: &str) -> bool {
     true
 }
 
-/// Panics (at compile time, in a const) when two names of the list are equal.
+/// Panics (at compile time, in a const) when two tools of a `tools![…]` list share a name.
 #[doc(hidden)]
-pub const fn assert_unique(names: &[&str]) {
+pub const fn assert_unique_tools(names: &[&str]) {
+    if has_duplicate(names) {
+        panic!("two tools in this tools![…] list have the same name; rename one with #[tool(name = \"…\")]");
+    }
+}
+
+/// Panics (at compile time, in a const) when two prompts of a `prompts![…]` list share a name.
+#[doc(hidden)]
+pub const fn assert_unique_prompts(names: &[&str]) {
+    if has_duplicate(names) {
+        panic!("two prompts in this prompts![…] list have the same name; rename one with #[prompt(name = \"…\")]");
+    }
+}
+
+/// Panics (at compile time, in a const) when two resources of a `resources![…]` list share a
+/// name.
+#[doc(hidden)]
+pub const fn assert_unique_resources(names: &[&str]) {
+    if has_duplicate(names) {
+        panic!("two resources in this resources![…] list have the same name; rename one with `name = \"…\"`");
+    }
+}
+
+const fn has_duplicate(names: &[&str]) -> bool {
     let mut i = 0;
     while i < names.len() {
         let mut j = i + 1;
         while j < names.len() {
             if same_name(names[i], names[j]) {
-                panic!("two items of this list have the same name; rename one with `name = \"…\"` in its attribute");
+                return true;
             }
             j += 1;
         }
         i += 1;
     }
+    false
 }
 
 /// Wrap a `with` resolver's adapter.
