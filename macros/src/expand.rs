@@ -144,11 +144,13 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
         }
     });
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
+    // A free fn is bound to `__fn` before any parameter is: a parameter may share its name.
     let call = if method {
         quote!(__this.#fn_ident(#(#call_args),*) #awaited)
     } else {
-        quote!(#fn_ident(#(#call_args),*) #awaited)
+        quote!(__fn(#(#call_args),*) #awaited)
     };
+    let bind_fn = (!method).then(|| quote!(let __fn = #fn_ident;));
     let ret = match &item.sig.output {
         syn::ReturnType::Default => quote!(()),
         syn::ReturnType::Type(_, ty) => quote!(#ty),
@@ -197,9 +199,8 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     };
     let remember_uri = is_resource.then(|| quote!(let __uri = ::std::string::String::from(__cx.target());));
     let this = method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);));
-    let mover = method.then(|| quote!(move));
     let body = if which == Which::Resource {
-        quote!(#mover |#cx_binding: ::roundtrip::server::RequestContext| {
+        quote!(move |#cx_binding: ::roundtrip::server::RequestContext| {
             #this
             async move {
                 #remember_uri
@@ -207,7 +208,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             }
         })
     } else {
-        quote!(#mover |#arguments_binding, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| {
+        quote!(move |#arguments_binding, #values_binding: #rt::Values, #cx_binding: ::roundtrip::server::RequestContext| {
             #this
             async move {
                 #remember_uri
@@ -274,6 +275,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             #(#text_asserts)*
             #ret_assert
         }
+        #bind_fn
         #builder
     })
 }

@@ -15,6 +15,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
         fn __assert() {
             ::roundtrip::__private::assert_return::<Outcome<CallToolResult>>();
         }
+        let __fn = slow_sum;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["n"]),
             ::std::vec::Vec::from([]),
@@ -44,11 +45,11 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
                 >("slow_sum", __args, "n")?;
                 ::core::result::Result::Ok((n,))
             },
-            |
+            move |
                 (n,),
                 _: ::roundtrip::__private::Values,
                 __cx: ::roundtrip::server::RequestContext|
-            { async move { ::roundtrip::__private::outcome(slow_sum(n, &__cx).await) } },
+            { async move { ::roundtrip::__private::outcome(__fn(n, &__cx).await) } },
         )
     }
 }

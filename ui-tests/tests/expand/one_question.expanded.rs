@@ -16,6 +16,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
         fn __assert() {
             ::roundtrip::__private::assert_return::<String>();
         }
+        let __fn = provision;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["name"]),
             ::std::vec::Vec::from([
@@ -69,14 +70,14 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
                 >("provision", __args, "name")?;
                 ::core::result::Result::Ok((name,))
             },
-            |
+            move |
                 (name,),
                 mut __values: ::roundtrip::__private::Values,
                 _: ::roundtrip::server::RequestContext|
             {
                 async move {
                     let region: String = __values.take::<String>("region")?;
-                    ::roundtrip::__private::outcome(provision(name, region).await)
+                    ::roundtrip::__private::outcome(__fn(name, region).await)
                 }
             },
         )

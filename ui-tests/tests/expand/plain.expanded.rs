@@ -13,6 +13,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
         fn __assert() {
             ::roundtrip::__private::assert_return::<String>();
         }
+        let __fn = hello;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["name"]),
             ::std::vec::Vec::from([]),
@@ -42,11 +43,11 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
                 >("hello", __args, "name")?;
                 ::core::result::Result::Ok((name,))
             },
-            |
+            move |
                 (name,),
                 _: ::roundtrip::__private::Values,
                 _: ::roundtrip::server::RequestContext|
-            { async move { ::roundtrip::__private::outcome(hello(name).await) } },
+            { async move { ::roundtrip::__private::outcome(__fn(name).await) } },
         )
     }
 }

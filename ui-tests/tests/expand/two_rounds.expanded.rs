@@ -15,6 +15,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
         fn __assert() {
             ::roundtrip::__private::assert_return::<String>();
         }
+        let __fn = wizard;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from([]),
             ::std::vec::Vec::from([
@@ -71,7 +72,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
             |__args: &::roundtrip::__private::JsonObject| {
                 ::core::result::Result::Ok(())
             },
-            |
+            move |
                 (),
                 mut __values: ::roundtrip::__private::Values,
                 _: ::roundtrip::server::RequestContext|
@@ -79,7 +80,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
                 async move {
                     let name: String = __values.take::<String>("name")?;
                     let age: Answer<u32> = __values.answer::<u32>("age")?;
-                    ::roundtrip::__private::outcome(wizard(name, age).await)
+                    ::roundtrip::__private::outcome(__fn(name, age).await)
                 }
             },
         )
