@@ -70,7 +70,6 @@ pub async fn summarize(
     text: String,
     #[resolve(sample = "Summarize in one sentence: {text}", max_tokens = 200)] summary: String,
 ) -> String {
-    let _ = text; // only the question needs it
     format!("Summary: {summary}")
 }
 

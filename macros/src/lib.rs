@@ -57,11 +57,14 @@ fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     let mut errors = darling::Error::accumulator();
-    let decl = model::read(which, args.into(), item, false, &mut errors);
+    let mut decl = model::read(which, args.into(), item, false, &mut errors);
     check::graph(&decl, &mut errors);
     check::kind_rules(&decl, &mut errors);
     match errors.finish() {
-        Ok(()) => expand::item(&decl).into(),
+        Ok(()) => {
+            model::mark_resolver_inputs_used(&mut decl);
+            expand::item(&decl).into()
+        }
         Err(e) => {
             let item = &decl.item;
             let mut out = e.write_errors();

@@ -427,3 +427,23 @@ fn with_call(expr: &syn::Expr) -> Result<(syn::Path, Vec<syn::Ident>), String> {
     }
     Ok((func.path.clone(), args))
 }
+
+/// Arguments that only a question uses (e.g. `{name}` in a message) would warn as unused in
+/// the body; mark them used with `let _ = &name;` at the top of the body.
+pub fn mark_resolver_inputs_used(decl: &mut Declared) {
+    let mut used: Vec<syn::Ident> = Vec::new();
+    for p in &decl.params {
+        let Role::Resolved(r) = &p.role else { continue };
+        for (dep, _) in r.kind.deps() {
+            let argument = decl.params.iter().find(|q| q.ident == dep && matches!(q.role, Role::Argument));
+            if let Some(q) = argument
+                && !used.contains(&q.ident)
+            {
+                used.push(q.ident.clone());
+            }
+        }
+    }
+    for ident in used.into_iter().rev() {
+        decl.item.block.stmts.insert(0, syn::parse_quote!(let _ = &#ident;));
+    }
+}

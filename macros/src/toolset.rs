@@ -44,8 +44,9 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
             sig: method.sig.clone(),
             block: Box::new(method.block.clone()),
         };
-        let tool = model::read(which, tool_args, as_fn, true, &mut errors);
+        let mut tool = model::read(which, tool_args, as_fn, true, &mut errors);
         check::graph(&tool, &mut errors);
+        model::mark_resolver_inputs_used(&mut tool);
         if let Some(first) = tools.iter().find(|t| t.name == tool.name && t.which == tool.which) {
             errors.push(err_at(
                 &tool.item.sig.ident,
@@ -57,6 +58,7 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         }
         // The method as written, without the attributes the macro consumed.
         method.sig = tool.item.sig.clone();
+        method.block = (*tool.item.block).clone();
         tools.push(tool);
     }
     match errors.finish() {

@@ -84,7 +84,7 @@ struct Order {
 
 #[tool]
 async fn order(#[resolve(elicit = "Your order?")] order: Order) -> String {
-    format!("{} x {}", order.count, matches!(order.size, Size::Large))
+    format!("{} x {}{}", order.count, matches!(order.size, Size::Large), order.note.unwrap_or_default())
 }
 
 #[tool]

@@ -1,6 +1,7 @@
 use roundtrip::prelude::*;
 /// Provision a database.
 async fn provision(name: String, region: String) -> String {
+    let _ = &name;
     name + &region
 }
 #[doc(hidden)]
