@@ -3,6 +3,8 @@
 // A failed unwrap is a failed test here.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -136,7 +138,29 @@ async fn json_of(response: reqwest::Response) -> (u16, Value) {
     let ct = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     let text = response.text().await.expect("body");
     assert!(ct.starts_with("application/json"), "expected JSON, got {ct:?}: {text}");
-    (status, serde_json::from_str(&text).expect("JSON body"))
+    let body: Value = serde_json::from_str(&text).expect("JSON body");
+    valid(&body);
+    (status, body)
+}
+
+/// Every message the server sends is valid under the official schema of its era: a result
+/// with `resultType` (or an event of a 2026 stream) under 2026-07-28, one without under
+/// 2025-11-25; server-to-client requests exist only in 2025-11-25; errors and notifications
+/// must be valid in one of the two.
+fn valid(message: &Value) {
+    const MODERN: &str = "2026-07-28";
+    const LEGACY: &str = "2025-11-25";
+    if let Some(result) = message.get("result") {
+        let era = if result.get("resultType").is_some() { MODERN } else { LEGACY };
+        common::assert_valid(era, "JSONRPCResultResponse", message);
+    } else if message.get("error").is_some() {
+        common::assert_valid(MODERN, "JSONRPCErrorResponse", message);
+        common::assert_valid(LEGACY, "JSONRPCErrorResponse", message);
+    } else if message.get("id").is_some() {
+        common::assert_valid(LEGACY, "ServerRequest", message);
+    } else if !common::is_valid(MODERN, "ServerNotification", message) {
+        common::assert_valid(LEGACY, "ServerNotification", message);
+    }
 }
 
 fn code(body: &Value) -> i64 {
@@ -168,7 +192,9 @@ impl Sse {
                     if data.is_empty() {
                         continue; // a comment (keep-alive)
                     }
-                    return Some(serde_json::from_str(&data.join("\n")).expect("event JSON"));
+                    let message: Value = serde_json::from_str(&data.join("\n")).expect("event JSON");
+                    valid(&message);
+                    return Some(message);
                 }
                 match self.stream.next().await {
                     Some(chunk) => self.buf.push_str(std::str::from_utf8(&chunk.expect("chunk")).expect("utf8")),

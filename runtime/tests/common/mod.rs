@@ -161,6 +161,11 @@ fn validator(era: &str, def: &str) -> &'static jsonschema::Validator {
     })
 }
 
+/// Whether `value` is a valid `def` of `era`'s schema.
+pub fn is_valid(era: &str, def: &str, value: &Value) -> bool {
+    validator(era, def).is_valid(value)
+}
+
 /// Assert `value` is a valid `def` of `era`'s schema.
 pub fn assert_valid(era: &str, def: &str, value: &Value) {
     let errors: Vec<String> =
