@@ -86,8 +86,13 @@ pub async fn greeting(#[resolve(elicit = "What should I call you?")] name: Strin
     format!("Hello, {name}! Welcome aboard.")
 }
 
+/// The note numbers that start with what was typed.
+fn note_ids(_variable: &str, typed: &str) -> Vec<String> {
+    ["7", "42", "420"].into_iter().filter(|id| id.starts_with(typed)).map(String::from).collect()
+}
+
 /// A private note; reading it asks for the passphrase.
-#[resource_template("notes://{id}", mime_type = "text/plain")]
+#[resource_template("notes://{id}", mime_type = "text/plain", complete = note_ids)]
 pub async fn note(
     /// The note's number.
     id: String,

@@ -198,3 +198,15 @@ async fn prompts_and_templates_are_listed() {
     assert_eq!((note.uri_template.as_str(), note.name.as_str()), ("notes://{id}", "note"));
     assert_eq!(note.mime_type.as_deref(), Some("text/plain"));
 }
+
+#[tokio::test]
+async fn template_variables_complete_through_their_completer() {
+    let client = roundtrip::client::Client::builder("t", "1").connect_in_memory(server()).await.unwrap();
+    let params =
+        json!({"ref": {"type": "ref/resource", "uri": "notes://{id}"}, "argument": {"name": "id", "value": "4"}});
+    let result = client.request("completion/complete", params.as_object().cloned().unwrap()).await.unwrap();
+    assert_eq!(result["completion"], json!({"values": ["42", "420"], "total": 2, "hasMore": false}));
+    let params = json!({"ref": {"type": "ref/prompt", "name": "greeting"}, "argument": {"name": "x", "value": ""}});
+    let result = client.request("completion/complete", params.as_object().cloned().unwrap()).await.unwrap();
+    assert_eq!(result["completion"]["values"], json!([]));
+}

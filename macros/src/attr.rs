@@ -30,12 +30,14 @@ pub struct ResolveArgs {
     pub with: Option<syn::Expr>,
 }
 
-/// `#[prompt(name = "…", title = "…", description = "…")]`
+/// `#[prompt(name = "…", title = "…", description = "…", complete = path::to::fn)]`
 #[derive(Debug, Default, FromMeta)]
 pub struct PromptArgs {
     pub name: Option<syn::LitStr>,
     pub title: Option<syn::LitStr>,
     pub description: Option<syn::LitStr>,
+    /// `fn(argument: &str, typed: &str) -> Vec<String>` completing the arguments.
+    pub complete: Option<syn::Path>,
 }
 
 /// `#[resource("uri", …)]` and `#[resource_template("uri", …)]`, after the URI.
@@ -45,4 +47,6 @@ pub struct ResourceArgs {
     pub title: Option<syn::LitStr>,
     pub description: Option<syn::LitStr>,
     pub mime_type: Option<syn::LitStr>,
+    /// `fn(variable: &str, typed: &str) -> Vec<String>` completing a template's variables.
+    pub complete: Option<syn::Path>,
 }

@@ -168,6 +168,9 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
             }
         }
         Which::Resource => {
+            if let Options::Resource { args: crate::attr::ResourceArgs { complete: Some(f), .. }, .. } = &decl.options {
+                errors.push(err_at(f, "a static resource has no variables to complete: remove `complete`"));
+            }
             if uri.value().contains('{') {
                 errors.push(err_at(uri, "this URI has `{variables}`: declare it with #[resource_template(\"…\")]"));
             }

@@ -245,25 +245,30 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                 )
             }
         }
-        Options::Prompt(_) => quote! {
-            #graph
-            #rt::prompt(
-                #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: ::core::option::Option::None },
-                ::std::vec::Vec::from([#(#fields),*]),
-                __graph,
-                #parse,
-                #body,
-            )
-        },
+        Options::Prompt(args) => {
+            let complete = args.complete.as_ref().map(|f| quote!(.with_completer(#f)));
+            quote! {
+                #graph
+                #rt::prompt(
+                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: ::core::option::Option::None },
+                    ::std::vec::Vec::from([#(#fields),*]),
+                    __graph,
+                    #parse,
+                    #body,
+                )
+                #complete
+            }
+        }
         Options::Resource { uri, args } => {
             let mime = opt_str(args.mime_type.as_ref().map(syn::LitStr::value));
             let spec = quote!(#rt::ResourceSpec { uri: #uri, name: #name, title: #title, description: #description, mime_type: #mime });
             if which == Which::Resource {
                 quote!(#rt::resource(#spec, #body))
             } else {
+                let complete = args.complete.as_ref().map(|f| quote!(.with_completer(#f)));
                 quote! {
                     #graph
-                    #rt::resource_template(#spec, __graph, #parse, #body)
+                    #rt::resource_template(#spec, __graph, #parse, #body) #complete
                 }
             }
         }

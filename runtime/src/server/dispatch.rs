@@ -9,10 +9,11 @@ use serde_json::{Value, json};
 use super::peer::{Inbound, Session};
 use super::{Server, subscriptions};
 use crate::protocol::{
-    CacheScope, CompleteParams, CompleteResult, DiscoverResult, ErrorObject, InitializeParams, InitializeResult,
-    JsonObject, ListChangedCapability, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, LoggingLevel, META_PROTOCOL_VERSION, META_SERVER_INFO, ProtocolVersion, Request, RequestMeta,
-    ResourcesCapability, Response, ResultType, ServerCapabilities, Tool, codes,
+    CacheScope, CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject,
+    InitializeParams, InitializeResult, JsonObject, ListChangedCapability, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, META_PROTOCOL_VERSION,
+    META_SERVER_INFO, ProtocolVersion, Request, RequestMeta, ResourcesCapability, Response, ResultType,
+    ServerCapabilities, Tool, codes,
 };
 
 /// The answer to one request.
@@ -328,7 +329,21 @@ impl Server {
             .cloned()
             .and_then(|p| serde_json::from_value(p).ok())
             .ok_or_else(|| ErrorObject::invalid_params("completion/complete needs ref and argument"))?;
-        let mut completion = self.inner.completer.as_ref().map(|c| c(&params)).unwrap_or_default();
+        let own = match &params.reference {
+            CompletionRef::Prompt { name } => {
+                self.inner.prompt_index.get(name).and_then(|&i| self.inner.prompts[i].completer.clone())
+            }
+            CompletionRef::Resource { uri } => {
+                self.inner.templates.iter().find(|t| t.template.uri_template == *uri).and_then(|t| t.completer.clone())
+            }
+        };
+        let mut completion = match own {
+            Some(complete) => {
+                let values = complete.complete(&params.argument.name, &params.argument.value);
+                Completion { total: Some(values.len() as u64), has_more: Some(values.len() > 100), values }
+            }
+            None => self.inner.completer.as_ref().map(|c| c(&params)).unwrap_or_default(),
+        };
         completion.values.truncate(100);
         if completion.total.is_none() {
             completion.total = Some(completion.values.len() as u64);

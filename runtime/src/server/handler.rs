@@ -117,6 +117,24 @@ impl InputRequired {
 /// What a handler returns.
 pub type HandlerResult<T> = Result<Outcome<T>, ErrorObject>;
 
+/// Suggests values for one argument of a prompt or variable of a template: given the
+/// argument's name and what was typed so far, the candidates (at most 100 are sent).
+#[derive(Clone)]
+pub struct Completer(Arc<dyn Fn(&str, &str) -> Vec<String> + Send + Sync>);
+
+impl Completer {
+    /// The candidates for `argument` given what was typed so far.
+    pub fn complete(&self, argument: &str, typed: &str) -> Vec<String> {
+        (self.0)(argument, typed)
+    }
+}
+
+impl fmt::Debug for Completer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Completer")
+    }
+}
+
 type HandlerFn<T> = dyn Fn(RequestContext) -> BoxFuture<'static, HandlerResult<T>> + Send + Sync;
 
 /// A type-erased async handler.
@@ -193,6 +211,7 @@ pub struct PromptDef {
     pub prompt: Prompt,
     /// The questions a declared prompt may ask (none for a manual handler).
     pub graph: Option<Arc<Graph>>,
+    pub(crate) completer: Option<Completer>,
     pub(crate) handler: Handler<GetPromptResult>,
 }
 
@@ -203,7 +222,13 @@ impl PromptDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
     {
-        Self { prompt, graph: None, handler: Handler::new(handler) }
+        Self { prompt, graph: None, completer: None, handler: Handler::new(handler) }
+    }
+
+    /// Complete this prompt's arguments with `f(argument, typed_so_far)`.
+    pub fn with_completer(mut self, f: impl Fn(&str, &str) -> Vec<String> + Send + Sync + 'static) -> Self {
+        self.completer = Some(Completer(Arc::new(f)));
+        self
     }
 
     /// Attach the resolver graph the handler runs, for documentation.
@@ -239,6 +264,7 @@ pub struct ResourceTemplateDef {
     pub template: ResourceTemplate,
     /// The questions a declared template may ask (none for a manual handler).
     pub graph: Option<Arc<Graph>>,
+    pub(crate) completer: Option<Completer>,
     pub(crate) matcher: UriTemplate,
     pub(crate) handler: Handler<ReadResourceResult>,
 }
@@ -254,7 +280,13 @@ impl ResourceTemplateDef {
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
         let matcher = UriTemplate::parse(&template.uri_template)?;
-        Ok(Self { template, graph: None, matcher, handler: Handler::new(handler) })
+        Ok(Self { template, graph: None, completer: None, matcher, handler: Handler::new(handler) })
+    }
+
+    /// Complete this template's variables with `f(variable, typed_so_far)`.
+    pub fn with_completer(mut self, f: impl Fn(&str, &str) -> Vec<String> + Send + Sync + 'static) -> Self {
+        self.completer = Some(Completer(Arc::new(f)));
+        self
     }
 
     /// Attach the resolver graph the handler runs, for documentation.
@@ -271,4 +303,15 @@ pub enum ResourceEntry {
     Static(ResourceDef),
     /// A family of resources matched by a URI template.
     Template(ResourceTemplateDef),
+}
+
+impl ResourceEntry {
+    /// Complete a template's variables with `f(variable, typed_so_far)`; a static resource has
+    /// none and is returned unchanged.
+    pub fn with_completer(self, f: impl Fn(&str, &str) -> Vec<String> + Send + Sync + 'static) -> Self {
+        match self {
+            Self::Template(def) => Self::Template(def.with_completer(f)),
+            other => other,
+        }
+    }
 }

@@ -29,7 +29,8 @@ use std::sync::Arc;
 pub use context::RequestContext;
 pub use dispatch::Reply;
 pub use handler::{
-    Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef,
+    Completer, Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceEntry,
+    ResourceTemplateDef, ToolDef,
 };
 pub use peer::{Inbound, NullPeer, Peer, Principal, Session};
 pub use subscriptions::ListChange;
@@ -38,7 +39,7 @@ use tokio::sync::broadcast;
 use crate::protocol::{CacheScope, CompleteParams, Completion, Implementation};
 use crate::seal::{RequestStateSecurity, SealConfigError, Sealer};
 
-type Completer = Arc<dyn Fn(&CompleteParams) -> Completion + Send + Sync>;
+type ServerCompleter = Arc<dyn Fn(&CompleteParams) -> Completion + Send + Sync>;
 
 /// An MCP server. Cheap to clone; clones share one registry.
 #[derive(Clone)]
@@ -56,7 +57,7 @@ struct Inner {
     prompt_index: HashMap<String, usize>,
     resources: Vec<ResourceDef>,
     templates: Vec<ResourceTemplateDef>,
-    completer: Option<Completer>,
+    completer: Option<ServerCompleter>,
     sealer: Arc<Sealer>,
     caching: Caching,
     changes: broadcast::Sender<ListChange>,
