@@ -120,7 +120,9 @@ pub type HandlerResult<T> = Result<Outcome<T>, ErrorObject>;
 /// Suggests values for one argument of a prompt or variable of a template: given the
 /// argument's name and what was typed so far, the candidates (at most 100 are sent).
 #[derive(Clone)]
-pub struct Completer(Arc<dyn Fn(&str, &str) -> Vec<String> + Send + Sync>);
+pub struct Completer(Arc<CompleteFn>);
+
+type CompleteFn = dyn Fn(&str, &str) -> Vec<String> + Send + Sync;
 
 impl Completer {
     /// The candidates for `argument` given what was typed so far.
