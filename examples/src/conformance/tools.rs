@@ -34,9 +34,10 @@ pub fn all() -> Vec<ToolDef> {
         test_sampling,
         test_missing_capability,
         test_elicitation,
+        test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
     ];
-    let manual =
-        [json_schema_2020_12(), custom_header(), elicitation_defaults(), elicitation_enums(), streaming_elicitation()];
+    let manual = [json_schema_2020_12(), custom_header(), streaming_elicitation()];
     declared.into_iter().chain(manual).collect()
 }
 
@@ -195,6 +196,130 @@ fn answer_summary<T: Serialize>(prefix: &str, answer: &Answer<T>) -> String {
     format!("{prefix}: action={action}, content={content}")
 }
 
+/// The SEP-1034 form: every field has a default.
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+struct WithDefaults {
+    /// User name
+    #[serde(default = "default_name")]
+    name: String,
+    /// User age
+    #[serde(default = "default_age")]
+    age: i64,
+    /// User score
+    #[serde(default = "default_score")]
+    score: f64,
+    /// User status
+    #[serde(default)]
+    status: Status,
+    /// Verification status
+    #[serde(default = "default_verified")]
+    verified: bool,
+}
+
+fn default_name() -> String {
+    "John Doe".into()
+}
+
+fn default_age() -> i64 {
+    30
+}
+
+fn default_score() -> f64 {
+    95.5
+}
+
+fn default_verified() -> bool {
+    true
+}
+
+#[derive(Default, Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    #[default]
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// Elicits a form whose fields all have defaults (SEP-1034)
+#[tool]
+async fn test_elicitation_sep1034_defaults(
+    #[resolve(elicit = "Please review and update the form fields with defaults")] form: Answer<WithDefaults>,
+) -> String {
+    answer_summary("Elicitation completed", &form)
+}
+
+/// The SEP-1330 form: the five enum shapes, none required (an unanswered one is left out of
+/// the reported content).
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct Enums {
+    /// Select one option
+    #[serde(skip_serializing_if = "Option::is_none")]
+    untitled_single: Option<Untitled>,
+    /// Select one option with titles
+    #[serde(skip_serializing_if = "Option::is_none")]
+    titled_single: Option<Titled>,
+    /// Select one option (legacy)
+    #[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    legacy_enum: Option<Legacy>,
+    /// Select multiple options
+    #[schemars(length(min = 1, max = 3))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    untitled_multi: Option<Vec<Untitled>>,
+    /// Select multiple options with titles
+    #[schemars(length(min = 1, max = 3))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    titled_multi: Option<Vec<TitledChoice>>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    #[schemars(title = "First Option")]
+    Value1,
+    #[schemars(title = "Second Option")]
+    Value2,
+    #[schemars(title = "Third Option")]
+    Value3,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Legacy {
+    Opt1,
+    Opt2,
+    Opt3,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum TitledChoice {
+    #[schemars(title = "First Choice")]
+    Value1,
+    #[schemars(title = "Second Choice")]
+    Value2,
+    #[schemars(title = "Third Choice")]
+    Value3,
+}
+
+/// Elicits a form with the five enum shapes of SEP-1330
+#[tool]
+async fn test_elicitation_sep1330_enums(
+    #[resolve(elicit = "Please select options from the enum fields")] form: Answer<Enums>,
+) -> String {
+    answer_summary("Elicitation completed", &form)
+}
+
 // Manual: the input schema's root keywords (`$schema`, `$defs`, `allOf`, `if`/`then`/`else`)
 // cannot be declared; a `#[tool]` input schema is only an object of its parameters.
 fn json_schema_2020_12() -> ToolDef {
@@ -257,97 +382,6 @@ fn elicitation_summary(prefix: &str, result: &ElicitResult) -> String {
     };
     let content = Value::Object(result.content.clone().unwrap_or_default());
     format!("{prefix}: action={action}, content={content}")
-}
-
-// Manual (for now): see the note on `elicitation_enums`.
-fn elicitation_defaults() -> ToolDef {
-    let tool = Tool::new("test_elicitation_sep1034_defaults", empty_input_schema())
-        .with_description("Elicits a form whose fields all have defaults (SEP-1034)");
-    let schema = object(json!({
-        "type": "object",
-        "properties": {
-            "name": { "type": "string", "description": "User name", "default": "John Doe" },
-            "age": { "type": "integer", "description": "User age", "default": 30 },
-            "score": { "type": "number", "description": "User score", "default": 95.5 },
-            "status": {
-                "type": "string",
-                "description": "User status",
-                "enum": ["active", "inactive", "pending"],
-                "default": "active"
-            },
-            "verified": { "type": "boolean", "description": "Verification status", "default": true }
-        },
-        "required": []
-    }));
-    elicit_once(tool, "Please review and update the form fields with defaults", schema)
-}
-
-// Manual (for now): titled `oneOf`/`anyOf` choices and `enumNames`.
-fn elicitation_enums() -> ToolDef {
-    let tool = Tool::new("test_elicitation_sep1330_enums", empty_input_schema())
-        .with_description("Elicits a form with the five enum shapes of SEP-1330");
-    let schema = object(json!({
-        "type": "object",
-        "properties": {
-            "untitledSingle": {
-                "type": "string",
-                "description": "Select one option",
-                "enum": ["option1", "option2", "option3"]
-            },
-            "titledSingle": {
-                "type": "string",
-                "description": "Select one option with titles",
-                "oneOf": [
-                    { "const": "value1", "title": "First Option" },
-                    { "const": "value2", "title": "Second Option" },
-                    { "const": "value3", "title": "Third Option" }
-                ]
-            },
-            "legacyEnum": {
-                "type": "string",
-                "description": "Select one option (legacy)",
-                "enum": ["opt1", "opt2", "opt3"],
-                "enumNames": ["Option One", "Option Two", "Option Three"]
-            },
-            "untitledMulti": {
-                "type": "array",
-                "description": "Select multiple options",
-                "minItems": 1,
-                "maxItems": 3,
-                "items": { "type": "string", "enum": ["option1", "option2", "option3"] }
-            },
-            "titledMulti": {
-                "type": "array",
-                "description": "Select multiple options with titles",
-                "minItems": 1,
-                "maxItems": 3,
-                "items": {
-                    "anyOf": [
-                        { "const": "value1", "title": "First Choice" },
-                        { "const": "value2", "title": "Second Choice" },
-                        { "const": "value3", "title": "Third Choice" }
-                    ]
-                }
-            }
-        },
-        "required": []
-    }));
-    elicit_once(tool, "Please select options from the enum fields", schema)
-}
-
-/// A tool that elicits `schema` once and reports the answer.
-fn elicit_once(tool: Tool, message: &'static str, schema: roundtrip::protocol::JsonObject) -> ToolDef {
-    ToolDef::new(tool, move |cx| {
-        let schema = schema.clone();
-        async move {
-            Ok(match cx.elicit_result("form") {
-                Some(result) => {
-                    Outcome::Complete(CallToolResult::text(elicitation_summary("Elicitation completed", &result)))
-                }
-                None => InputRequired::new().elicit("form", message, schema).into(),
-            })
-        }
-    })
 }
 
 // Manual: it reports progress before its question; a `#[tool]` body runs only once every
