@@ -36,8 +36,9 @@ pub fn all() -> Vec<ToolDef> {
         test_elicitation,
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
+        test_custom_header,
     ];
-    let manual = [json_schema_2020_12(), custom_header(), streaming_elicitation()];
+    let manual = [json_schema_2020_12(), streaming_elicitation()];
     declared.into_iter().chain(manual).collect()
 }
 
@@ -355,21 +356,22 @@ fn json_schema_2020_12() -> ToolDef {
     })
 }
 
-fn custom_header() -> ToolDef {
-    // SEP-2243 (unscored `http-custom-header-server-validation`): an argument mirrored in an
-    // `Mcp-Param-Region` header, which the HTTP transport cross-checks against the body.
-    let schema = object(json!({
-        "type": "object",
-        "properties": {
-            "region": { "type": "string", "description": "Where to run", "x-mcp-header": "Region" }
-        },
-        "required": ["region"]
-    }));
-    let tool = Tool::new("test_custom_header", schema).with_description("Echoes an argument sent as a header too");
-    ToolDef::new(tool, |cx| async move {
-        let region: String = cx.argument("region")?;
-        Ok(Outcome::Complete(CallToolResult::text(format!("Region: {region}"))))
-    })
+/// The argument of `test_custom_header` (SEP-2243, unscored
+/// `http-custom-header-server-validation`): mirrored in an `Mcp-Param-Region` header, which
+/// the HTTP transport cross-checks against the body. A `#[tool]` parameter has no option for
+/// extra schema keywords, so the type carries `x-mcp-header`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(extend("x-mcp-header" = "Region"))]
+struct Region(String);
+
+/// Echoes an argument sent as a header too
+#[tool]
+async fn test_custom_header(
+    /// Where to run
+    region: Region,
+) -> String {
+    format!("Region: {}", region.0)
 }
 
 /// `Elicitation completed: action=accept, content={...}`, the text the elicitation scenarios
