@@ -314,3 +314,57 @@ fn answers_unwrap_to_values() {
     assert_eq!(Answer::Accepted(3).accepted(), Some(3));
     assert!(!Answer::<u8>::Declined.is_accepted());
 }
+
+/// Form types for [`optional_choices_are_plain_optional_fields`].
+mod optional_form {
+    use roundtrip::prelude::*;
+
+    #[derive(Deserialize, JsonSchema, Elicit)]
+    pub enum Plain {
+        A,
+        B,
+    }
+
+    #[derive(Deserialize, JsonSchema, Elicit)]
+    pub enum Titled {
+        #[schemars(title = "First")]
+        One,
+        #[schemars(title = "Second")]
+        Two,
+    }
+
+    #[derive(Deserialize, JsonSchema, Elicit)]
+    #[allow(dead_code)] // only its schema is used
+    pub struct Form {
+        /// Pick one.
+        pub plain: Option<Plain>,
+        /// Pick a titled one.
+        pub titled: Option<Titled>,
+        /// Pick several.
+        pub many: Option<Vec<Titled>>,
+        pub text: Option<String>,
+        pub needed: Titled,
+    }
+}
+
+#[test]
+fn optional_choices_are_plain_optional_fields() {
+    // `Option<T>` of a titled enum is `anyOf: [T, null]` in the generated schema; the form
+    // asks the choice itself, not required.
+    let form = roundtrip::__private::elicit_schema::<optional_form::Form>("form");
+    let titled = json!([{ "const": "One", "title": "First" }, { "const": "Two", "title": "Second" }]);
+    assert_eq!(
+        Value::Object(form),
+        json!({
+            "type": "object",
+            "properties": {
+                "plain": { "type": "string", "description": "Pick one.", "enum": ["A", "B"] },
+                "titled": { "type": "string", "description": "Pick a titled one.", "oneOf": titled },
+                "many": { "type": "array", "description": "Pick several.", "items": { "anyOf": titled } },
+                "text": { "type": "string" },
+                "needed": { "type": "string", "oneOf": titled },
+            },
+            "required": ["needed"],
+        })
+    );
+}

@@ -9,11 +9,5 @@ use std::process::ExitCode;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match roundtrip_examples::conformance::server() {
-        Ok(server) => roundtrip_examples::cli::serve("conformance", server).await,
-        Err(e) => {
-            eprintln!("could not build the server: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    roundtrip_examples::cli::serve("conformance", roundtrip_examples::conformance::server()).await
 }

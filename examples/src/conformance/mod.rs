@@ -1,15 +1,18 @@
 //! The conformance example server: every tool, prompt, resource and completion the official
 //! MCP conformance suite (`@modelcontextprotocol/conformance` 0.2.0-alpha.12) calls, with the
-//! names, texts and shapes its scenarios check. Written with the manual API.
+//! names, texts and shapes its scenarios check. Declared with the macros (`#[tool]`,
+//! `#[prompt]`, `#[resource]`, `#[resource_template]`) wherever they produce exactly the wire
+//! a scenario checks; the remaining fixtures use the manual API, each saying why.
 //!
 //! - [`tools`]: the plain tools and the 2025-era callback tools (`test_sampling`, ...),
 //! - [`mrtr`]: the `test_input_required_result_*` tools and prompt (2026-07-28 rounds),
 //! - [`prompts`], [`resources`]: the prompt and resource fixtures.
 //!
-//! Tools that need the client (sampling, elicitation, roots) are written once, as rounds of
-//! [`InputRequired`](roundtrip::InputRequired): a 2026-07-28 client gets an
-//! `input_required` result and retries; on a 2025-era session the server turns the same round
-//! into server-to-client requests and runs the handler again with the answers.
+//! Tools that need the client (sampling, elicitation, roots) are written once, as
+//! `#[resolve]` parameters or rounds of [`InputRequired`](roundtrip::InputRequired): a
+//! 2026-07-28 client gets an `input_required` result and retries; on a 2025-era session the
+//! server turns the same round into server-to-client requests and runs the handler again with
+//! the answers.
 
 pub mod mrtr;
 pub mod prompts;
@@ -18,7 +21,6 @@ pub mod tools;
 
 use roundtrip::Server;
 use roundtrip::protocol::{Completion, JsonObject};
-use roundtrip::server::uri_template::TemplateError;
 use serde_json::Value;
 
 /// The name the server reports in `serverInfo`.
@@ -32,17 +34,15 @@ pub const PNG_BASE64: &str =
 pub const WAV_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 
 /// The conformance server with everything registered.
-///
-/// Fails only if a resource template of [`resources`] is malformed.
-pub fn server() -> Result<Server, TemplateError> {
-    let server = Server::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+pub fn server() -> Server {
+    Server::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .tools(tools::all())
         .tools(mrtr::tools())
         .prompts(prompts::all())
         .prompts(mrtr::prompts())
+        .resources(resources::all())
         // `completion-complete` only needs the capability and a well-formed answer.
-        .completer(|_| Completion::default());
-    resources::register(server)
+        .completer(|_| Completion::default())
 }
 
 /// The object of a `json!` object literal (anything else is an empty object).

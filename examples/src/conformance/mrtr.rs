@@ -1,48 +1,151 @@
 //! The multi-round-trip fixtures of the `input-required-result-*` scenarios (2026-07-28):
 //! tools and a prompt that answer `input_required` first and complete on the retry.
 //!
-//! Each handler is a pure function of its request: the answers of the previous round
-//! (`cx.elicit_result`, `cx.sampling_result`, `cx.roots_result`) and the verified state
-//! (`cx.state`). A retry whose answers are missing or unusable is asked again, which is what
-//! `missing-input-response` and `validate-input` expect.
+//! Declared with `#[resolve]` parameters: the question key is the parameter's name, a
+//! `#[derive(Elicit)]` struct is the whole form, and the framework seals its own
+//! `requestState` (bound to the tool), re-asks a question whose answer is missing or does not
+//! fit (`missing-input-response`, `validate-input`) and rejects a tampered state before the
+//! fn runs (`tampered-state`). `test_input_required_result_elicitation` and
+//! `test_input_required_result_capabilities` are manual, at the end.
 
 use roundtrip::RequestContext;
-use roundtrip::protocol::{
-    CallToolResult, CreateMessageParams, ElicitAction, ErrorObject, GetPromptResult, JsonObject, Prompt, PromptMessage,
-    Tool, empty_input_schema,
-};
-use roundtrip::server::{HandlerResult, InputRequired, Outcome, PromptDef, ToolDef};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use roundtrip::prelude::*;
+use roundtrip::protocol::{CreateMessageParams, ElicitAction, ErrorObject, JsonObject, Tool, empty_input_schema};
+use roundtrip::resolve::{Question, form_schema};
+use roundtrip::server::{HandlerResult, PromptDef, ToolDef};
+use serde_json::json;
 
 use super::object;
 
 /// Every tool of this module.
 pub fn tools() -> Vec<ToolDef> {
-    vec![
+    let declared = tools![
+        test_input_required_result_sampling,
+        test_input_required_result_list_roots,
+        test_input_required_result_request_state,
+        test_input_required_result_multiple_inputs,
+        test_input_required_result_multi_round,
+        test_input_required_result_tampered_state,
+    ];
+    let manual = [
         tool("test_input_required_result_elicitation", "Asks for the user's name", elicitation),
-        tool("test_input_required_result_sampling", "Asks the client's model a question", sampling),
-        tool("test_input_required_result_list_roots", "Asks for the client's roots", list_roots),
-        tool("test_input_required_result_request_state", "Asks for a confirmation and carries state", request_state),
-        tool("test_input_required_result_multiple_inputs", "Asks three questions at once", multiple_inputs),
-        tool("test_input_required_result_multi_round", "Asks two questions in two rounds", multi_round),
-        tool(
-            "test_input_required_result_tampered_state",
-            "Carries sealed state that must not be tampered with",
-            tampered_state,
-        ),
         tool("test_input_required_result_capabilities", "Asks only what the client declared", capabilities),
-    ]
+    ];
+    declared.into_iter().chain(manual).collect()
 }
 
 /// Every prompt of this module.
 pub fn prompts() -> Vec<PromptDef> {
-    let prompt = Prompt {
-        description: Some("A prompt that asks the user for context".into()),
-        ..Prompt::new("test_input_required_result_prompt")
-    };
-    vec![PromptDef::new(prompt, |cx| async move { context_prompt(&cx) })]
+    prompts![test_input_required_result_prompt].into()
 }
+
+/// The form of the `user_name` question: `{name: string}`, required.
+#[derive(Deserialize, JsonSchema, Elicit)]
+struct UserName {
+    name: String,
+}
+
+/// Asks the client's model a question
+#[tool]
+async fn test_input_required_result_sampling(
+    #[resolve(sample = "What is the capital of France?", max_tokens = 100)] capital_question: String,
+) -> String {
+    format!("Sampling result: {capital_question}")
+}
+
+/// `<n> root(s): <uri>, <uri>`.
+fn roots_text(roots: &[Root]) -> String {
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    format!("{} root(s): {}", uris.len(), uris.join(", "))
+}
+
+/// Asks for the client's roots
+#[tool]
+async fn test_input_required_result_list_roots(#[resolve(roots)] client_roots: Vec<Root>) -> String {
+    format!("Client roots: {}", roots_text(&client_roots))
+}
+
+/// The form of the `confirm` question: `{ok: boolean}`, required.
+#[derive(Deserialize, JsonSchema, Elicit)]
+struct Confirm {
+    ok: bool,
+}
+
+/// Asks for a confirmation and carries state
+#[tool]
+async fn test_input_required_result_request_state(
+    #[resolve(elicit = "Please confirm")] confirm: Answer<Confirm>,
+) -> String {
+    // The answer is only taken with the sealed state of the round that asked it.
+    let ok = confirm.accepted().map_or_else(|| "unanswered".to_owned(), |c| c.ok.to_string());
+    format!("state-ok: requestState verified, confirmed={ok}")
+}
+
+/// Carries sealed state that must not be tampered with
+#[tool]
+async fn test_input_required_result_tampered_state(
+    #[resolve(elicit = "What is your name?")] user_name: UserName,
+) -> String {
+    // A tampered `requestState` is a JSON-RPC error before this runs.
+    format!("state-ok: Hello, {}!", user_name.name)
+}
+
+/// Asks three questions at once
+#[tool]
+async fn test_input_required_result_multiple_inputs(
+    #[resolve(elicit = "What is your name?")] user_name: UserName,
+    #[resolve(sample = "Generate a greeting", max_tokens = 50)] greeting: String,
+    #[resolve(roots)] client_roots: Vec<Root>,
+) -> String {
+    format!("Name: {}; greeting: {greeting}; roots: {}", user_name.name, roots_text(&client_roots))
+}
+
+/// The form of the `step2` question: `{color: string}`, required (`Serialize`: a `with`
+/// resolver could also give it without asking).
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Color {
+    color: String,
+}
+
+/// Step 2, asked once step 1 is answered: its text names no earlier answer, so taking `step1`
+/// is what orders it into a second round.
+async fn ask_color(step1: UserName) -> Resolve<Color> {
+    let _ = step1;
+    let schema = serde_json::to_value(schemars::schema_for!(Color)).unwrap_or_default();
+    match form_schema(&schema) {
+        Ok(schema) => Resolve::Ask(Question::form("Step 2: What is your favorite color?", schema)),
+        Err(why) => unreachable!("Color is a flat form: {why}"),
+    }
+}
+
+/// Asks two questions in two rounds
+#[tool]
+async fn test_input_required_result_multi_round(
+    #[resolve(elicit = "Step 1: What is your name?")] step1: UserName,
+    #[resolve(with = ask_color(step1))] step2: Color,
+) -> String {
+    format!("Hello, {}! Your favorite color is {}.", step1.name, step2.color)
+}
+
+/// The form of the prompt's `user_context` question: `{context: string}`, required.
+#[derive(Deserialize, JsonSchema, Elicit)]
+struct UserContext {
+    context: String,
+}
+
+/// A prompt that asks the user for context
+#[prompt]
+async fn test_input_required_result_prompt(
+    #[resolve(elicit = "What context should the prompt use?")] user_context: UserContext,
+) -> GetPromptResult {
+    GetPromptResult {
+        description: Some("A prompt built from the user's context".into()),
+        messages: vec![PromptMessage::user(format!("Prompt with context: {}", user_context.context))],
+        ..GetPromptResult::default()
+    }
+}
+
+// ---- The manual fixtures ----
 
 fn tool(name: &str, description: &str, handler: fn(&RequestContext) -> HandlerResult<CallToolResult>) -> ToolDef {
     ToolDef::new(
@@ -69,6 +172,9 @@ fn ask_name(round: InputRequired) -> InputRequired {
     round.elicit("user_name", "What is your name?", one_field("name", "string"))
 }
 
+// Manual: `ignore-extra-params` sends the `user_name` answer on the first call, without a
+// `requestState`; a `#[resolve]` parameter only takes an answer to a question its sealed
+// state says was asked, so the DSL would ask again instead of completing.
 fn elicitation(cx: &RequestContext) -> HandlerResult<CallToolResult> {
     Ok(match accepted_string(cx, "user_name", "name") {
         Some(name) => Outcome::Complete(CallToolResult::text(format!("Hello, {name}!"))),
@@ -85,24 +191,8 @@ fn sampled_text(cx: &RequestContext, key: &str) -> Option<String> {
     Some(result.content.as_text().map_or_else(|| "<non-text content>".to_owned(), str::to_owned))
 }
 
-fn sampling(cx: &RequestContext) -> HandlerResult<CallToolResult> {
-    Ok(match sampled_text(cx, "capital_question") {
-        Some(text) => Outcome::Complete(CallToolResult::text(format!("Sampling result: {text}"))),
-        None => capital_question(InputRequired::new(), "capital_question").into(),
-    })
-}
-
 fn roots_summary(cx: &RequestContext, key: &str) -> Option<String> {
-    let roots = cx.roots_result(key)?.roots;
-    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
-    Some(format!("{} root(s): {}", uris.len(), uris.join(", ")))
-}
-
-fn list_roots(cx: &RequestContext) -> HandlerResult<CallToolResult> {
-    Ok(match roots_summary(cx, "client_roots") {
-        Some(summary) => Outcome::Complete(CallToolResult::text(format!("Client roots: {summary}"))),
-        None => InputRequired::new().list_roots("client_roots").into(),
-    })
+    Some(roots_text(&cx.roots_result(key)?.roots))
 }
 
 /// The verified state of the previous round as `T`.
@@ -139,82 +229,8 @@ fn carry(cx: &RequestContext) -> Carried {
     Carried { tool: cx.target().to_owned() }
 }
 
-fn request_state(cx: &RequestContext) -> HandlerResult<CallToolResult> {
-    let state = carried(cx)?;
-    let confirm = cx.elicit_result("confirm");
-    Ok(match (state, confirm) {
-        (Some(_), Some(answer)) => {
-            let ok = answer.content.as_ref().and_then(|c| c.get("ok")).and_then(Value::as_bool);
-            let ok = ok.map_or_else(|| "unanswered".to_owned(), |b| b.to_string());
-            Outcome::Complete(CallToolResult::text(format!("state-ok: requestState verified, confirmed={ok}")))
-        }
-        _ => InputRequired::new()
-            .elicit("confirm", "Please confirm", one_field("ok", "boolean"))
-            .state(&carry(cx))
-            .into(),
-    })
-}
-
-fn tampered_state(cx: &RequestContext) -> HandlerResult<CallToolResult> {
-    let state = carried(cx)?;
-    Ok(match (state, accepted_string(cx, "user_name", "name")) {
-        (Some(_), Some(name)) => Outcome::Complete(CallToolResult::text(format!("state-ok: Hello, {name}!"))),
-        _ => ask_name(InputRequired::new()).state(&carry(cx)).into(),
-    })
-}
-
-fn multiple_inputs(cx: &RequestContext) -> HandlerResult<CallToolResult> {
-    let state = carried(cx)?;
-    let name = accepted_string(cx, "user_name", "name");
-    let greeting = sampled_text(cx, "greeting");
-    let roots = roots_summary(cx, "client_roots");
-    Ok(match (state, name, greeting, roots) {
-        (Some(_), Some(name), Some(greeting), Some(roots)) => {
-            Outcome::Complete(CallToolResult::text(format!("Name: {name}; greeting: {greeting}; roots: {roots}")))
-        }
-        _ => ask_name(InputRequired::new())
-            .sample("greeting", CreateMessageParams::prompt("Generate a greeting", 50))
-            .list_roots("client_roots")
-            .state(&carry(cx))
-            .into(),
-    })
-}
-
-/// Where the multi-round tool is: the state of each round says which question is open.
-#[derive(Debug, Serialize, Deserialize)]
-enum MultiRound {
-    AskedName,
-    AskedColor { name: String },
-}
-
-fn ask_step1() -> InputRequired {
-    InputRequired::new()
-        .elicit("step1", "Step 1: What is your name?", one_field("name", "string"))
-        .state(&MultiRound::AskedName)
-}
-
-fn ask_step2(name: String) -> InputRequired {
-    InputRequired::new()
-        .elicit("step2", "Step 2: What is your favorite color?", one_field("color", "string"))
-        .state(&MultiRound::AskedColor { name })
-}
-
-fn multi_round(cx: &RequestContext) -> HandlerResult<CallToolResult> {
-    Ok(match verified_state::<MultiRound>(cx)? {
-        None => ask_step1().into(),
-        Some(MultiRound::AskedName) => match accepted_string(cx, "step1", "name") {
-            Some(name) => ask_step2(name).into(),
-            None => ask_step1().into(),
-        },
-        Some(MultiRound::AskedColor { name }) => match accepted_string(cx, "step2", "color") {
-            Some(color) => {
-                Outcome::Complete(CallToolResult::text(format!("Hello, {name}! Your favorite color is {color}.")))
-            }
-            None => ask_step2(name).into(),
-        },
-    })
-}
-
+// Manual: it asks only what this request's client capabilities declare (the suite declares
+// only sampling); a `#[resolve]` parameter is always asked.
 fn capabilities(cx: &RequestContext) -> HandlerResult<CallToolResult> {
     if carried(cx)?.is_some() {
         // The retry: report whatever was answered.
@@ -247,17 +263,4 @@ fn capabilities(cx: &RequestContext) -> HandlerResult<CallToolResult> {
         return Ok(Outcome::Complete(CallToolResult::text("The client declared no capability to ask with")));
     }
     Ok(round.state(&carry(cx)).into())
-}
-
-fn context_prompt(cx: &RequestContext) -> HandlerResult<GetPromptResult> {
-    Ok(match accepted_string(cx, "user_context", "context") {
-        Some(context) => Outcome::Complete(GetPromptResult {
-            description: Some("A prompt built from the user's context".into()),
-            messages: vec![PromptMessage::user(format!("Prompt with context: {context}"))],
-            ..GetPromptResult::default()
-        }),
-        None => InputRequired::new()
-            .elicit("user_context", "What context should the prompt use?", one_field("context", "string"))
-            .into(),
-    })
 }

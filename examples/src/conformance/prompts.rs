@@ -1,80 +1,74 @@
-//! The prompt fixtures of the `prompts-*` scenarios.
+//! The prompt fixtures of the `prompts-*` scenarios, declared with `#[prompt]`.
 
-use roundtrip::protocol::{Content, GetPromptResult, Prompt, PromptArgument, PromptMessage, ResourceContents, Role};
-use roundtrip::server::{Outcome, PromptDef};
+use roundtrip::prelude::*;
+use roundtrip::protocol::Role;
+use roundtrip::server::PromptDef;
 
 use super::PNG_BASE64;
 
 /// Every prompt of this module.
 pub fn all() -> Vec<PromptDef> {
-    vec![simple(), with_arguments(), with_embedded_resource(), with_image()]
+    prompts![
+        test_simple_prompt,
+        test_prompt_with_arguments,
+        embedded::test_prompt_with_embedded_resource,
+        test_prompt_with_image
+    ]
+    .into()
 }
 
-fn prompt(name: &str, description: &str, arguments: Vec<PromptArgument>) -> Prompt {
-    Prompt {
-        description: Some(description.into()),
-        arguments: (!arguments.is_empty()).then_some(arguments),
-        ..Prompt::new(name)
-    }
+/// A simple prompt without arguments
+#[prompt]
+async fn test_simple_prompt() -> String {
+    "This is a simple prompt for testing.".into()
 }
 
-fn argument(name: &str, description: &str) -> PromptArgument {
-    PromptArgument { name: name.into(), title: None, description: Some(description.into()), required: Some(true) }
+/// A prompt with two required arguments
+#[prompt]
+async fn test_prompt_with_arguments(
+    /// First test argument
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+) -> String {
+    // The server rejects a call without a required argument before the handler runs.
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
 }
 
-fn messages(messages: Vec<PromptMessage>) -> GetPromptResult {
-    GetPromptResult { messages, ..GetPromptResult::default() }
-}
+/// The prompt whose argument is named `resourceUri`: an argument's name is its parameter's, and
+/// the lint must be allowed for the module, since the generated definition binds the name too
+/// (a `#[allow]` on the fn does not reach it).
+mod embedded {
+    #![allow(non_snake_case)]
 
-fn simple() -> PromptDef {
-    PromptDef::new(prompt("test_simple_prompt", "A simple prompt without arguments", vec![]), |_cx| async {
-        Ok(Outcome::Complete(messages(vec![PromptMessage::user("This is a simple prompt for testing.")])))
-    })
-}
+    use roundtrip::prelude::*;
+    use roundtrip::protocol::Role;
 
-fn with_arguments() -> PromptDef {
-    let def = prompt(
-        "test_prompt_with_arguments",
-        "A prompt with two required arguments",
-        vec![argument("arg1", "First test argument"), argument("arg2", "Second test argument")],
-    );
-    PromptDef::new(def, |cx| async move {
-        // The server rejects a call without a required argument before the handler runs.
-        let arg1: String = cx.argument("arg1")?;
-        let arg2: String = cx.argument("arg2")?;
-        Ok(Outcome::Complete(messages(vec![PromptMessage::user(format!(
-            "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
-        ))])))
-    })
-}
-
-fn with_embedded_resource() -> PromptDef {
-    let def = prompt(
-        "test_prompt_with_embedded_resource",
-        "A prompt that embeds a resource",
-        vec![argument("resourceUri", "URI of the resource to embed")],
-    );
-    PromptDef::new(def, |cx| async move {
-        let uri: String = cx.argument("resourceUri")?;
-        Ok(Outcome::Complete(messages(vec![
+    /// A prompt that embeds a resource
+    #[prompt]
+    pub(super) async fn test_prompt_with_embedded_resource(
+        /// URI of the resource to embed
+        resourceUri: String,
+    ) -> Vec<PromptMessage> {
+        vec![
             PromptMessage {
                 role: Role::User,
                 content: Content::resource(ResourceContents::text(
-                    uri,
+                    resourceUri,
                     Some("text/plain"),
                     "Embedded resource content for testing.",
                 )),
             },
             PromptMessage::user("Please process the embedded resource above."),
-        ])))
-    })
+        ]
+    }
 }
 
-fn with_image() -> PromptDef {
-    PromptDef::new(prompt("test_prompt_with_image", "A prompt with an image", vec![]), |_cx| async {
-        Ok(Outcome::Complete(messages(vec![
-            PromptMessage { role: Role::User, content: Content::image(PNG_BASE64, "image/png") },
-            PromptMessage::user("Please analyze the image above."),
-        ])))
-    })
+/// A prompt with an image
+#[prompt]
+async fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage { role: Role::User, content: Content::image(PNG_BASE64, "image/png") },
+        PromptMessage::user("Please analyze the image above."),
+    ]
 }

@@ -1,13 +1,14 @@
 //! The plain tools of the conformance suite, and the 2025-era tools that call back into the
-//! client (`test_sampling`, `test_elicitation*`), written as `InputRequired` rounds.
+//! client (`test_sampling`, `test_elicitation*`).
+//!
+//! Declared with `#[tool]` where the macros produce the wire the suite checks; the rest are
+//! manual `ToolDef`s, each saying why.
 
 use std::time::Duration;
 
-use roundtrip::protocol::{
-    CallToolResult, Content, CreateMessageParams, ElicitAction, ElicitResult, LoggingLevel, ResourceContents, Tool,
-    empty_input_schema,
-};
-use roundtrip::server::{InputRequired, ListChange, Outcome, ToolDef};
+use roundtrip::prelude::*;
+use roundtrip::protocol::{ElicitAction, ElicitResult, LoggingLevel, Tool, empty_input_schema};
+use roundtrip::server::{ListChange, ToolDef};
 use serde_json::{Value, json};
 
 use super::{PNG_BASE64, WAV_BASE64, object};
@@ -17,117 +18,311 @@ const STEP: Duration = Duration::from_millis(50);
 
 /// Every tool of this module.
 pub fn all() -> Vec<ToolDef> {
+    let declared = tools![
+        test_simple_text,
+        test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
+        test_error_handling,
+        test_reconnection,
+        test_tool_with_logging,
+        test_tool_with_progress,
+        test_logging_tool,
+        test_trigger_tool_change,
+        test_trigger_prompt_change,
+        test_sampling,
+        test_missing_capability,
+        test_elicitation,
+        test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
+        test_custom_header,
+    ];
+    let manual = [json_schema_2020_12(), streaming_elicitation()];
+    declared.into_iter().chain(manual).collect()
+}
+
+/// Returns a simple text response
+#[tool]
+async fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns an image
+#[tool]
+async fn test_image_content() -> Vec<Content> {
+    vec![Content::image(PNG_BASE64, "image/png")]
+}
+
+/// Returns audio
+#[tool]
+async fn test_audio_content() -> Vec<Content> {
+    vec![Content::audio(WAV_BASE64, "audio/wav")]
+}
+
+/// Returns an embedded resource
+#[tool]
+async fn test_embedded_resource() -> Vec<Content> {
+    vec![Content::resource(ResourceContents::text(
+        "test://embedded-resource",
+        Some("text/plain"),
+        "This is an embedded resource content.",
+    ))]
+}
+
+/// Returns text, an image and a resource
+#[tool]
+async fn test_multiple_content_types() -> Vec<Content> {
     vec![
-        simple("test_simple_text", "Returns a simple text response", || {
-            CallToolResult::text("This is a simple text response for testing.")
-        }),
-        simple("test_image_content", "Returns an image", || {
-            CallToolResult::success(vec![Content::image(PNG_BASE64, "image/png")])
-        }),
-        simple("test_audio_content", "Returns audio", || {
-            CallToolResult::success(vec![Content::audio(WAV_BASE64, "audio/wav")])
-        }),
-        simple("test_embedded_resource", "Returns an embedded resource", || {
-            CallToolResult::success(vec![Content::resource(ResourceContents::text(
-                "test://embedded-resource",
-                Some("text/plain"),
-                "This is an embedded resource content.",
-            ))])
-        }),
-        simple("test_multiple_content_types", "Returns text, an image and a resource", || {
-            CallToolResult::success(vec![
-                Content::text("Multiple content types test:"),
-                Content::image(PNG_BASE64, "image/png"),
-                Content::resource(ResourceContents::text(
-                    "test://mixed-content-resource",
-                    Some("application/json"),
-                    r#"{"test":"data","value":123}"#,
-                )),
-            ])
-        }),
-        simple("test_error_handling", "Always fails with a tool error", || {
-            // A tool execution error the model sees, not a JSON-RPC error.
-            CallToolResult::error("This tool intentionally returns an error for testing")
-        }),
-        simple("test_reconnection", "Completes normally (SSE polling is the transport's business)", || {
-            CallToolResult::text("Reconnection test completed successfully")
-        }),
-        logging(),
-        progress(),
-        logging_tool(),
-        simple_with_cx("test_trigger_tool_change", "Announces a change of the tool list", |cx| {
-            cx.server().notify_list_changed(ListChange::Tools);
-            CallToolResult::text("Tool list change notified")
-        }),
-        simple_with_cx("test_trigger_prompt_change", "Announces a change of the prompt list", |cx| {
-            cx.server().notify_list_changed(ListChange::Prompts);
-            CallToolResult::text("Prompt list change notified")
-        }),
-        json_schema_2020_12(),
-        custom_header(),
-        sampling(),
-        missing_capability(),
-        elicitation(),
-        elicitation_defaults(),
-        elicitation_enums(),
-        streaming_elicitation(),
+        Content::text("Multiple content types test:"),
+        Content::image(PNG_BASE64, "image/png"),
+        Content::resource(ResourceContents::text(
+            "test://mixed-content-resource",
+            Some("application/json"),
+            r#"{"test":"data","value":123}"#,
+        )),
     ]
 }
 
-fn simple(name: &str, description: &str, result: fn() -> CallToolResult) -> ToolDef {
-    ToolDef::new(Tool::new(name, empty_input_schema()).with_description(description), move |_cx| async move {
-        Ok(Outcome::Complete(result()))
-    })
+/// Always fails with a tool error
+#[tool]
+async fn test_error_handling() -> CallToolResult {
+    // A tool execution error the model sees, not a JSON-RPC error.
+    CallToolResult::error("This tool intentionally returns an error for testing")
 }
 
-fn simple_with_cx(name: &str, description: &str, result: fn(&roundtrip::RequestContext) -> CallToolResult) -> ToolDef {
-    ToolDef::new(Tool::new(name, empty_input_schema()).with_description(description), move |cx| async move {
-        Ok(Outcome::Complete(result(&cx)))
-    })
+/// Completes normally (SSE polling is the transport's business)
+#[tool]
+async fn test_reconnection() -> &'static str {
+    "Reconnection test completed successfully"
 }
 
-fn logging() -> ToolDef {
-    let tool = Tool::new("test_tool_with_logging", empty_input_schema())
-        .with_description("Sends three log messages while it runs");
-    ToolDef::new(tool, |cx| async move {
-        for (i, message) in
-            ["Tool execution started", "Tool processing data", "Tool execution completed"].into_iter().enumerate()
-        {
-            if i > 0 {
-                tokio::time::sleep(STEP).await;
-            }
-            cx.log(LoggingLevel::Info, Some("conformance"), json!(message));
+/// Sends three log messages while it runs
+#[tool]
+async fn test_tool_with_logging(cx: &RequestContext) -> &'static str {
+    for (i, message) in
+        ["Tool execution started", "Tool processing data", "Tool execution completed"].into_iter().enumerate()
+    {
+        if i > 0 {
+            tokio::time::sleep(STEP).await;
         }
-        Ok(Outcome::Complete(CallToolResult::text("Tool with logging executed successfully")))
-    })
+        cx.log(LoggingLevel::Info, Some("conformance"), json!(message));
+    }
+    "Tool with logging executed successfully"
 }
 
-fn progress() -> ToolDef {
-    let tool = Tool::new("test_tool_with_progress", empty_input_schema())
-        .with_description("Reports progress 0, 50 and 100 of 100 when given a progress token");
-    ToolDef::new(tool, |cx| async move {
-        for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
-            if i > 0 {
-                tokio::time::sleep(STEP).await;
-            }
-            cx.progress(progress, Some(100.0), None);
+/// Reports progress 0, 50 and 100 of 100 when given a progress token
+#[tool]
+async fn test_tool_with_progress(cx: &RequestContext) -> String {
+    for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(STEP).await;
         }
-        let token = cx.progress_token().map(|t| json!(t).to_string()).unwrap_or_else(|| "none".into());
-        Ok(Outcome::Complete(CallToolResult::text(format!("Progress tool completed (token: {token})"))))
-    })
+        cx.progress(progress, Some(100.0), None);
+    }
+    let token = cx.progress_token().map(|t| json!(t).to_string()).unwrap_or_else(|| "none".into());
+    format!("Progress tool completed (token: {token})")
 }
 
-fn logging_tool() -> ToolDef {
+/// Logs one message (only when the request asks for logs)
+#[tool]
+async fn test_logging_tool(cx: &RequestContext) -> &'static str {
     // Diagnostic tool of `server-stateless`: on 2026-07-28 it must log only when the request's
     // `_meta` asks for a log level, which `cx.log` already honours.
-    let tool = Tool::new("test_logging_tool", empty_input_schema())
-        .with_description("Logs one message (only when the request asks for logs)");
-    ToolDef::new(tool, |cx| async move {
-        cx.log(LoggingLevel::Info, Some("conformance"), json!("test_logging_tool was called"));
-        Ok(Outcome::Complete(CallToolResult::text("Logging tool completed")))
-    })
+    cx.log(LoggingLevel::Info, Some("conformance"), json!("test_logging_tool was called"));
+    "Logging tool completed"
 }
 
+/// Announces a change of the tool list
+#[tool]
+async fn test_trigger_tool_change(cx: &RequestContext) -> &'static str {
+    cx.server().notify_list_changed(ListChange::Tools);
+    "Tool list change notified"
+}
+
+/// Announces a change of the prompt list
+#[tool]
+async fn test_trigger_prompt_change(cx: &RequestContext) -> &'static str {
+    cx.server().notify_list_changed(ListChange::Prompts);
+    "Prompt list change notified"
+}
+
+/// Asks the client's model to complete a prompt
+#[tool]
+async fn test_sampling(
+    /// The prompt to send to the LLM
+    prompt: String,
+    #[resolve(sample = "{prompt}", max_tokens = 100)] llm: String,
+) -> String {
+    let _ = prompt; // only the question needs it
+    format!("LLM response: {llm}")
+}
+
+/// Needs the sampling capability of the client
+#[tool]
+async fn test_missing_capability(#[resolve(sample = "Say hello", max_tokens = 20)] llm: String) -> String {
+    // Asks for sampling unconditionally: a 2026-07-28 request that did not declare sampling
+    // gets -32021 with `requiredCapabilities: {sampling: {}}` from the framework.
+    format!("LLM response: {llm}")
+}
+
+/// The form of `test_elicitation`: the scenario's client answers with `username` and `email`
+/// (and may validate its answer against the schema).
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+struct Response {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user for their username and email
+#[tool]
+async fn test_elicitation(
+    /// The message to show the user
+    message: String,
+    #[resolve(elicit = "{message}")] response: Answer<Response>,
+) -> String {
+    let _ = message; // only the question needs it
+    answer_summary("User response", &response)
+}
+
+/// `<prefix>: action=accept, content={...}`, the text the elicitation scenarios describe.
+fn answer_summary<T: Serialize>(prefix: &str, answer: &Answer<T>) -> String {
+    let (action, content) = match answer {
+        Answer::Accepted(v) => ("accept", serde_json::to_value(v).unwrap_or_default()),
+        Answer::Declined => ("decline", json!({})),
+        Answer::Cancelled => ("cancel", json!({})),
+    };
+    format!("{prefix}: action={action}, content={content}")
+}
+
+/// The SEP-1034 form: every field has a default.
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+struct WithDefaults {
+    /// User name
+    #[serde(default = "default_name")]
+    name: String,
+    /// User age
+    #[serde(default = "default_age")]
+    age: i64,
+    /// User score
+    #[serde(default = "default_score")]
+    score: f64,
+    /// User status
+    #[serde(default)]
+    status: Status,
+    /// Verification status
+    #[serde(default = "default_verified")]
+    verified: bool,
+}
+
+fn default_name() -> String {
+    "John Doe".into()
+}
+
+fn default_age() -> i64 {
+    30
+}
+
+fn default_score() -> f64 {
+    95.5
+}
+
+fn default_verified() -> bool {
+    true
+}
+
+#[derive(Default, Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    #[default]
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// Elicits a form whose fields all have defaults (SEP-1034)
+#[tool]
+async fn test_elicitation_sep1034_defaults(
+    #[resolve(elicit = "Please review and update the form fields with defaults")] form: Answer<WithDefaults>,
+) -> String {
+    answer_summary("Elicitation completed", &form)
+}
+
+/// The SEP-1330 form: the five enum shapes, none required (an unanswered one is left out of
+/// the reported content).
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct Enums {
+    /// Select one option
+    #[serde(skip_serializing_if = "Option::is_none")]
+    untitled_single: Option<Untitled>,
+    /// Select one option with titles
+    #[serde(skip_serializing_if = "Option::is_none")]
+    titled_single: Option<Titled>,
+    /// Select one option (legacy)
+    #[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    legacy_enum: Option<Legacy>,
+    /// Select multiple options
+    #[schemars(length(min = 1, max = 3))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    untitled_multi: Option<Vec<Untitled>>,
+    /// Select multiple options with titles
+    #[schemars(length(min = 1, max = 3))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    titled_multi: Option<Vec<TitledChoice>>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Titled {
+    #[schemars(title = "First Option")]
+    Value1,
+    #[schemars(title = "Second Option")]
+    Value2,
+    #[schemars(title = "Third Option")]
+    Value3,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Legacy {
+    Opt1,
+    Opt2,
+    Opt3,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum TitledChoice {
+    #[schemars(title = "First Choice")]
+    Value1,
+    #[schemars(title = "Second Choice")]
+    Value2,
+    #[schemars(title = "Third Choice")]
+    Value3,
+}
+
+/// Elicits a form with the five enum shapes of SEP-1330
+#[tool]
+async fn test_elicitation_sep1330_enums(
+    #[resolve(elicit = "Please select options from the enum fields")] form: Answer<Enums>,
+) -> String {
+    answer_summary("Elicitation completed", &form)
+}
+
+// Manual: the input schema's root keywords (`$schema`, `$defs`, `allOf`, `if`/`then`/`else`)
+// cannot be declared; a `#[tool]` input schema is only an object of its parameters.
 fn json_schema_2020_12() -> ToolDef {
     // Exactly the schema of the `json-schema-2020-12` scenario: the listing must keep every
     // 2020-12 keyword (`$schema`, `$defs` with `$anchor`, `$ref`, composition, conditionals).
@@ -161,60 +356,22 @@ fn json_schema_2020_12() -> ToolDef {
     })
 }
 
-fn custom_header() -> ToolDef {
-    // SEP-2243 (unscored `http-custom-header-server-validation`): an argument mirrored in an
-    // `Mcp-Param-Region` header, which the HTTP transport cross-checks against the body.
-    let schema = object(json!({
-        "type": "object",
-        "properties": {
-            "region": { "type": "string", "description": "Where to run", "x-mcp-header": "Region" }
-        },
-        "required": ["region"]
-    }));
-    let tool = Tool::new("test_custom_header", schema).with_description("Echoes an argument sent as a header too");
-    ToolDef::new(tool, |cx| async move {
-        let region: String = cx.argument("region")?;
-        Ok(Outcome::Complete(CallToolResult::text(format!("Region: {region}"))))
-    })
-}
+/// The argument of `test_custom_header` (SEP-2243, unscored
+/// `http-custom-header-server-validation`): mirrored in an `Mcp-Param-Region` header, which
+/// the HTTP transport cross-checks against the body. A `#[tool]` parameter has no option for
+/// extra schema keywords, so the type carries `x-mcp-header`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(transparent)]
+#[schemars(extend("x-mcp-header" = "Region"))]
+struct Region(String);
 
-fn prompt_schema(name: &str, description: &str) -> roundtrip::protocol::JsonObject {
-    object(json!({
-        "type": "object",
-        "properties": { name: { "type": "string", "description": description } },
-        "required": [name]
-    }))
-}
-
-/// The text of a sampling answer, or a note that it had none.
-fn sampled_text(cx: &roundtrip::RequestContext, key: &str) -> Option<String> {
-    let result = cx.sampling_result(key)?;
-    Some(result.content.as_text().map_or_else(|| "<non-text content>".to_owned(), str::to_owned))
-}
-
-fn sampling() -> ToolDef {
-    let tool = Tool::new("test_sampling", prompt_schema("prompt", "The prompt to send to the LLM"))
-        .with_description("Asks the client's model to complete a prompt");
-    ToolDef::new(tool, |cx| async move {
-        let prompt: String = cx.argument("prompt")?;
-        Ok(match sampled_text(&cx, "llm") {
-            Some(text) => Outcome::Complete(CallToolResult::text(format!("LLM response: {text}"))),
-            None => InputRequired::new().sample("llm", CreateMessageParams::prompt(prompt, 100)).into(),
-        })
-    })
-}
-
-fn missing_capability() -> ToolDef {
-    // Asks for sampling unconditionally: a 2026-07-28 request that did not declare sampling
-    // gets -32021 with `requiredCapabilities: {sampling: {}}` from the framework.
-    let tool = Tool::new("test_missing_capability", empty_input_schema())
-        .with_description("Needs the sampling capability of the client");
-    ToolDef::new(tool, |cx| async move {
-        Ok(match sampled_text(&cx, "llm") {
-            Some(text) => Outcome::Complete(CallToolResult::text(format!("LLM response: {text}"))),
-            None => InputRequired::new().sample("llm", CreateMessageParams::prompt("Say hello", 20)).into(),
-        })
-    })
+/// Echoes an argument sent as a header too
+#[tool]
+async fn test_custom_header(
+    /// Where to run
+    region: Region,
+) -> String {
+    format!("Region: {}", region.0)
 }
 
 /// `Elicitation completed: action=accept, content={...}`, the text the elicitation scenarios
@@ -229,120 +386,8 @@ fn elicitation_summary(prefix: &str, result: &ElicitResult) -> String {
     format!("{prefix}: action={action}, content={content}")
 }
 
-fn elicitation() -> ToolDef {
-    let tool = Tool::new("test_elicitation", prompt_schema("message", "The message to show the user"))
-        .with_description("Asks the user for their username and email");
-    // The schema of the `tools-call-elicitation` scenario text (its client answers with
-    // `username` and `email`, and a client may validate the answer against the schema).
-    let schema = object(json!({
-        "type": "object",
-        "properties": {
-            "username": { "type": "string", "description": "User's response" },
-            "email": { "type": "string", "description": "User's email address" }
-        },
-        "required": ["username", "email"]
-    }));
-    ToolDef::new(tool, move |cx| {
-        let schema = schema.clone();
-        async move {
-            let message: String = cx.argument("message")?;
-            Ok(match cx.elicit_result("response") {
-                Some(result) => Outcome::Complete(CallToolResult::text(elicitation_summary("User response", &result))),
-                None => InputRequired::new().elicit("response", message, schema).into(),
-            })
-        }
-    })
-}
-
-fn elicitation_defaults() -> ToolDef {
-    let tool = Tool::new("test_elicitation_sep1034_defaults", empty_input_schema())
-        .with_description("Elicits a form whose fields all have defaults (SEP-1034)");
-    let schema = object(json!({
-        "type": "object",
-        "properties": {
-            "name": { "type": "string", "description": "User name", "default": "John Doe" },
-            "age": { "type": "integer", "description": "User age", "default": 30 },
-            "score": { "type": "number", "description": "User score", "default": 95.5 },
-            "status": {
-                "type": "string",
-                "description": "User status",
-                "enum": ["active", "inactive", "pending"],
-                "default": "active"
-            },
-            "verified": { "type": "boolean", "description": "Verification status", "default": true }
-        },
-        "required": []
-    }));
-    elicit_once(tool, "Please review and update the form fields with defaults", schema)
-}
-
-fn elicitation_enums() -> ToolDef {
-    let tool = Tool::new("test_elicitation_sep1330_enums", empty_input_schema())
-        .with_description("Elicits a form with the five enum shapes of SEP-1330");
-    let schema = object(json!({
-        "type": "object",
-        "properties": {
-            "untitledSingle": {
-                "type": "string",
-                "description": "Select one option",
-                "enum": ["option1", "option2", "option3"]
-            },
-            "titledSingle": {
-                "type": "string",
-                "description": "Select one option with titles",
-                "oneOf": [
-                    { "const": "value1", "title": "First Option" },
-                    { "const": "value2", "title": "Second Option" },
-                    { "const": "value3", "title": "Third Option" }
-                ]
-            },
-            "legacyEnum": {
-                "type": "string",
-                "description": "Select one option (legacy)",
-                "enum": ["opt1", "opt2", "opt3"],
-                "enumNames": ["Option One", "Option Two", "Option Three"]
-            },
-            "untitledMulti": {
-                "type": "array",
-                "description": "Select multiple options",
-                "minItems": 1,
-                "maxItems": 3,
-                "items": { "type": "string", "enum": ["option1", "option2", "option3"] }
-            },
-            "titledMulti": {
-                "type": "array",
-                "description": "Select multiple options with titles",
-                "minItems": 1,
-                "maxItems": 3,
-                "items": {
-                    "anyOf": [
-                        { "const": "value1", "title": "First Choice" },
-                        { "const": "value2", "title": "Second Choice" },
-                        { "const": "value3", "title": "Third Choice" }
-                    ]
-                }
-            }
-        },
-        "required": []
-    }));
-    elicit_once(tool, "Please select options from the enum fields", schema)
-}
-
-/// A tool that elicits `schema` once and reports the answer.
-fn elicit_once(tool: Tool, message: &'static str, schema: roundtrip::protocol::JsonObject) -> ToolDef {
-    ToolDef::new(tool, move |cx| {
-        let schema = schema.clone();
-        async move {
-            Ok(match cx.elicit_result("form") {
-                Some(result) => {
-                    Outcome::Complete(CallToolResult::text(elicitation_summary("Elicitation completed", &result)))
-                }
-                None => InputRequired::new().elicit("form", message, schema).into(),
-            })
-        }
-    })
-}
-
+// Manual: it reports progress before its question; a `#[tool]` body runs only once every
+// `#[resolve]` parameter is answered.
 fn streaming_elicitation() -> ToolDef {
     // Diagnostic tool of `server-stateless`: on 2026-07-28 its question must travel as an
     // `input_required` result, never as a JSON-RPC request on the response stream. It reports

@@ -106,12 +106,34 @@ pub fn elicit_schema<T: Elicit>(param: &str) -> JsonObject {
         // The root title is the type's name ("string", "Region"), not something to show.
         root.remove("title");
         root.remove("$schema");
+        if let Some(Value::Object(properties)) = root.get_mut("properties") {
+            properties.values_mut().for_each(unwrap_nullable);
+        }
     }
     let form = crate::resolve::requested_schema(&generated, T::SINGLE.then_some(param));
     match form {
         Ok(form) => form,
         Err(why) => panic!("`{param}` cannot be elicited: {why}"),
     }
+}
+
+/// An optional field whose type's schema has subschemas (a titled enum's `oneOf`) is
+/// generated as `{"anyOf": [<T>, {"type": "null"}], <the field's keywords>}`; in a form it is
+/// simply not required, so it becomes `<T>` with the field's keywords (its description).
+/// (A primitive or plain enum gets `"type": [<t>, "null"]` instead, which the form keeps as
+/// `<t>`.)
+fn unwrap_nullable(schema: &mut Value) {
+    let Some(field) = schema.as_object_mut() else { return };
+    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+    let inner = match field.get("anyOf").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([a, b]) if is_null(b) && !is_null(a) => a.clone(),
+        Some([a, b]) if is_null(a) && !is_null(b) => b.clone(),
+        _ => return,
+    };
+    let Value::Object(mut inner) = inner else { return };
+    field.remove("anyOf");
+    inner.extend(std::mem::take(field));
+    *field = inner;
 }
 
 /// The JSON schema of a type, with sub-schemas inlined.
