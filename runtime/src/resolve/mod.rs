@@ -17,4 +17,4 @@ pub use answer::{Answer, Consent};
 pub use engine::{Leg, Resolved, Values, evaluate, requested_schema};
 pub use form::{form_schema, single_property_form, validate};
 pub use graph::{CheckFn, Extract, Graph, Node, Question, Resolution, Resolver, WithFn};
-pub use template::{Part, Template, TemplatePiece, display, parse};
+pub use template::{Part, Template, display};

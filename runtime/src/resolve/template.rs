@@ -66,65 +66,6 @@ pub fn display(value: &Value, out: &mut String) {
     }
 }
 
-/// Parse a template at run time (for graphs built by hand); the macro does this at compile
-/// time. `{{` and `}}` escape braces.
-pub fn parse(source: &str) -> Result<Vec<TemplatePiece>, String> {
-    let mut parts = Vec::new();
-    let mut lit = String::new();
-    let mut chars = source.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                lit.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                lit.push('}');
-            }
-            '{' => {
-                let mut name = String::new();
-                loop {
-                    match chars.next() {
-                        Some('}') => break,
-                        Some(c) => name.push(c),
-                        None => return Err(format!("unclosed placeholder `{{{name}`")),
-                    }
-                }
-                if !is_ident(&name) {
-                    return Err(format!(
-                        "`{{{name}}}` is not a placeholder: write a parameter name, or `{{{{` for a brace"
-                    ));
-                }
-                if !lit.is_empty() {
-                    parts.push(TemplatePiece::Lit(std::mem::take(&mut lit)));
-                }
-                parts.push(TemplatePiece::Ref(name));
-            }
-            '}' => return Err("unmatched `}`: write `}}` for a brace".into()),
-            c => lit.push(c),
-        }
-    }
-    if !lit.is_empty() {
-        parts.push(TemplatePiece::Lit(lit));
-    }
-    Ok(parts)
-}
-
-/// A parsed piece, owned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TemplatePiece {
-    /// Literal text.
-    Lit(String),
-    /// A placeholder.
-    Ref(String),
-}
-
-fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -150,17 +91,5 @@ mod tests {
         display(&json!(2.5), &mut s);
         display(&json!(null), &mut s);
         assert_eq!(s, "[1,2]2.5");
-    }
-
-    #[test]
-    fn parses_placeholders_and_escapes() {
-        assert_eq!(
-            parse("a {x} {{b}}").unwrap(),
-            vec![TemplatePiece::Lit("a ".into()), TemplatePiece::Ref("x".into()), TemplatePiece::Lit(" {b}".into())]
-        );
-        assert!(parse("{x").is_err());
-        assert!(parse("{1x}").is_err());
-        assert!(parse("{}").is_err());
-        assert!(parse("x}").is_err());
     }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::Server;
-use super::context::RequestContext;
+use super::context::{LogFilter, RequestContext};
 use super::dispatch::{Era, Failure, Routed, to_value};
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
@@ -207,21 +207,9 @@ impl Server {
                 Some(sealer.unseal(&binding, token).map_err(Failure::rejected)?)
             }
         };
-        let cx = RequestContext {
-            server: self.clone(),
-            method: carrier.method,
-            target: carrier.target.clone(),
-            arguments: carrier.arguments.clone(),
-            uri_variables: carrier.uri_variables.clone(),
-            input_responses: carrier.input_responses.clone(),
-            state,
-            log_level: meta.log_level,
-            log_all: false,
-            meta,
-            version: ProtocolVersion::V2026_07_28,
-            peer: inbound.peer.clone(),
-            cancel: inbound.cancel.clone(),
-        };
+        let log = LogFilter::Requested(meta.log_level);
+        let answers = (carrier.input_responses.clone(), state);
+        let cx = carrier.context(self, inbound, answers, meta, ProtocolVersion::V2026_07_28, log);
         let caps = cx.meta.client_capabilities.clone();
         let outcome = tokio::select! {
             outcome = handler.call(cx) => outcome?,
@@ -259,6 +247,35 @@ impl Server {
                 };
                 Ok(Routed::Value(to_value(result)?))
             }
+        }
+    }
+}
+
+impl Carrier {
+    /// The context a handler sees for one leg: this request, the answers and verified state
+    /// of the leg, and the era's envelope.
+    pub(crate) fn context(
+        &self,
+        server: &Server,
+        inbound: &Inbound,
+        (input_responses, state): (JsonObject, Option<Vec<u8>>),
+        meta: RequestMeta,
+        version: ProtocolVersion,
+        log: LogFilter,
+    ) -> RequestContext {
+        RequestContext {
+            server: server.clone(),
+            method: self.method,
+            target: self.target.clone(),
+            arguments: self.arguments.clone(),
+            uri_variables: self.uri_variables.clone(),
+            input_responses,
+            state,
+            meta,
+            version,
+            log,
+            peer: inbound.peer.clone(),
+            cancel: inbound.cancel.clone(),
         }
     }
 }

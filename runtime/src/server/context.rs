@@ -14,6 +14,15 @@ use crate::protocol::{
     Notification, ProgressToken, ProtocolVersion, RequestMeta,
 };
 
+/// Which log notifications a request gets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LogFilter {
+    /// 2026-07-28: only at or above the level the request set in `_meta` (none without one).
+    Requested(Option<LoggingLevel>),
+    /// Legacy: at or above the session's `logging/setLevel` (everything before one).
+    Session(Option<LoggingLevel>),
+}
+
 /// The request a handler answers: arguments, answers of the previous round, the verified
 /// plaintext state, the client's capabilities, and ways to report progress and logs.
 pub struct RequestContext {
@@ -26,8 +35,7 @@ pub struct RequestContext {
     pub(crate) state: Option<Vec<u8>>,
     pub(crate) meta: RequestMeta,
     pub(crate) version: ProtocolVersion,
-    pub(crate) log_level: Option<LoggingLevel>,
-    pub(crate) log_all: bool,
+    pub(crate) log: LogFilter,
     pub(crate) peer: Arc<dyn Peer>,
     pub(crate) cancel: CancellationToken,
 }
@@ -163,9 +171,9 @@ impl RequestContext {
     /// On 2026-07-28 logs are sent only when the request set a log level in `_meta`; on a
     /// legacy session, at or above the level of `logging/setLevel` (everything before one).
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
-        let wanted = match self.log_level {
-            Some(min) => level >= min,
-            None => self.log_all,
+        let wanted = match self.log {
+            LogFilter::Requested(min) => min.is_some_and(|min| level >= min),
+            LogFilter::Session(min) => min.is_none_or(|min| level >= min),
         };
         if !wanted {
             return;

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::Server;
 use super::carrier::{Carrier, CompleteResult, check_capabilities};
-use super::context::RequestContext;
+use super::context::LogFilter;
 use super::dispatch::Failure;
 use super::handler::{Handler, Outcome};
 use super::peer::{Inbound, Session};
@@ -23,7 +23,7 @@ impl Server {
         session: &Arc<Session>,
         inbound: &Inbound,
     ) -> Result<Option<T>, Failure> {
-        let mut input_responses = carrier.input_responses;
+        let mut input_responses = carrier.input_responses.clone();
         let mut state: Option<Vec<u8>> = None;
         let max_rounds = self.inner.legacy_max_rounds;
         let meta = RequestMeta {
@@ -33,21 +33,9 @@ impl Server {
             ..RequestMeta::default()
         };
         for _ in 0..max_rounds {
-            let cx = RequestContext {
-                server: self.clone(),
-                method: carrier.method,
-                target: carrier.target.clone(),
-                arguments: carrier.arguments.clone(),
-                uri_variables: carrier.uri_variables.clone(),
-                input_responses: std::mem::take(&mut input_responses),
-                state: state.take(),
-                meta: meta.clone(),
-                version: session.version,
-                log_level: session.log_level(),
-                log_all: true,
-                peer: inbound.peer.clone(),
-                cancel: inbound.cancel.clone(),
-            };
+            let answers = (std::mem::take(&mut input_responses), state.take());
+            let log = LogFilter::Session(session.log_level());
+            let cx = carrier.context(self, inbound, answers, meta.clone(), session.version, log);
             let outcome = tokio::select! {
                 outcome = handler.call(cx) => outcome?,
                 () = inbound.cancel.cancelled() => return Ok(None),
