@@ -161,3 +161,25 @@ pub trait TextArgument: DeserializeOwned + JsonSchema {}
 
 impl TextArgument for String {}
 impl TextArgument for Option<String> {}
+
+impl crate::resolve::Question {
+    /// A form question for `T`, for a `with` resolver that decides to ask: a struct deriving
+    /// `Elicit` is the whole form; a primitive or enum is asked as one property named
+    /// `property`. The answer becomes the resolver's value.
+    ///
+    /// ```
+    /// use roundtrip::prelude::*;
+    /// use roundtrip::resolve::Question;
+    ///
+    /// async fn region_for(name: String) -> Resolve<String> {
+    ///     match name.as_str() {
+    ///         "orders" => Resolve::Value("eu-west".into()),
+    ///         _ => Resolve::Ask(Question::elicit::<String>(format!("Region for {name}?"), "region")),
+    ///     }
+    /// }
+    /// ```
+    pub fn elicit<T: Elicit>(message: impl Into<String>, property: &str) -> Self {
+        let schema = elicit_schema::<T>(property);
+        if T::SINGLE { Self::property(message, schema, property) } else { Self::form(message, schema) }
+    }
+}
