@@ -50,3 +50,11 @@ pub struct ResourceArgs {
     /// `fn(variable: &str, typed: &str) -> Vec<String>` completing a template's variables.
     pub complete: Option<syn::Path>,
 }
+
+/// `#[arg(rename = "wireName")]` on an argument: the name on the wire (schema property,
+/// prompt argument, template variable) when it differs from the Rust parameter's.
+#[derive(Debug, Default, FromAttributes)]
+#[darling(attributes(arg))]
+pub struct ArgArgs {
+    pub rename: Option<syn::LitStr>,
+}

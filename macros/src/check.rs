@@ -142,7 +142,7 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                 errors.push(err_at(uri, "a template needs `{variables}`; for a fixed URI use #[resource(\"…\")]"));
             }
             for var in &vars {
-                let bound = decl.params.iter().any(|p| p.ident == var && matches!(p.role, Role::Argument));
+                let bound = decl.params.iter().any(|p| p.wire == *var && matches!(p.role, Role::Argument));
                 if !bound {
                     errors.push(err_at(
                         uri,
@@ -154,7 +154,7 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                 }
             }
             for p in decl.params.iter().filter(|p| matches!(p.role, Role::Argument)) {
-                if !vars.iter().any(|v| p.ident == v) {
+                if !vars.contains(&p.wire) {
                     errors.push(err_at(
                         &p.ident,
                         format!(

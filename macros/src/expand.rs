@@ -105,11 +105,11 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let rt = quote!(::roundtrip::__private);
 
     let arguments: Vec<&Param> = decl.params.iter().filter(|p| matches!(p.role, Role::Argument)).collect();
-    let arg_names: Vec<String> = arguments.iter().map(|p| p.ident.to_string()).collect();
+    let arg_names: Vec<String> = arguments.iter().map(|p| p.wire.clone()).collect();
     let fields: Vec<TokenStream> = arguments
         .iter()
         .map(|p| {
-            let (key, ty) = (p.ident.to_string(), &p.ty);
+            let (key, ty) = (&p.wire, &p.ty);
             let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
             let description = opt_str(p.doc.clone());
             let required = !is_option(ty);
@@ -121,13 +121,17 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
         quote_spanned!(ty.span()=> ::roundtrip::__private::assert_text_argument::<#ty>();)
     });
     let parsed = arguments.iter().map(|p| {
-        let (ident, key, ty) = (&p.ident, p.ident.to_string(), &p.ty);
+        let (ident, key, ty) = (&p.ident, &p.wire, &p.ty);
         let parse = quote_spanned!(ty.span()=> #rt::argument::<#ty>);
         quote!(let #ident = #parse(#name, __args, #key)?;)
     });
     let arg_idents: Vec<&syn::Ident> = arguments.iter().map(|p| &p.ident).collect();
 
-    let nodes = decl.params.iter().filter_map(|p| node(p, &rt));
+    // The graph knows arguments by their wire names; placeholders name Rust parameters.
+    let wire_of = |name: &str| -> String {
+        decl.params.iter().find(|p| p.ident == name).map_or_else(|| name.to_owned(), |p| p.wire.clone())
+    };
+    let nodes: Vec<TokenStream> = decl.params.iter().filter_map(|p| node(p, &rt, &wire_of)).collect();
     let takes = decl.params.iter().filter_map(|p| {
         let Role::Resolved(r) = &p.role else { return None };
         let (ident, ty, key) = (&p.ident, &p.ty, p.ident.to_string());
@@ -315,15 +319,18 @@ fn annotations(decl: &Declared) -> TokenStream {
     }))
 }
 
-fn template(t: &Template, rt: &TokenStream) -> TokenStream {
+fn template(t: &Template, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> TokenStream {
     let parts = t.pieces.iter().map(|p| match p {
         Piece::Lit(l) => quote!(#rt::Part::Lit(#l)),
-        Piece::Ref(r) => quote!(#rt::Part::Ref(#r)),
+        Piece::Ref(r) => {
+            let r = wire_of(r);
+            quote!(#rt::Part::Ref(#r))
+        }
     });
     quote!(#rt::Template(&[#(#parts),*]))
 }
 
-fn node(p: &Param, rt: &TokenStream) -> Option<TokenStream> {
+fn node(p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> Option<TokenStream> {
     let Role::Resolved(r) = &p.role else { return None };
     let key = p.ident.to_string();
     let ty = r.value_type(&p.ty);
@@ -331,7 +338,7 @@ fn node(p: &Param, rt: &TokenStream) -> Option<TokenStream> {
     let ty_text = quote!(#ty).to_string();
     let (resolver, pin_parts): (TokenStream, Vec<String>) = match &r.kind {
         Kind::Elicit { message } => {
-            let m = template(message, rt);
+            let m = template(message, rt, wire_of);
             let bound = quote_spanned!(ty_span=> <#ty as ::roundtrip::Elicit>::SINGLE);
             (
                 quote!(#rt::Resolver::Elicit {
@@ -343,7 +350,7 @@ fn node(p: &Param, rt: &TokenStream) -> Option<TokenStream> {
             )
         }
         Kind::ElicitUrl { url, message } => {
-            let (u, m) = (template(url, rt), template(message, rt));
+            let (u, m) = (template(url, rt, wire_of), template(message, rt, wire_of));
             let check = quote_spanned!(ty_span=> #rt::assert_url::<#ty>(););
             (
                 quote!({ #check #rt::Resolver::ElicitUrl { url: #u, message: #m } }),
@@ -351,7 +358,7 @@ fn node(p: &Param, rt: &TokenStream) -> Option<TokenStream> {
             )
         }
         Kind::Sample { prompt, max_tokens } => {
-            let pr = template(prompt, rt);
+            let pr = template(prompt, rt, wire_of);
             let full = quote_spanned!(ty_span=> <#ty as ::roundtrip::SampleOutput>::FULL);
             (
                 quote!(#rt::Resolver::Sample { prompt: #pr, max_tokens: #max_tokens, full: #full }),
@@ -363,7 +370,7 @@ fn node(p: &Param, rt: &TokenStream) -> Option<TokenStream> {
             (quote!({ #check #rt::Resolver::Roots }), vec![])
         }
         Kind::With { func, args } => {
-            let names = args.iter().map(|a| a.to_string());
+            let names = args.iter().map(|a| wire_of(&a.to_string()));
             let func_text = quote!(#func).to_string();
             let decode = args.iter().map(|a| {
                 let key = a.to_string();

@@ -5,7 +5,7 @@
 use darling::{FromAttributes, FromMeta};
 use proc_macro2::{Span, TokenStream};
 
-use crate::attr::{PromptArgs, ResolveArgs, ResourceArgs, ToolArgs};
+use crate::attr::{ArgArgs, PromptArgs, ResolveArgs, ResourceArgs, ToolArgs};
 use crate::docs;
 use crate::template::{self, Piece};
 
@@ -75,6 +75,8 @@ pub struct Declared {
 
 pub struct Param {
     pub ident: syn::Ident,
+    /// The name on the wire: `#[arg(rename = "…")]`, or the parameter's own.
+    pub wire: String,
     pub ty: syn::Type,
     pub doc: Option<String>,
     pub role: Role,
@@ -290,7 +292,12 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
         Some(_) => errors.handle(ResolveArgs::from_attributes(&pt.attrs)),
         None => None,
     };
-    pt.attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("resolve"));
+    let arg_attr = pt.attrs.iter().find(|a| a.path().is_ident("arg")).cloned();
+    let rename = match &arg_attr {
+        Some(_) => errors.handle(ArgArgs::from_attributes(&pt.attrs)).and_then(|a| a.rename),
+        None => None,
+    };
+    pt.attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("resolve") && !a.path().is_ident("arg"));
     let ident = match &*pt.pat {
         syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
         other => {
@@ -333,7 +340,14 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
             Role::Argument
         }
     };
-    Some(Param { ident, ty, doc, role })
+    if let (Some(attr), false) = (&arg_attr, matches!(role, Role::Argument)) {
+        errors.push(err_at(
+            attr,
+            "#[arg] renames an argument; a question's key is its parameter's name and the context has none: remove it",
+        ));
+    }
+    let wire = rename.map(|r| r.value()).unwrap_or_else(|| ident.to_string());
+    Some(Param { ident, wire, ty, doc, role })
 }
 
 fn kind(args: ResolveArgs, attr: &syn::Attribute, errors: &mut darling::error::Accumulator) -> Option<Kind> {

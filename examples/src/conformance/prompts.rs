@@ -8,13 +8,8 @@ use super::PNG_BASE64;
 
 /// Every prompt of this module.
 pub fn all() -> Vec<PromptDef> {
-    prompts![
-        test_simple_prompt,
-        test_prompt_with_arguments,
-        embedded::test_prompt_with_embedded_resource,
-        test_prompt_with_image
-    ]
-    .into()
+    prompts![test_simple_prompt, test_prompt_with_arguments, test_prompt_with_embedded_resource, test_prompt_with_image]
+        .into()
 }
 
 /// A simple prompt without arguments
@@ -35,33 +30,24 @@ async fn test_prompt_with_arguments(
     format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
 }
 
-/// The prompt whose argument is named `resourceUri`: an argument's name is its parameter's, and
-/// the lint must be allowed for the module, since the generated definition binds the name too
-/// (a `#[allow]` on the fn does not reach it).
-mod embedded {
-    #![allow(non_snake_case)]
-
-    use roundtrip::prelude::*;
-    use roundtrip::protocol::Role;
-
-    /// A prompt that embeds a resource
-    #[prompt]
-    pub(super) async fn test_prompt_with_embedded_resource(
-        /// URI of the resource to embed
-        resourceUri: String,
-    ) -> Vec<PromptMessage> {
-        vec![
-            PromptMessage {
-                role: Role::User,
-                content: Content::resource(ResourceContents::text(
-                    resourceUri,
-                    Some("text/plain"),
-                    "Embedded resource content for testing.",
-                )),
-            },
-            PromptMessage::user("Please process the embedded resource above."),
-        ]
-    }
+/// A prompt that embeds a resource
+#[prompt]
+async fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed
+    #[arg(rename = "resourceUri")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage {
+            role: Role::User,
+            content: Content::resource(ResourceContents::text(
+                resource_uri,
+                Some("text/plain"),
+                "Embedded resource content for testing.",
+            )),
+        },
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
 }
 
 /// A prompt with an image
