@@ -78,6 +78,15 @@ impl Server {
             Era::Modern(_) => ProtocolVersion::V2026_07_28,
             Era::Legacy(s) => s.version,
         };
+        let carrier = |method, target: &str, arguments, uri_variables| Carrier {
+            method,
+            target: target.to_owned(),
+            arguments,
+            uri_variables,
+            input_responses,
+            request_state,
+            progress_token,
+        };
         match method {
             "tools/call" => {
                 let name = required_str(params, "name")?;
@@ -89,17 +98,8 @@ impl Server {
                     Some(Value::Object(a)) => a.clone(),
                     Some(_) => return Err(ErrorObject::invalid_params("params.arguments must be an object").into()),
                 };
-                let carrier = Carrier {
-                    method: "tools/call",
-                    target: name.to_owned(),
-                    arguments,
-                    uri_variables: Vec::new(),
-                    input_responses,
-                    request_state,
-                    progress_token: progress_token.clone(),
-                };
                 let handler = self.inner.tools[i].handler.clone();
-                self.run(&handler, carrier, era, inbound).await
+                self.run(&handler, carrier("tools/call", name, arguments, Vec::new()), era, inbound).await
             }
             "prompts/get" => {
                 let name = required_str(params, "name")?;
@@ -121,17 +121,8 @@ impl Server {
                         );
                     }
                 }
-                let carrier = Carrier {
-                    method: "prompts/get",
-                    target: name.to_owned(),
-                    arguments,
-                    uri_variables: Vec::new(),
-                    input_responses,
-                    request_state,
-                    progress_token: progress_token.clone(),
-                };
                 let handler = def.handler.clone();
-                self.run(&handler, carrier, era, inbound).await
+                self.run(&handler, carrier("prompts/get", name, arguments, Vec::new()), era, inbound).await
             }
             _ => {
                 let uri = required_str(params, "uri")?;
@@ -152,16 +143,7 @@ impl Server {
                         if version.is_modern() { codes::INVALID_PARAMS } else { codes::LEGACY_RESOURCE_NOT_FOUND };
                     return Err(ErrorObject::new(code, "Resource not found").with_data(json!({ "uri": uri })).into());
                 };
-                let carrier = Carrier {
-                    method: "resources/read",
-                    target: uri.to_owned(),
-                    arguments: JsonObject::new(),
-                    uri_variables,
-                    input_responses,
-                    request_state,
-                    progress_token: progress_token.clone(),
-                };
-                self.run(&handler, carrier, era, inbound).await
+                self.run(&handler, carrier("resources/read", uri, JsonObject::new(), uri_variables), era, inbound).await
             }
         }
     }
@@ -188,7 +170,7 @@ impl Server {
     async fn run_modern<T: CompleteResult>(
         &self,
         handler: &Handler<T>,
-        carrier: Carrier,
+        mut carrier: Carrier,
         meta: RequestMeta,
         inbound: &Inbound,
     ) -> Result<Routed, Failure> {
@@ -208,7 +190,7 @@ impl Server {
             }
         };
         let log = LogFilter::Requested(meta.log_level);
-        let answers = (carrier.input_responses.clone(), state);
+        let answers = (std::mem::take(&mut carrier.input_responses), state);
         let cx = carrier.context(self, inbound, answers, meta, ProtocolVersion::V2026_07_28, log);
         let caps = cx.meta.client_capabilities.clone();
         let outcome = tokio::select! {

@@ -19,11 +19,11 @@ impl Server {
     pub(crate) async fn run_legacy<T: CompleteResult>(
         &self,
         handler: &Handler<T>,
-        carrier: Carrier,
+        mut carrier: Carrier,
         session: &Arc<Session>,
         inbound: &Inbound,
     ) -> Result<Option<T>, Failure> {
-        let mut input_responses = carrier.input_responses.clone();
+        let mut input_responses = std::mem::take(&mut carrier.input_responses);
         let mut state: Option<Vec<u8>> = None;
         let max_rounds = self.inner.legacy_max_rounds;
         let meta = RequestMeta {
