@@ -245,15 +245,15 @@ impl Server {
         }
     }
 
-    fn offers_tools(&self) -> bool {
+    pub(crate) fn offers_tools(&self) -> bool {
         !self.inner.tools.is_empty()
     }
 
-    fn offers_prompts(&self) -> bool {
+    pub(crate) fn offers_prompts(&self) -> bool {
         !self.inner.prompts.is_empty()
     }
 
-    fn offers_resources(&self) -> bool {
+    pub(crate) fn offers_resources(&self) -> bool {
         !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
     }
 

@@ -52,9 +52,9 @@ pub(crate) async fn listen(
         }
     };
     let offered = [
-        (ListChange::Tools, !server.inner.tools.is_empty()),
-        (ListChange::Prompts, !server.inner.prompts.is_empty()),
-        (ListChange::Resources, !server.inner.resources.is_empty() || !server.inner.templates.is_empty()),
+        (ListChange::Tools, server.offers_tools()),
+        (ListChange::Prompts, server.offers_prompts()),
+        (ListChange::Resources, server.offers_resources()),
     ];
     let honored: Vec<ListChange> = offered
         .into_iter()
