@@ -167,26 +167,30 @@ impl Wire for LineWire {
 
 /// Streamable HTTP.
 pub(crate) struct HttpWire {
+    endpoint: Endpoint,
+    next_id: AtomicI64,
+    incoming: Incoming,
+}
+
+/// Where and as whom the client posts: the URL, the legacy session once one exists, the
+/// authorization seam. Cloned into the tasks that answer a server's requests.
+#[derive(Clone)]
+struct Endpoint {
     http: reqwest::Client,
     url: String,
     session: Arc<Mutex<Option<String>>>,
-    next_id: AtomicI64,
-    incoming: Incoming,
     auth: Option<AuthProvider>,
 }
 
 impl HttpWire {
     pub fn new(url: &str, incoming: Incoming, auth: Option<AuthProvider>) -> Self {
-        Self {
-            http: reqwest::Client::new(),
-            url: url.to_owned(),
-            session: Arc::new(Mutex::new(None)),
-            next_id: AtomicI64::new(1),
-            incoming,
-            auth,
-        }
+        let endpoint =
+            Endpoint { http: reqwest::Client::new(), url: url.to_owned(), session: Arc::new(Mutex::new(None)), auth };
+        Self { endpoint, next_id: AtomicI64::new(1), incoming }
     }
+}
 
+impl Endpoint {
     fn post(&self, body: &impl serde::Serialize, method: &str, headers: &Headers) -> reqwest::RequestBuilder {
         let mut rb = self
             .http
@@ -234,16 +238,13 @@ impl Wire for HttpWire {
     fn call(&self, method: &str, params: Value, headers: Headers) -> BoxFuture<'static, Result<Value, ClientError>> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let request = Request::new(id.clone(), method, Some(params));
-        let send = self.post(&request, method, &headers).send();
-        let session = self.session.clone();
+        let send = self.endpoint.post(&request, method, &headers).send();
+        let endpoint = self.endpoint.clone();
         let incoming = self.incoming.clone();
-        let http = self.http.clone();
-        let url = self.url.clone();
-        let auth = self.auth.clone();
         Box::pin(async move {
             let response = send.await.map_err(transport)?;
             if let Some(sid) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
-                && let Ok(mut s) = session.lock()
+                && let Ok(mut s) = endpoint.session.lock()
             {
                 *s = Some(sid.to_owned());
             }
@@ -254,16 +255,8 @@ impl Wire for HttpWire {
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|ct| ct.starts_with("text/event-stream"));
             let message = if is_sse {
-                let answer_back = move |r: Response| {
-                    let mut rb = http.post(&url).header("content-type", "application/json").json(&r);
-                    if let Some(sid) = session.lock().ok().and_then(|s| s.clone()) {
-                        rb = rb.header("mcp-session-id", sid);
-                    }
-                    if let Some(token) = auth.as_ref().and_then(|a| a()) {
-                        rb = rb.header("authorization", token);
-                    }
-                    rb.send()
-                };
+                // Answers to the server's requests (legacy back-channel) carry no 2026 headers.
+                let answer_back = move |r: Response| endpoint.post(&r, "", &Headers::default()).send();
                 read_sse(response, &id, &incoming, answer_back).await?
             } else {
                 let bytes = response.bytes().await.map_err(transport)?;
@@ -285,7 +278,7 @@ impl Wire for HttpWire {
     }
 
     fn notify(&self, notification: Notification) -> BoxFuture<'static, Result<(), ClientError>> {
-        let send = self.post(&notification, &notification.method, &Headers::default()).send();
+        let send = self.endpoint.post(&notification, &notification.method, &Headers::default()).send();
         Box::pin(async move {
             send.await.map_err(transport)?;
             Ok(())
