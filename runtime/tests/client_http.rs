@@ -159,3 +159,41 @@ async fn unsupported_version_not_naming_ours_falls_back_to_the_handshake_in_auto
     let client = Client::builder("t", "1").connect_http(&url).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
 }
+
+#[tokio::test]
+async fn legacy_questions_arrive_on_the_post_stream_and_answers_go_back_as_posts() {
+    use roundtrip::client::Mode;
+    use roundtrip::protocol::{ElicitAction, ElicitResult, empty_input_schema};
+    use roundtrip::server::InputRequired;
+
+    let schema = object(json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}));
+    let server =
+        Server::new("legacy-http", "1").tool(ToolDef::new(Tool::new("greet", empty_input_schema()), move |cx| {
+            let schema = schema.clone();
+            async move {
+                Ok(match cx.elicit_result("who").and_then(|a| a.content) {
+                    Some(content) => Outcome::Complete(CallToolResult::text(format!(
+                        "Hello, {}!",
+                        content["name"].as_str().unwrap_or("?")
+                    ))),
+                    None => InputRequired::new().elicit("who", "Who?", schema).into(),
+                })
+            }
+        }));
+    let bound = server.bind_http("127.0.0.1:0").await.unwrap();
+    let url = bound.url();
+    tokio::spawn(bound.run());
+    let client = Client::builder("legacy", "1")
+        .mode(Mode::Legacy)
+        .on_elicit(|_| async {
+            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({"name": "Ada"}))) })
+        })
+        .connect_http(&url)
+        .await
+        .unwrap();
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    let call = client.call_tool("greet", json!({}));
+    let result =
+        tokio::time::timeout(std::time::Duration::from_secs(10), call).await.expect("the answer reached the server");
+    assert_eq!(result.unwrap().content[0].as_text(), Some("Hello, Ada!"));
+}
