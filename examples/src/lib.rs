@@ -2,9 +2,12 @@
 //!
 //! - [`provision`]: tools that ask, declared with `#[tool]` and `#[resolve]`
 //!   (`cargo run -p roundtrip-examples --bin provision -- --stdio`).
+//! - [`ops`]: an operations bot whose declarations use shared state, checks and questions
+//!   built from data (`cargo run -p roundtrip-examples --bin ops -- --stdio`).
 //! - [`conformance`]: the server the official MCP conformance suite and the interop tests run
 //!   against (`cargo run -p roundtrip-examples --bin conformance -- --stdio`).
 
 pub mod cli;
 pub mod conformance;
+pub mod ops;
 pub mod provision;

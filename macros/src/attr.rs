@@ -4,7 +4,8 @@
 use darling::util::Flag;
 use darling::{FromAttributes, FromMeta};
 
-/// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent, open_world)]`
+/// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent,
+/// open_world, check = f(a, b))]`
 #[derive(Debug, Default, FromMeta)]
 pub struct ToolArgs {
     pub name: Option<syn::LitStr>,
@@ -14,10 +15,15 @@ pub struct ToolArgs {
     pub destructive: Flag,
     pub idempotent: Flag,
     pub open_world: Flag,
+    /// Checks that run before any question; may be repeated.
+    #[darling(multiple)]
+    pub check: Vec<syn::Expr>,
 }
 
 /// `#[resolve(elicit = "…")]`, `#[resolve(elicit_url = "…", message = "…")]`,
-/// `#[resolve(sample = "…", max_tokens = N)]`, `#[resolve(roots)]`, `#[resolve(with = f(a, b))]`
+/// `#[resolve(sample = "…", max_tokens = N, system = "…", temperature = T, stop = ["…"],
+/// model_hints = ["…"], cost_priority = P, speed_priority = P, intelligence_priority = P,
+/// include_context = "…")]`, `#[resolve(roots)]`, `#[resolve(with = f(a, b))]`
 #[derive(Debug, Default, FromAttributes)]
 #[darling(attributes(resolve))]
 pub struct ResolveArgs {
@@ -26,11 +32,19 @@ pub struct ResolveArgs {
     pub message: Option<syn::LitStr>,
     pub sample: Option<syn::LitStr>,
     pub max_tokens: Option<syn::LitInt>,
+    pub system: Option<syn::LitStr>,
+    pub temperature: Option<syn::Lit>,
+    pub stop: Option<syn::ExprArray>,
+    pub model_hints: Option<syn::ExprArray>,
+    pub cost_priority: Option<syn::Lit>,
+    pub speed_priority: Option<syn::Lit>,
+    pub intelligence_priority: Option<syn::Lit>,
+    pub include_context: Option<syn::LitStr>,
     pub roots: Flag,
     pub with: Option<syn::Expr>,
 }
 
-/// `#[prompt(name = "…", title = "…", description = "…", complete = path::to::fn)]`
+/// `#[prompt(name = "…", title = "…", description = "…", complete = path::to::fn, check = f(a))]`
 #[derive(Debug, Default, FromMeta)]
 pub struct PromptArgs {
     pub name: Option<syn::LitStr>,
@@ -38,6 +52,9 @@ pub struct PromptArgs {
     pub description: Option<syn::LitStr>,
     /// `fn(argument: &str, typed: &str) -> Vec<String>` completing the arguments.
     pub complete: Option<syn::Path>,
+    /// Checks that run before any question; may be repeated.
+    #[darling(multiple)]
+    pub check: Vec<syn::Expr>,
 }
 
 /// `#[resource("uri", …)]` and `#[resource_template("uri", …)]`, after the URI.
@@ -49,6 +66,9 @@ pub struct ResourceArgs {
     pub mime_type: Option<syn::LitStr>,
     /// `fn(variable: &str, typed: &str) -> Vec<String>` completing a template's variables.
     pub complete: Option<syn::Path>,
+    /// Checks that run before anything is asked or read; may be repeated.
+    #[darling(multiple)]
+    pub check: Vec<syn::Expr>,
 }
 
 /// `#[arg(rename = "wireName")]` on an argument: the name on the wire (schema property,

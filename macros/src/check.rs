@@ -9,8 +9,7 @@ use crate::model::{Declared, Kind, Options, Role, Which, err_at};
 use crate::template;
 
 pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
-    let names: Vec<String> =
-        tool.params.iter().filter(|p| !matches!(p.role, Role::Context)).map(|p| p.ident.to_string()).collect();
+    let names: Vec<String> = tool.params.iter().map(|p| p.ident.to_string()).collect();
     // Edges between resolved parameters, with the span of the token that makes each edge;
     // keyed by declaration position so that the search (and its report) is deterministic.
     let position = |name: &str| tool.params.iter().position(|p| p.ident == name).unwrap_or(usize::MAX);
@@ -37,9 +36,13 @@ pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
                 continue;
             };
             match &target.role {
-                Role::Context => errors.push(
-                    darling::Error::custom(format!("`{dep}` is the request context; a question can only use arguments and resolved parameters"))
-                        .with_span(&span),
+                Role::Context | Role::State if matches!(r.kind, Kind::With { .. }) => {}
+                Role::Context | Role::State => errors.push(
+                    darling::Error::custom(format!(
+                        "`{dep}` is given by the server, not by the client or the user; a question's text can only use \
+                         arguments and resolved parameters (a `with` fn may take it)"
+                    ))
+                    .with_span(&span),
                 ),
                 Role::Resolved(t) if t.answer_of.is_some() && matches!(r.kind, Kind::With { .. }) => errors.push(
                     darling::Error::custom(format!(
@@ -51,6 +54,24 @@ pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
                     edges.entry(position(&me)).or_insert_with(|| (me.clone(), Vec::new())).1.push((dep, span));
                 }
                 Role::Argument => {}
+            }
+        }
+    }
+    for check in &tool.checks {
+        for arg in &check.args {
+            match tool.params.iter().find(|q| q.ident == *arg) {
+                None => {
+                    let hint = closest(&arg.to_string(), &names).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default();
+                    errors.push(err_at(arg, format!("`{arg}` names no parameter of `{}`{hint}", tool.item.sig.ident)));
+                }
+                Some(q) if matches!(q.role, Role::Resolved(_)) => errors.push(err_at(
+                    arg,
+                    format!(
+                        "a check runs before any question, so it cannot take `{arg}`, which is asked; check it in a `with` fn \
+                         or in the body"
+                    ),
+                )),
+                Some(_) => {}
             }
         }
     }
@@ -184,7 +205,7 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                         &p.ident,
                         "a static resource cannot ask: remove #[resolve], or make it a #[resource_template] or a #[tool]",
                     )),
-                    Role::Context => {}
+                    Role::Context | Role::State => {}
                 }
             }
         }

@@ -7,7 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::docs;
-use crate::model::{Declared, Kind, Options, Param, Role, Template, Which};
+use crate::model::{Call, Declared, Kind, Options, Param, Role, Template, Which};
 use crate::template::Piece;
 
 /// The hidden factory type of a declared fn (what `tools![…]`, `prompts![…]` and
@@ -55,15 +55,15 @@ pub fn item(decl: &Declared) -> TokenStream {
     }
 }
 
-/// An impl block whose `&self` methods are tools and prompts: the block as written
-/// (attributes stripped) and `tools(self: Arc<Self>)` / `prompts(self: Arc<Self>)`, the
-/// definitions bound to one shared value.
+/// An impl block whose `&self` methods are tools, prompts and resources: the block as written
+/// (attributes stripped), `tools(self: Arc<Self>)`, `prompts(…)` and `resources(…)` (the
+/// definitions bound to one shared value), and `roundtrip::Toolset`, which registers them all.
 pub fn toolset(item: &syn::ItemImpl, declared: &[Declared]) -> TokenStream {
     let self_ty = &item.self_ty;
-    let collect = |which: Which| {
+    let collect = |kinds: &[Which]| {
         let definitions: Vec<TokenStream> = declared
             .iter()
-            .filter(|d| d.which == which)
+            .filter(|d| kinds.contains(&d.which))
             .map(|d| {
                 let definition = definition(d, true);
                 quote!({ let __this = ::std::sync::Arc::clone(&self); #definition })
@@ -71,26 +71,47 @@ pub fn toolset(item: &syn::ItemImpl, declared: &[Declared]) -> TokenStream {
             .collect();
         definitions
     };
-    let tools = collect(Which::Tool);
-    let prompts = collect(Which::Prompt);
-    let prompts_fn = (!prompts.is_empty()).then(|| {
-        quote! {
-            /// The prompts of this impl block, each calling its method on this shared value.
-            pub fn prompts(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::roundtrip::server::PromptDef> {
-                ::std::vec::Vec::from([#(#prompts),*])
+    let tools = collect(&[Which::Tool]);
+    let prompts = collect(&[Which::Prompt]);
+    let resources = collect(&[Which::Resource, Which::ResourceTemplate]);
+    let list = |name: TokenStream, def: TokenStream, items: &[TokenStream], what: &str| {
+        let doc = format!("The {what} of this impl block, each calling its method on this shared value.");
+        (!items.is_empty()).then(|| {
+            quote! {
+                #[doc = #doc]
+                pub fn #name(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<#def> {
+                    ::std::vec::Vec::from([#(#items),*])
+                }
             }
-        }
-    });
+        })
+    };
+    let tools_fn = list(quote!(tools), quote!(::roundtrip::server::ToolDef), &tools, "tools");
+    let prompts_fn = list(quote!(prompts), quote!(::roundtrip::server::PromptDef), &prompts, "prompts");
+    let resources_fn =
+        list(quote!(resources), quote!(::roundtrip::server::ResourceEntry), &resources, "resources and templates");
+    let register = |name: TokenStream, method: TokenStream, present: bool| {
+        present.then(|| quote!(let server = server.#method(::std::sync::Arc::clone(&self).#name());))
+    };
+    let registers = [
+        register(quote!(tools), quote!(tools), !tools.is_empty()),
+        register(quote!(prompts), quote!(prompts), !prompts.is_empty()),
+        register(quote!(resources), quote!(resources), !resources.is_empty()),
+    ];
     quote! {
         #item
 
         impl #self_ty {
-            /// The tools of this impl block, each calling its method on this shared value.
-            pub fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::roundtrip::server::ToolDef> {
-                ::std::vec::Vec::from([#(#tools),*])
-            }
-
+            #tools_fn
             #prompts_fn
+            #resources_fn
+        }
+
+        impl ::roundtrip::Toolset for #self_ty {
+            fn register(self: ::std::sync::Arc<Self>, server: ::roundtrip::Server) -> ::roundtrip::Server {
+                let server = server.state(::std::sync::Arc::clone(&self));
+                #(#registers)*
+                server
+            }
         }
     }
 }
@@ -131,7 +152,8 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let wire_of = |name: &str| -> String {
         decl.params.iter().find(|p| p.ident == name).map_or_else(|| name.to_owned(), |p| p.wire.clone())
     };
-    let nodes: Vec<TokenStream> = decl.params.iter().filter_map(|p| node(p, &rt, &wire_of)).collect();
+    let nodes: Vec<TokenStream> = decl.params.iter().filter_map(|p| node(decl, p, &rt, &wire_of)).collect();
+    let checks: Vec<TokenStream> = decl.checks.iter().map(|c| check(decl, c, &rt, &wire_of)).collect();
     let takes = decl.params.iter().filter_map(|p| {
         let Role::Resolved(r) = &p.role else { return None };
         let (ident, ty, key) = (&p.ident, &p.ty, p.ident.to_string());
@@ -139,10 +161,23 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
         let inner = r.value_type(ty);
         Some(quote!(let #ident: #ty = __values.#method::<#inner>(#key)?;))
     });
+    let states = decl.params.iter().filter(|p| matches!(p.role, Role::State)).map(|p| {
+        let (ident, ty) = (&p.ident, &p.ty);
+        quote!(let #ident: #ty = #rt::state_param::<#ty>(&__cx)?;)
+    });
+    let needs: Vec<TokenStream> = decl
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::State))
+        .map(|p| {
+            let ty = &p.ty;
+            quote!(.needs(#rt::state_need::<#ty>()))
+        })
+        .collect();
     let call_args = decl.params.iter().map(|p| {
         let ident = &p.ident;
         match p.role {
-            Role::Argument | Role::Resolved(_) => quote!(#ident),
+            Role::Argument | Role::Resolved(_) | Role::State => quote!(#ident),
             Role::Context if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__cx),
             Role::Context => quote!(__cx),
         }
@@ -189,7 +224,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     });
     let title = opt_str(decl.options.title());
     let description = opt_str(decl.description.clone());
-    let uses_cx = decl.params.iter().any(|p| matches!(p.role, Role::Context));
+    let uses_cx = decl.params.iter().any(|p| p.role.is_given());
     let is_resource = matches!(which, Which::ResourceTemplate | Which::Resource);
     let cx_binding = if uses_cx || is_resource { quote!(__cx) } else { quote!(_) };
     let arguments_binding = quote!((#(#arg_idents,)*));
@@ -208,6 +243,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             #this
             async move {
                 #remember_uri
+                #(#states)*
                 #result
             }
         })
@@ -216,6 +252,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             #this
             async move {
                 #remember_uri
+                #(#states)*
                 #(#takes)*
                 #result
             }
@@ -225,6 +262,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
         let __graph = #rt::graph(
             ::std::vec::Vec::from([#(#arg_names),*]),
             ::std::vec::Vec::from([#(#nodes),*]),
+            ::std::vec::Vec::from([#(#checks),*]),
         );
     };
     let parse = quote! {
@@ -267,7 +305,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             let mime = opt_str(args.mime_type.as_ref().map(syn::LitStr::value));
             let spec = quote!(#rt::ResourceSpec { uri: #uri, name: #name, title: #title, description: #description, mime_type: #mime });
             if which == Which::Resource {
-                quote!(#rt::resource(#spec, #body))
+                quote!(#rt::resource(#spec, ::std::vec::Vec::from([#(#checks),*]), #body))
             } else {
                 let complete = args.complete.as_ref().map(|f| quote!(.with_completer(#f)));
                 quote! {
@@ -285,7 +323,65 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             #ret_assert
         }
         #bind_fn
-        #builder
+        #builder #(#needs)*
+    })
+}
+
+/// The statements that bind a call's arguments inside its adapter: values decoded from
+/// `__inputs` (in order), state and the context from `__cx`.
+fn bind_call_args(decl: &Declared, call: &Call, rt: &TokenStream) -> Vec<TokenStream> {
+    call.args
+        .iter()
+        .map(|a| {
+            let key = a.to_string();
+            match decl.params.iter().find(|p| p.ident == *a).map(|p| (&p.role, &p.ty)) {
+                Some((Role::Context, _)) => quote!(let #a = __cx;),
+                Some((Role::State, ty)) => quote!(let #a: #ty = #rt::state_param::<#ty>(__cx)?;),
+                _ => quote!(let #a = #rt::from_json(#key, __inputs.next().unwrap_or_default())?;),
+            }
+        })
+        .collect()
+}
+
+/// The names of a call's value arguments (not state or the context), on the wire.
+fn call_inputs(decl: &Declared, call: &Call, wire_of: &dyn Fn(&str) -> String) -> Vec<String> {
+    call.args
+        .iter()
+        .filter(|a| !decl.params.iter().any(|p| p.ident == **a && p.role.is_given()))
+        .map(|a| wire_of(&a.to_string()))
+        .collect()
+}
+
+/// The callee of a call: the fn, or for `self.f(…)` the method on the shared value.
+fn callee(call: &Call) -> TokenStream {
+    let func = &call.func;
+    if call.method { quote!(__this.#func) } else { quote!(#func) }
+}
+
+/// A clone of the shared value for a closure that calls a method on it.
+fn clone_this(call: &Call) -> Option<TokenStream> {
+    call.method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);))
+}
+
+/// A `check = f(a)` of the declaration.
+fn check(decl: &Declared, call: &Call, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> TokenStream {
+    let names = call_inputs(decl, call, wire_of);
+    let bind = bind_call_args(decl, call, rt);
+    let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
+    quote!(#rt::Check {
+        call: #text,
+        args: &[#(#names),*],
+        f: {
+            #this
+            #rt::check_fn(move |__inputs: ::std::vec::Vec<#rt::serde_json::Value>, __cx: &::roundtrip::server::RequestContext| {
+                #this
+                #rt::Box::pin(async move {
+                    let mut __inputs = __inputs.into_iter();
+                    #(#bind)*
+                    #rt::into_check(#callee(#(#args),*).await)
+                })
+            })
+        },
     })
 }
 
@@ -330,7 +426,7 @@ fn template(t: &Template, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) ->
     quote!(#rt::Template(&[#(#parts),*]))
 }
 
-fn node(p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> Option<TokenStream> {
+fn node(decl: &Declared, p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> Option<TokenStream> {
     let Role::Resolved(r) = &p.role else { return None };
     let key = p.ident.to_string();
     let ty = r.value_type(&p.ty);
@@ -357,35 +453,76 @@ fn node(p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> Option
                 vec![url.lit.value(), message.lit.value()],
             )
         }
-        Kind::Sample { prompt, max_tokens } => {
+        Kind::Sample { prompt, max_tokens, options } => {
             let pr = template(prompt, rt, wire_of);
             let full = quote_spanned!(ty_span=> <#ty as ::roundtrip::SampleOutput>::FULL);
+            let opt_f64 = |v: Option<f64>| match v {
+                Some(v) => quote!(::core::option::Option::Some(#v)),
+                None => quote!(::core::option::Option::None),
+            };
+            let system = opt_str(options.system.clone());
+            let temperature = opt_f64(options.temperature);
+            let (cost, speed, intelligence) = (
+                opt_f64(options.cost_priority),
+                opt_f64(options.speed_priority),
+                opt_f64(options.intelligence_priority),
+            );
+            let include = opt_str(options.include_context.clone());
+            let (stop, hints) = (&options.stop, &options.model_hints);
+            let mut pin = vec![prompt.lit.value(), max_tokens.to_string()];
+            pin.extend(options.system.clone());
+            pin.extend(options.temperature.map(|t| t.to_string()));
+            pin.extend(options.stop.iter().cloned());
             (
-                quote!(#rt::Resolver::Sample { prompt: #pr, max_tokens: #max_tokens, full: #full }),
-                vec![prompt.lit.value(), max_tokens.to_string()],
+                quote!(#rt::Resolver::Sample {
+                    prompt: #pr,
+                    max_tokens: #max_tokens,
+                    full: #full,
+                    options: #rt::SampleOptions {
+                        system_prompt: #system,
+                        temperature: #temperature,
+                        stop_sequences: &[#(#stop),*],
+                        model_hints: &[#(#hints),*],
+                        cost_priority: #cost,
+                        speed_priority: #speed,
+                        intelligence_priority: #intelligence,
+                        include_context: #include,
+                    },
+                }),
+                pin,
             )
         }
         Kind::Roots => {
             let check = quote_spanned!(ty_span=> #rt::assert_roots::<#ty>(););
             (quote!({ #check #rt::Resolver::Roots }), vec![])
         }
-        Kind::With { func, args } => {
-            let names = args.iter().map(|a| wire_of(&a.to_string()));
-            let func_text = quote!(#func).to_string();
-            let decode = args.iter().map(|a| {
-                let key = a.to_string();
-                quote!(let #a = #rt::from_json(#key, __inputs.next().unwrap_or_default())?;)
-            });
+        Kind::With { call } => {
+            let names = call_inputs(decl, call, wire_of);
+            let bind = bind_call_args(decl, call, rt);
+            let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
+            let into = quote_spanned!(ty_span=> #rt::into_resolution::<#ty>);
             (
                 quote!(#rt::Resolver::With {
+                    call: #text,
                     args: &[#(#names),*],
-                    f: #rt::with_fn(|__inputs: ::std::vec::Vec<#rt::serde_json::Value>| async move {
-                        let mut __inputs = __inputs.into_iter();
-                        #(#decode)*
-                        #rt::into_resolution::<#ty>(#func(#(#args),*).await)
-                    }),
+                    f: {
+                        #this
+                        #rt::with_fn(move |__inputs: ::std::vec::Vec<#rt::serde_json::Value>, __cx: &::roundtrip::server::RequestContext| {
+                            #this
+                            #rt::Box::pin(async move {
+                                let mut __inputs = __inputs.into_iter();
+                                #(#bind)*
+                                #into(#callee(#(#args),*).await)
+                            })
+                        })
+                    },
+                    value_schema: {
+                        #[allow(unused_imports)]
+                        use #rt::{HasSchema as _, NoSchema as _};
+                        (&#rt::ValueSchema::<#ty>::new()).value_schema()
+                    },
                 }),
-                vec![func_text],
+                vec![call.text.clone()],
             )
         }
     };

@@ -61,6 +61,14 @@ impl Options {
             Self::Resource { args, .. } => args.description.as_ref().map(syn::LitStr::value),
         }
     }
+
+    fn checks(&self) -> &[syn::Expr] {
+        match self {
+            Self::Tool(a) => &a.check,
+            Self::Prompt(a) => &a.check,
+            Self::Resource { args, .. } => &args.check,
+        }
+    }
 }
 
 /// A declared fn.
@@ -71,6 +79,20 @@ pub struct Declared {
     pub name: String,
     pub description: Option<String>,
     pub params: Vec<Param>,
+    /// `check = f(a)`: run on every leg before any question.
+    pub checks: Vec<Call>,
+}
+
+/// A call written in an attribute: `f(a, b)`, `path::to::f(a)` or, in a `#[toolset]`,
+/// `self.f(a)`; each argument names a parameter of the declared fn.
+pub struct Call {
+    /// `self.f(…)`: a method of the toolset's value.
+    pub method: bool,
+    /// The fn (for a method, its name).
+    pub func: syn::Path,
+    pub args: Vec<syn::Ident>,
+    /// The call as written, for documentation and pins.
+    pub text: String,
 }
 
 pub struct Param {
@@ -85,7 +107,16 @@ pub struct Param {
 pub enum Role {
     Argument,
     Context,
+    /// `State<T>`: registered server-wide state, given by type.
+    State,
     Resolved(Box<Resolved>),
+}
+
+impl Role {
+    /// Given by the server (the context or state), not by the client.
+    pub fn is_given(&self) -> bool {
+        matches!(self, Self::Context | Self::State)
+    }
 }
 
 pub struct Resolved {
@@ -104,9 +135,22 @@ impl Resolved {
 pub enum Kind {
     Elicit { message: Template },
     ElicitUrl { url: Template, message: Template },
-    Sample { prompt: Template, max_tokens: u32 },
+    Sample { prompt: Template, max_tokens: u32, options: SampleOptions },
     Roots,
-    With { func: syn::Path, args: Vec<syn::Ident> },
+    With { call: Call },
+}
+
+/// The sampling options of `#[resolve(sample = …)]`.
+#[derive(Default)]
+pub struct SampleOptions {
+    pub system: Option<String>,
+    pub temperature: Option<f64>,
+    pub stop: Vec<String>,
+    pub model_hints: Vec<String>,
+    pub cost_priority: Option<f64>,
+    pub speed_priority: Option<f64>,
+    pub intelligence_priority: Option<f64>,
+    pub include_context: Option<String>,
 }
 
 impl Kind {
@@ -133,7 +177,7 @@ impl Kind {
     /// The parameters it depends on, each with the span to point at.
     pub fn deps(&self) -> Vec<(String, Span)> {
         match self {
-            Self::With { args, .. } => args.iter().map(|a| (a.to_string(), a.span())).collect(),
+            Self::With { call } => call.args.iter().map(|a| (a.to_string(), a.span())).collect(),
             _ => self
                 .templates()
                 .into_iter()
@@ -195,29 +239,33 @@ pub fn read(
             syn::FnArg::Receiver(r) => {
                 let by_ref = matches!(r.kind, syn::ReceiverKind::Reference(..));
                 let mutable = r.mutability.is_some() || matches!(r.kind, syn::ReceiverKind::Reference(_, _, Some(_)));
+                let attr = which.attribute();
                 let msg = if mutable {
-                    "a #[tool] method cannot take `&mut self`: the server calls tools concurrently; take `&self` and use interior mutability"
+                    format!(
+                        "a {attr} method cannot take `&mut self`: the server calls it concurrently; take `&self` and use interior mutability"
+                    )
                 } else if !method {
-                    "#[tool] on a method needs its impl block marked `#[roundtrip::toolset]`"
+                    format!("{attr} on a method needs its impl block marked `#[roundtrip::toolset]`")
                 } else if !by_ref {
-                    "a #[tool] method takes `&self`: the value is shared by every call"
+                    format!("a {attr} method takes `&self`: the value is shared by every call")
                 } else {
                     continue;
                 };
                 errors.push(err_at(&*r, msg));
             }
             syn::FnArg::Typed(pt) => {
-                if let Some(p) = read_param(pt, errors) {
+                if let Some(p) = read_param(pt, method, errors) {
                     params.push(p);
                 }
             }
         }
     }
+    let checks = options.checks().iter().filter_map(|e| call(e, "check", method, errors)).collect();
     let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.role, Role::Context)).collect();
     if let [_, second, ..] = contexts.as_slice() {
         errors.push(err_at(&second.ty, "a #[tool] takes at most one RequestContext parameter; remove this one"));
     }
-    Declared { which, item, options, name, description, params }
+    Declared { which, item, options, name, description, params, checks }
 }
 
 /// Parse the attribute's options; a resource's come after its URI literal.
@@ -285,7 +333,7 @@ fn last_segment(ty: &syn::Type) -> Option<(&syn::Ident, Option<&syn::Type>)> {
     Some((&seg.ident, arg))
 }
 
-fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -> Option<Param> {
+fn read_param(pt: &mut syn::PatType, method: bool, errors: &mut darling::error::Accumulator) -> Option<Param> {
     let doc = docs::text(&pt.attrs);
     let resolve_attr = pt.attrs.iter().find(|a| a.path().is_ident("resolve")).cloned();
     let resolve = match resolve_attr {
@@ -312,17 +360,45 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
     let ty = (*pt.ty).clone();
     let segment = last_segment(&ty);
     let is_context = segment.is_some_and(|(id, _)| id == "RequestContext");
+    let is_state = segment.is_some_and(|(id, arg)| id == "State" && arg.is_some());
     let answer_of = segment.filter(|(id, _)| *id == "Answer").and_then(|(_, arg)| arg.cloned());
-    let role = match (resolve, resolve_attr, is_context) {
+    if let syn::Type::Reference(r) = &ty
+        && !is_context
+    {
+        let owned = match &*r.elem {
+            syn::Type::Path(p) if p.path.is_ident("str") => "String".to_owned(),
+            syn::Type::Slice(sl) => {
+                let elem = &sl.elem;
+                format!("Vec<{}>", quote::quote!(#elem))
+            }
+            other => quote::quote!(#other).to_string(),
+        };
+        errors.push(err_at(
+            &ty,
+            format!(
+                "`{ident}` cannot be borrowed: the value is decoded from the request and owned by the call; take `{owned}`"
+            ),
+        ));
+        return None;
+    }
+    let role = match (resolve, resolve_attr, is_context || is_state) {
         (_, Some(attr), true) => {
-            errors.push(err_at(
-                &attr,
-                "the RequestContext is given by the server; it cannot be resolved: remove #[resolve]",
-            ));
-            Role::Context
+            let what = if is_state {
+                "State is registered on the server"
+            } else {
+                "the RequestContext is given by the server"
+            };
+            errors.push(err_at(&attr, format!("{what}; it cannot be resolved: remove #[resolve]")));
+            if is_state { Role::State } else { Role::Context }
         }
-        (_, None, true) => Role::Context,
-        (Some(args), Some(attr), false) => match kind(args, &attr, errors) {
+        (_, None, true) => {
+            if is_state {
+                Role::State
+            } else {
+                Role::Context
+            }
+        }
+        (Some(args), Some(attr), false) => match kind(args, &attr, method, errors) {
             Some(kind) => Role::Resolved(Box::new(Resolved { kind, answer_of })),
             None => return None,
         },
@@ -350,7 +426,12 @@ fn read_param(pt: &mut syn::PatType, errors: &mut darling::error::Accumulator) -
     Some(Param { ident, wire, ty, doc, role })
 }
 
-fn kind(args: ResolveArgs, attr: &syn::Attribute, errors: &mut darling::error::Accumulator) -> Option<Kind> {
+fn kind(
+    args: ResolveArgs,
+    attr: &syn::Attribute,
+    method: bool,
+    errors: &mut darling::error::Accumulator,
+) -> Option<Kind> {
     let given: Vec<&str> = [
         ("elicit", args.elicit.is_some()),
         ("elicit_url", args.elicit_url.is_some()),
@@ -383,10 +464,23 @@ fn kind(args: ResolveArgs, attr: &syn::Attribute, errors: &mut darling::error::A
                 .with_span(m),
         );
     }
-    if let Some(n) = &args.max_tokens
-        && args.sample.is_none()
-    {
-        errors.push(darling::Error::custom("`max_tokens` goes with `sample`").with_span(n));
+    if args.sample.is_none() {
+        let sample_only: [(&str, Option<Span>); 9] = [
+            ("max_tokens", args.max_tokens.as_ref().map(syn::LitInt::span)),
+            ("system", args.system.as_ref().map(syn::LitStr::span)),
+            ("temperature", args.temperature.as_ref().map(syn::Lit::span)),
+            ("stop", args.stop.as_ref().map(|a| a.bracket_token.span.join())),
+            ("model_hints", args.model_hints.as_ref().map(|a| a.bracket_token.span.join())),
+            ("cost_priority", args.cost_priority.as_ref().map(syn::Lit::span)),
+            ("speed_priority", args.speed_priority.as_ref().map(syn::Lit::span)),
+            ("intelligence_priority", args.intelligence_priority.as_ref().map(syn::Lit::span)),
+            ("include_context", args.include_context.as_ref().map(syn::LitStr::span)),
+        ];
+        for (name, span) in sample_only {
+            if let Some(span) = span {
+                errors.push(darling::Error::custom(format!("`{name}` goes with `sample`")).with_span(&span));
+            }
+        }
     }
     Some(if let Some(lit) = args.elicit {
         Kind::Elicit { message: template(lit, errors) }
@@ -412,49 +506,141 @@ fn kind(args: ResolveArgs, attr: &syn::Attribute, errors: &mut darling::error::A
                 1
             }
         };
-        Kind::Sample { prompt: template(lit, errors), max_tokens }
+        let options = SampleOptions {
+            system: args.system.as_ref().map(syn::LitStr::value),
+            temperature: number(args.temperature.as_ref(), "temperature", 0.0..=2.0, errors),
+            stop: strings(args.stop.as_ref(), "stop", errors),
+            model_hints: strings(args.model_hints.as_ref(), "model_hints", errors),
+            cost_priority: number(args.cost_priority.as_ref(), "cost_priority", 0.0..=1.0, errors),
+            speed_priority: number(args.speed_priority.as_ref(), "speed_priority", 0.0..=1.0, errors),
+            intelligence_priority: number(
+                args.intelligence_priority.as_ref(),
+                "intelligence_priority",
+                0.0..=1.0,
+                errors,
+            ),
+            include_context: args.include_context.as_ref().and_then(|c| {
+                let v = c.value();
+                if ["none", "thisServer", "allServers"].contains(&v.as_str()) {
+                    Some(v)
+                } else {
+                    errors.push(err_at(c, "`include_context` is \"none\", \"thisServer\" or \"allServers\""));
+                    None
+                }
+            }),
+        };
+        Kind::Sample { prompt: template(lit, errors), max_tokens, options }
     } else if args.roots.is_present() {
         Kind::Roots
     } else {
         let expr = args.with?;
-        match with_call(&expr) {
-            Ok((func, fargs)) => Kind::With { func, args: fargs },
-            Err(why) => {
-                errors.push(err_at(&expr, why));
-                return None;
-            }
-        }
+        Kind::With { call: call(&expr, "with", method, errors)? }
     })
 }
 
-/// `with = path::to::f(a, b)`: the function and the parameters it takes.
-fn with_call(expr: &syn::Expr) -> Result<(syn::Path, Vec<syn::Ident>), String> {
-    let usage = "`with` takes a call of an async fn on parameter names, such as `with = pick_region(name)`";
-    let syn::Expr::Call(call) = expr else { return Err(usage.into()) };
-    let syn::Expr::Path(func) = &*call.func else { return Err(usage.into()) };
-    let mut args = Vec::new();
-    for a in &call.args {
-        match a {
-            syn::Expr::Path(p) if p.path.get_ident().is_some() => args.extend(p.path.get_ident().cloned()),
-            _ => return Err(format!("{usage}; each argument is the name of a parameter")),
+/// A number option within `range`.
+fn number(
+    lit: Option<&syn::Lit>,
+    name: &str,
+    range: std::ops::RangeInclusive<f64>,
+    errors: &mut darling::error::Accumulator,
+) -> Option<f64> {
+    let lit = lit?;
+    let value = match lit {
+        syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
+        syn::Lit::Int(i) => i.base10_parse::<f64>().ok(),
+        _ => None,
+    };
+    match value {
+        Some(v) if range.contains(&v) => Some(v),
+        _ => {
+            errors.push(err_at(lit, format!("`{name}` is a number from {} to {}", range.start(), range.end())));
+            None
         }
     }
-    Ok((func.path.clone(), args))
+}
+
+/// A list-of-strings option: `["a", "b"]`.
+fn strings(array: Option<&syn::ExprArray>, name: &str, errors: &mut darling::error::Accumulator) -> Vec<String> {
+    let Some(array) = array else { return Vec::new() };
+    let mut out = Vec::new();
+    for e in &array.elems {
+        match e {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => out.push(s.value()),
+            other => errors.push(err_at(other, format!("`{name}` is a list of strings, such as [\"a\", \"b\"]"))),
+        }
+    }
+    out
+}
+
+/// `f(a, b)`, `path::to::f(a)` or `self.f(a)` (a `#[toolset]` method): the fn and the
+/// parameters it takes.
+fn call(expr: &syn::Expr, option: &str, method: bool, errors: &mut darling::error::Accumulator) -> Option<Call> {
+    let usage = format!(
+        "`{option}` takes a call of an async fn on parameter names, such as `{option} = known_service(service)` \
+         (or `{option} = self.known_service(service)` in a #[toolset])"
+    );
+    let (is_method, func, args) = match expr {
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(func) => (false, func.path.clone(), &c.args),
+            _ => {
+                errors.push(err_at(expr, usage));
+                return None;
+            }
+        },
+        syn::Expr::MethodCall(m) => {
+            let is_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
+            if !is_self {
+                errors.push(err_at(&m.receiver, format!("{usage}; a method call must be on `self`")));
+                return None;
+            }
+            if !method {
+                errors.push(err_at(
+                    &m.receiver,
+                    format!(
+                        "`{option} = self.{}(…)` calls a method of a #[toolset] value: declare this fn as a method in a \
+                         `#[toolset]` impl block, or call a free fn",
+                        m.method
+                    ),
+                ));
+                return None;
+            }
+            (true, syn::Path::from(m.method.clone()), &m.args)
+        }
+        _ => {
+            errors.push(err_at(expr, usage));
+            return None;
+        }
+    };
+    let mut idents = Vec::new();
+    for a in args {
+        match a {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => idents.extend(p.path.get_ident().cloned()),
+            other => {
+                errors.push(err_at(other, format!("{usage}; each argument is the name of a parameter")));
+                return None;
+            }
+        }
+    }
+    let text = quote::quote!(#expr).to_string().replace(" (", "(").replace(" . ", ".").replace(" ,", ",");
+    Some(Call { method: is_method, func, args: idents, text })
 }
 
 /// Arguments that only a question uses (e.g. `{name}` in a message) would warn as unused in
 /// the body; mark them used with `let _ = &name;` at the top of the body.
 pub fn mark_resolver_inputs_used(decl: &mut Declared) {
     let mut used: Vec<syn::Ident> = Vec::new();
-    for p in &decl.params {
-        let Role::Resolved(r) = &p.role else { continue };
-        for (dep, _) in r.kind.deps() {
-            let argument = decl.params.iter().find(|q| q.ident == dep && matches!(q.role, Role::Argument));
-            if let Some(q) = argument
-                && !used.contains(&q.ident)
-            {
-                used.push(q.ident.clone());
-            }
+    let check_args = decl.checks.iter().flat_map(|c| c.args.iter().map(|a| a.to_string()));
+    let resolver_args = decl.params.iter().flat_map(|p| match &p.role {
+        Role::Resolved(r) => r.kind.deps().into_iter().map(|(d, _)| d).collect(),
+        _ => Vec::new(),
+    });
+    for dep in check_args.chain(resolver_args).collect::<Vec<_>>() {
+        let input = decl.params.iter().find(|q| q.ident == dep && !matches!(q.role, Role::Resolved(_)));
+        if let Some(q) = input
+            && !used.contains(&q.ident)
+        {
+            used.push(q.ident.clone());
         }
     }
     for ident in used.into_iter().rev() {

@@ -1,7 +1,6 @@
-//! `#[toolset] impl Type { #[tool] async fn …(&self, …) }`: the methods marked `#[tool]` (or
-//! `#[prompt]`) are
-//! read like free tool fns (the inner attributes are inert here: this outer attribute runs
-//! first and strips them).
+//! `#[toolset] impl Type { #[tool] async fn …(&self, …) }`: the methods marked `#[tool]`,
+//! `#[prompt]`, `#[resource]` or `#[resource_template]` are read like free fns (the inner
+//! attributes are inert here: this outer attribute runs first and strips them).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -46,13 +45,20 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         };
         let mut tool = model::read(which, tool_args, as_fn, true, &mut errors);
         check::graph(&tool, &mut errors);
+        check::kind_rules(&tool, &mut errors);
         model::mark_resolver_inputs_used(&mut tool);
-        if let Some(first) = tools.iter().find(|t| t.name == tool.name && t.which == tool.which) {
+        let same_kind = |a: model::Which, b: model::Which| {
+            let resource = |w| matches!(w, model::Which::Resource | model::Which::ResourceTemplate);
+            a == b || (resource(a) && resource(b))
+        };
+        if let Some(first) = tools.iter().find(|t| t.name == tool.name && same_kind(t.which, tool.which)) {
             errors.push(err_at(
                 &tool.item.sig.ident,
                 format!(
-                    "`{}` is already the name of `{}` in this impl block: rename one with #[tool(name = \"…\")]",
-                    tool.name, first.item.sig.ident
+                    "`{}` is already the name of `{}` in this impl block: rename one with {}(name = \"…\")]",
+                    tool.name,
+                    first.item.sig.ident,
+                    &tool.which.attribute()[..tool.which.attribute().len() - 1]
                 ),
             ));
         }
@@ -71,14 +77,14 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
-/// `#[tool]` or `#[prompt]` (resources have no state to share and are declared as free fns).
+/// `#[tool]`, `#[prompt]`, `#[resource]` or `#[resource_template]`.
 fn declared_kind(attr: &syn::Attribute) -> Option<model::Which> {
     let last = attr.path().segments.last()?;
-    if last.ident == "tool" {
-        Some(model::Which::Tool)
-    } else if last.ident == "prompt" {
-        Some(model::Which::Prompt)
-    } else {
-        None
+    match last.ident.to_string().as_str() {
+        "tool" => Some(model::Which::Tool),
+        "prompt" => Some(model::Which::Prompt),
+        "resource" => Some(model::Which::Resource),
+        "resource_template" => Some(model::Which::ResourceTemplate),
+        _ => None,
     }
 }

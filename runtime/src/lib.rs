@@ -3,6 +3,7 @@
 pub mod client;
 mod declare;
 pub mod describe;
+mod error;
 pub mod protocol;
 pub mod resolve;
 pub mod seal;
@@ -11,12 +12,14 @@ pub mod testing;
 pub mod transport;
 
 pub use seal::RequestStateSecurity;
-pub use server::{InputRequired, Outcome, RequestContext, Server};
+pub use server::{InputRequired, Outcome, RequestContext, Server, Toolset};
 
 pub use declare::{
-    Argument, Blob, Choice, Elicit, FormField, Json, PromptFactory, PromptReturn, Resolve, ResourceFactory,
-    ResourceReturn, RootsOutput, SampleOutput, TextArgument, ToolFactory, ToolReturn, UrlOutput,
+    Argument, Blob, CheckReturn, Choice, Elicit, FormField, Json, MissingState, PromptFactory, PromptReturn, Resolve,
+    ResourceFactory, ResourceReturn, RootsOutput, SampleOutput, State, StateNeed, TextArgument, ToolFactory,
+    ToolReturn, UrlOutput, WithReturn,
 };
+pub use error::{Error, ErrorKind, IntoError};
 pub use resolve::{Answer, Consent};
 pub use roundtrip_macros::{Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset};
 
@@ -25,12 +28,13 @@ pub mod prelude {
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 
-    pub use crate::protocol::{CallToolResult, Content, CreateMessageResult, Root};
+    pub use crate::protocol::{CallToolResult, Content, CreateMessageParams, CreateMessageResult, LoggingLevel, Root};
     pub use crate::protocol::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents};
+    pub use crate::resolve::Question;
     pub use crate::server::{InputRequired, Outcome, RequestContext};
     pub use crate::{
-        Answer, Blob, Consent, Elicit, Json, Resolve, Server, prompt, prompts, resource, resource_template, resources,
-        tool, tools, toolset,
+        Answer, Blob, Consent, Elicit, Error, Json, Resolve, Server, State, prompt, prompts, resource,
+        resource_template, resources, tool, tools, toolset,
     };
 }
 
@@ -42,6 +46,9 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::declare::*;
+    pub use crate::error::Error;
     pub use crate::protocol::JsonObject;
-    pub use crate::resolve::{Graph, Node, Part, Resolver, Template, Values};
+    pub use crate::resolve::{Check, Graph, Node, Part, Resolver, SampleOptions, Template, Values};
+    pub use futures::future::BoxFuture;
+    pub use std::boxed::Box;
 }

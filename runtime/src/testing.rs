@@ -28,18 +28,22 @@
 //! ```
 
 use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
 use crate::Server;
 use crate::client::{Client, ClientError, Step};
 use crate::protocol::{
-    CallToolResult, ElicitParams, GetPromptResult, InputRequest, InputRequests, JsonObject, ReadResourceResult,
+    CallToolResult, ElicitParams, GetPromptResult, InputRequest, InputRequests, JsonObject, LoggingLevel, Notification,
+    ReadResourceResult,
 };
 
-/// A scripted answer to one question.
+/// A scripted answer to one question (named so that it does not clash with the prelude's
+/// [`Answer`](crate::Answer)).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub enum Scripted {
     /// Accept, with this form content (an object) or, for URL mode, `null`.
     Accept(Value),
     /// Decline.
@@ -53,27 +57,74 @@ pub enum Answer {
 }
 
 /// A server under test and the answers to give it.
+///
+/// Every leg asks for progress and for logs at [`log_level`](Self::log_level) (default
+/// `debug`), and the notifications of each leg are recorded in the [`Flow`].
 #[derive(Debug, Clone)]
 pub struct TestKit {
     server: Server,
-    by_key: HashMap<String, Answer>,
+    by_key: HashMap<String, Scripted>,
     by_property: JsonObject,
     max_rounds: usize,
+    log_level: LoggingLevel,
 }
 
-/// A completed flow: the result and the questions of each round.
+/// A completed flow: the result, the questions of each round and the notifications of each
+/// leg.
 #[derive(Debug, Clone)]
 pub struct Flow<T> {
     /// The final result.
     pub result: T,
     /// The questions asked, round by round (a state-only round has none).
     pub rounds: Vec<InputRequests>,
+    /// The notifications (progress, logs) the server sent during each leg; one entry per leg,
+    /// so one more than `rounds`.
+    pub notifications: Vec<Vec<Notification>>,
 }
 
 impl<T> Flow<T> {
     /// The question keys of each round, sorted.
     pub fn questions(&self) -> Vec<Vec<&str>> {
         self.rounds.iter().map(|r| r.keys().map(String::as_str).collect()).collect()
+    }
+
+    /// The `notifications/progress` params of every leg, in order.
+    pub fn progress(&self) -> Vec<&Value> {
+        of_method(&self.notifications, "notifications/progress")
+    }
+
+    /// The `notifications/message` (log) params of every leg, in order.
+    pub fn logs(&self) -> Vec<&Value> {
+        of_method(&self.notifications, "notifications/message")
+    }
+}
+
+fn of_method<'a>(legs: &'a [Vec<Notification>], method: &str) -> Vec<&'a Value> {
+    legs.iter().flatten().filter(|n| n.method == method).filter_map(|n| n.params.as_ref()).collect()
+}
+
+/// A flow that did not complete: why, and what was recorded until then.
+#[derive(Debug, Clone)]
+pub struct TestError {
+    /// What went wrong (e.g. [`ClientError::TooManyRounds`]).
+    pub error: ClientError,
+    /// The questions asked before it, round by round.
+    pub rounds: Vec<InputRequests>,
+    /// The notifications of each leg before it.
+    pub notifications: Vec<Vec<Notification>>,
+}
+
+impl fmt::Display for TestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (after {} rounds)", self.error, self.rounds.len())
+    }
+}
+
+impl std::error::Error for TestError {}
+
+impl PartialEq<ClientError> for TestError {
+    fn eq(&self, other: &ClientError) -> bool {
+        self.error == *other
     }
 }
 
@@ -92,31 +143,45 @@ impl Flow<CallToolResult> {
 impl TestKit {
     /// Test this server.
     pub fn new(server: Server) -> Self {
-        Self { server, by_key: HashMap::new(), by_property: JsonObject::new(), max_rounds: 10 }
+        Self {
+            server,
+            by_key: HashMap::new(),
+            by_property: JsonObject::new(),
+            max_rounds: 10,
+            log_level: LoggingLevel::Debug,
+        }
+    }
+
+    /// The log level each leg asks for (default `debug`: every log is recorded).
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = level;
+        self
     }
 
     /// Accept the question under `key` with this form content.
     pub fn answer(self, key: &str, content: Value) -> Self {
-        self.script(key, Answer::Accept(content))
+        self.script(key, Scripted::Accept(content))
     }
 
     /// Decline the question under `key`.
     pub fn decline(self, key: &str) -> Self {
-        self.script(key, Answer::Decline)
+        self.script(key, Scripted::Decline)
     }
 
     /// Cancel the question under `key`.
     pub fn cancel(self, key: &str) -> Self {
-        self.script(key, Answer::Cancel)
+        self.script(key, Scripted::Cancel)
     }
 
-    /// Answer the question under `key` with any scripted answer.
-    pub fn script(mut self, key: &str, answer: Answer) -> Self {
+    /// Answer the question under `key` (a declared parameter's name, or the key a `with`
+    /// fn's question is asked under: its parameter's name) with any scripted answer.
+    pub fn script(mut self, key: &str, answer: Scripted) -> Self {
         self.by_key.insert(key.to_owned(), answer);
         self
     }
 
-    /// Fill form property `name` with `value` in any form that asks for it.
+    /// Fill form property `name` with `value` in any form that asks for it (declared, or
+    /// built by a `with` fn).
     pub fn property(mut self, name: &str, value: Value) -> Self {
         self.by_property.insert(name.to_owned(), value);
         self
@@ -129,9 +194,9 @@ impl TestKit {
     }
 
     /// Call a tool to completion.
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Flow<CallToolResult>, ClientError> {
-        let client = self.client().await?;
-        self.drive(|responses, state| {
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Flow<CallToolResult>, TestError> {
+        let (client, log) = self.client().await?;
+        self.drive(&log, |responses, state| {
             let client = client.clone();
             let arguments = arguments.clone();
             async move { client.call_tool_step(name, arguments, responses, state).await }
@@ -140,9 +205,9 @@ impl TestKit {
     }
 
     /// Get a prompt to completion.
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Flow<GetPromptResult>, ClientError> {
-        let client = self.client().await?;
-        self.drive(|responses, state| {
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Flow<GetPromptResult>, TestError> {
+        let (client, log) = self.client().await?;
+        self.drive(&log, |responses, state| {
             let client = client.clone();
             let arguments = arguments.clone();
             async move { client.get_prompt_step(name, arguments, responses, state).await }
@@ -151,48 +216,70 @@ impl TestKit {
     }
 
     /// Read a resource to completion.
-    pub async fn read_resource(&self, uri: &str) -> Result<Flow<ReadResourceResult>, ClientError> {
-        let client = self.client().await?;
-        self.drive(|responses, state| {
+    pub async fn read_resource(&self, uri: &str) -> Result<Flow<ReadResourceResult>, TestError> {
+        let (client, log) = self.client().await?;
+        self.drive(&log, |responses, state| {
             let client = client.clone();
             async move { client.read_resource_step(uri, responses, state).await }
         })
         .await
     }
 
-    async fn client(&self) -> Result<Client, ClientError> {
+    async fn client(&self) -> Result<(Client, Recorder), TestError> {
+        let log = Recorder::default();
+        let sink = log.clone();
         // Declare every capability: the kit answers from its script, not from callbacks.
-        Client::builder("roundtrip-testing", env!("CARGO_PKG_VERSION"))
+        let client = Client::builder("roundtrip-testing", env!("CARGO_PKG_VERSION"))
             .on_elicit(|_| async { Err(ClientError::Callback("answered by the test kit".into())) })
             .on_sample(|_| async { Err(ClientError::Callback("answered by the test kit".into())) })
             .on_roots(|| async { Err(ClientError::Callback("answered by the test kit".into())) })
+            .progress_tokens(true)
+            .log_level(self.log_level)
+            .on_notification(move |n| sink.push(n))
             .connect_in_memory(self.server.clone())
             .await
+            .map_err(|error| TestError { error, rounds: Vec::new(), notifications: Vec::new() })?;
+        // Notifications of the handshake are not part of any leg.
+        log.take();
+        Ok((client, log))
     }
 
-    async fn drive<T, F, Fut>(&self, leg: F) -> Result<Flow<T>, ClientError>
+    async fn drive<T, F, Fut>(&self, log: &Recorder, leg: F) -> Result<Flow<T>, TestError>
     where
         F: Fn(Option<JsonObject>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Step<T>, ClientError>>,
     {
         let mut rounds = Vec::new();
+        let mut notifications = Vec::new();
         let (mut responses, mut state) = (None, None);
+        let mut error = ClientError::TooManyRounds(self.max_rounds);
         for _ in 0..self.max_rounds {
-            match leg(responses.take(), state.take()).await? {
-                Step::Complete(result) => return Ok(Flow { result, rounds }),
-                Step::InputRequired(round) => {
-                    let questions = round.input_requests.unwrap_or_default();
-                    let mut answers = JsonObject::new();
-                    for (key, request) in &questions {
-                        answers.insert(key.clone(), self.answer_for(key, request)?);
-                    }
-                    responses = (!answers.is_empty()).then_some(answers);
-                    state = round.request_state;
-                    rounds.push(questions);
+            let step = leg(responses.take(), state.take()).await;
+            notifications.push(log.take());
+            let round = match step {
+                Ok(Step::Complete(result)) => return Ok(Flow { result, rounds, notifications }),
+                Ok(Step::InputRequired(round)) => round,
+                Err(e) => {
+                    error = e;
+                    break;
                 }
+            };
+            let questions = round.input_requests.unwrap_or_default();
+            let mut answers = JsonObject::new();
+            for (key, request) in &questions {
+                match self.answer_for(key, request) {
+                    Ok(answer) => answers.insert(key.clone(), answer),
+                    Err(e) => {
+                        rounds.push(questions);
+                        return Err(TestError { error: e, rounds, notifications });
+                    }
+                };
             }
+            responses = (!answers.is_empty()).then_some(answers);
+            state = round.request_state;
+            rounds.push(questions);
         }
-        Err(ClientError::TooManyRounds(self.max_rounds))
+        Err(TestError { error, rounds, notifications })
     }
 
     fn answer_for(&self, key: &str, request: &InputRequest) -> Result<Value, ClientError> {
@@ -200,14 +287,14 @@ impl TestKit {
             || ClientError::Callback(format!("the test kit has no answer for question `{key}`: {request:?}"));
         if let Some(answer) = self.by_key.get(key) {
             return Ok(match answer {
-                Answer::Accept(Value::Null) => json!({"action": "accept"}),
-                Answer::Accept(content) => json!({"action": "accept", "content": content}),
-                Answer::Decline => json!({"action": "decline"}),
-                Answer::Cancel => json!({"action": "cancel"}),
-                Answer::Sample(text) => {
+                Scripted::Accept(Value::Null) => json!({"action": "accept"}),
+                Scripted::Accept(content) => json!({"action": "accept", "content": content}),
+                Scripted::Decline => json!({"action": "decline"}),
+                Scripted::Cancel => json!({"action": "cancel"}),
+                Scripted::Sample(text) => {
                     json!({"role": "assistant", "content": {"type": "text", "text": text}, "model": "roundtrip-testing"})
                 }
-                Answer::Roots(uris) => json!({"roots": uris.iter().map(|u| json!({"uri": u})).collect::<Vec<_>>()}),
+                Scripted::Roots(uris) => json!({"roots": uris.iter().map(|u| json!({"uri": u})).collect::<Vec<_>>()}),
             });
         }
         let InputRequest::Elicit(ElicitParams::Form(form)) = request else { return Err(unscripted()) };
@@ -220,5 +307,21 @@ impl TestKit {
             return Err(unscripted());
         }
         Ok(json!({"action": "accept", "content": content}))
+    }
+}
+
+/// The notifications received since the last take.
+#[derive(Debug, Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<Notification>>>);
+
+impl Recorder {
+    fn push(&self, n: Notification) {
+        if let Ok(mut list) = self.0.lock() {
+            list.push(n);
+        }
+    }
+
+    fn take(&self) -> Vec<Notification> {
+        self.0.lock().map(|mut list| std::mem::take(&mut *list)).unwrap_or_default()
     }
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
 use roundtrip::protocol::JsonObject;
-use roundtrip::testing::{Answer as Scripted, TestKit};
+use roundtrip::testing::{Scripted, TestKit};
 use serde_json::{Value, json};
 
 // Counters read by one test each (tests run in parallel).
@@ -195,10 +195,10 @@ async fn behaviour_36_a_shared_resolver_runs_once_per_round() {
         .call_tool("counted_placed", json!({"name": "db"}))
         .await
         .unwrap();
-    // `zone` feeds two questions; it is computed once in each leg that knows the region
-    // (the second and third legs), not once per dependant.
+    // `zone` feeds two questions; it is computed once, in the leg that first knows the
+    // region, not once per dependant, and the third leg takes it from the sealed state.
     assert_eq!(flow.rounds.len(), 2);
-    assert_eq!(SHARED_ZONE_CALLS.load(Ordering::SeqCst), 2);
+    assert_eq!(SHARED_ZONE_CALLS.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]

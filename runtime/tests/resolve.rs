@@ -11,7 +11,7 @@ use roundtrip::Server;
 use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
 use roundtrip::resolve::{Answer, Graph, Leg, Node, Part, Question, Resolution, Resolver, Template, evaluate};
 use roundtrip::server::{Outcome, ToolDef};
-use roundtrip::testing::{Answer as Scripted, TestKit};
+use roundtrip::testing::{Scripted, TestKit};
 use serde_json::{Value, json};
 
 fn any(_: &Value) -> Result<(), String> {
@@ -39,7 +39,7 @@ fn tool(name: &'static str, graph: Graph) -> ToolDef {
     ToolDef::new(Tool::new(name, empty_input_schema()), move |cx| {
         let graph = graph.clone();
         async move {
-            Ok(match evaluate(&graph, &cx).await? {
+            Ok(match evaluate(&graph, &cx).await.map_err(|e| e.to_error_object(&cx))? {
                 Leg::Ask(round) => Outcome::InputRequired(round),
                 Leg::Refused { name, outcome } => {
                     Outcome::Complete(CallToolResult::error(format!("`{name}` was {outcome:?}; nothing was done")))
@@ -48,9 +48,9 @@ fn tool(name: &'static str, graph: Graph) -> ToolDef {
                     let mut parts = Vec::new();
                     for node in graph.nodes() {
                         let text = if node.refusable {
-                            format!("{:?}", values.answer::<Value>(node.name)?)
+                            format!("{:?}", values.answer::<Value>(node.name).map_err(|e| e.to_error_object(&cx))?)
                         } else {
-                            values.take::<Value>(node.name)?.to_string()
+                            values.take::<Value>(node.name).map_err(|e| e.to_error_object(&cx))?.to_string()
                         };
                         parts.push(format!("{}={text}", node.name));
                     }
@@ -187,19 +187,21 @@ async fn an_answer_without_the_echoed_state_is_asked_again() {
 }
 
 #[tokio::test]
-async fn a_with_resolver_that_knows_the_answer_causes_no_round_trip_and_runs_once_per_leg() {
+async fn a_with_resolver_that_knows_the_answer_causes_no_round_trip_and_runs_once_per_flow() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
     let with = Node {
         name: "zone",
         resolver: Resolver::With {
+            call: "zone_of(name)",
             args: &["name"],
-            f: Arc::new(move |inputs| {
+            f: Arc::new(move |inputs, _cx| {
                 counter.fetch_add(1, Ordering::SeqCst);
                 Box::pin(
                     async move { Ok(Resolution::Value(json!(format!("{}-zone", inputs[0].as_str().unwrap_or("?"))))) },
                 )
             }),
+            value_schema: None,
         },
         refusable: false,
         check: string,
@@ -214,7 +216,7 @@ async fn a_with_resolver_that_knows_the_answer_causes_no_round_trip_and_runs_onc
         .await
         .unwrap();
     assert_eq!(flow.questions(), vec![vec!["a", "b"]]);
-    assert_eq!(calls.load(Ordering::SeqCst), 2, "once per leg, two legs");
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "two legs, one call: the value travels in the sealed state");
     let message = serde_json::to_value(&flow.rounds[0]["a"]).unwrap()["params"]["message"].clone();
     assert_eq!(message, "A in db-zone?");
 }
@@ -224,8 +226,10 @@ async fn a_with_resolver_may_ask_exactly_one_question() {
     let with = Node {
         name: "pick",
         resolver: Resolver::With {
+            call: "pick()",
             args: &[],
-            f: Arc::new(|_| {
+            value_schema: None,
+            f: Arc::new(|_, _| {
                 Box::pin(async {
                     let schema = roundtrip::resolve::single_property_form("pick", &json!({"type": "string"})).unwrap();
                     Ok(Resolution::Ask(Question::property("Pick one", schema, "pick")))
@@ -253,6 +257,7 @@ async fn sampling_and_roots_answers_are_recorded_and_asked_once() {
             prompt: Template(&[Part::Lit("Summarize "), Part::Ref("text")]),
             max_tokens: 50,
             full: false,
+            options: Default::default(),
         },
         refusable: false,
         check: string,

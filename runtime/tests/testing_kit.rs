@@ -4,7 +4,7 @@
 mod common;
 
 use roundtrip::client::ClientError;
-use roundtrip::testing::{Answer, TestKit};
+use roundtrip::testing::{Scripted as Answer, TestKit};
 use serde_json::json;
 
 #[tokio::test]
@@ -39,7 +39,7 @@ async fn a_state_only_round_is_recorded_without_questions() {
 #[tokio::test]
 async fn an_unscripted_question_fails_naming_its_key() {
     let err = TestKit::new(common::fixture()).call_tool("ask_name", json!({})).await.unwrap_err();
-    assert!(matches!(&err, ClientError::Callback(m) if m.contains("`user_name`")), "{err:?}");
+    assert!(matches!(&err.error, ClientError::Callback(m) if m.contains("`user_name`")), "{err:?}");
     let flow = TestKit::new(common::fixture()).decline("user_name").call_tool("ask_name", json!({})).await.unwrap();
     assert!(flow.is_error());
     assert_eq!(flow.text(), "no name given");

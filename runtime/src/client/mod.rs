@@ -65,8 +65,9 @@ use crate::Server;
 use crate::protocol::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
     GetPromptResult, Implementation, InitializeResult, InputRequiredResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
-    META_PROTOCOL_VERSION, Notification, ProtocolVersion, ReadResourceResult, Root, ServerCapabilities,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, Notification, ProtocolVersion, ReadResourceResult, Root,
+    ServerCapabilities,
 };
 
 /// Which protocol era the client speaks.
@@ -99,6 +100,7 @@ pub struct ClientBuilder {
     max_rounds: usize,
     auth: Option<AuthProvider>,
     progress: bool,
+    log_level: Option<LoggingLevel>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -158,6 +160,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Ask for log notifications at `level` and above: on 2026-07-28 every request carries
+    /// `_meta["io.modelcontextprotocol/logLevel"]`; on a legacy session the client sends
+    /// `logging/setLevel` after the handshake. Without it a 2026-07-28 server sends no logs.
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
     /// See every notification the server sends (progress, logs, list changes).
     pub fn on_notification(mut self, f: impl Fn(Notification) + Send + Sync + 'static) -> Self {
         self.callbacks.notification = Some(Arc::new(f));
@@ -202,6 +212,7 @@ impl ClientBuilder {
             info: self.info,
             max_rounds: self.max_rounds,
             progress: self.progress.then(|| std::sync::atomic::AtomicU64::new(1)),
+            log_level: self.log_level,
             version: ProtocolVersion::LATEST,
             server_info: None,
             server_capabilities: ServerCapabilities::default(),
@@ -219,6 +230,14 @@ impl ClientBuilder {
             Mode::Pinned(v) => inner.initialize(v).await?,
             Mode::Legacy => inner.initialize(ProtocolVersion::LATEST_LEGACY).await?,
         }
+        if let (Some(level), false) = (inner.log_level, inner.version.is_modern()) {
+            let mut params = JsonObject::new();
+            params.insert("level".into(), json!(level));
+            // A server without logging answers -32601; the client then simply gets no logs.
+            if let Err(e) = inner.request("logging/setLevel", params, None, Vec::new()).await {
+                tracing::debug!(target: "roundtrip::client", "logging/setLevel refused: {e}");
+            }
+        }
         Ok(Client { inner: Arc::new(inner) })
     }
 }
@@ -230,6 +249,8 @@ struct Inner {
     max_rounds: usize,
     /// The next progress token, when the client asks for progress.
     progress: Option<std::sync::atomic::AtomicU64>,
+    /// The log level every 2026-07-28 request asks for.
+    log_level: Option<LoggingLevel>,
     version: ProtocolVersion,
     server_info: Option<Implementation>,
     server_capabilities: ServerCapabilities,
@@ -307,6 +328,9 @@ impl Inner {
                 meta.insert(META_PROTOCOL_VERSION.into(), json!(self.version.as_str()));
                 meta.insert(META_CLIENT_CAPABILITIES.into(), json!(self.callbacks.capabilities()));
                 meta.insert(META_CLIENT_INFO.into(), json!(self.info));
+                if let Some(level) = self.log_level {
+                    meta.insert(META_LOG_LEVEL.into(), json!(level));
+                }
             }
             Headers { protocol_version: Some(self.version.as_str()), name, params: param_headers }
         } else {
@@ -342,6 +366,7 @@ impl Client {
             max_rounds: 10,
             auth: None,
             progress: false,
+            log_level: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod params;
 mod returns;
+mod state;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,12 +18,15 @@ pub use params::{
     schema_of,
 };
 pub use returns::{Blob, Json, PromptReturn, ResourceReturn, ToolReturn};
+pub(crate) use state::States;
+pub use state::{MissingState, State, StateNeed, StateParam};
 
+use crate::error::{Error, IntoError};
 use crate::protocol::{
-    CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, PromptArgument, ReadResourceResult, Resource,
-    ResourceTemplate, Tool, ToolAnnotations,
+    CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, PromptArgument, ProtocolVersion,
+    ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
 };
-use crate::resolve::{Graph, Leg, Question, Resolution, Resolved, Values, evaluate};
+use crate::resolve::{Check, Graph, Leg, Question, Resolution, Resolved, Values, evaluate};
 use crate::server::{Outcome, PromptDef, RequestContext, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef};
 
 /// A tool declared with `#[tool]`; `tools![…]` calls [`def`](Self::def).
@@ -50,7 +54,8 @@ pub trait ResourceFactory {
     fn def() -> ResourceEntry;
 }
 
-/// What a `with` resolver returns: a value without asking, or one question.
+/// What a `with` resolver returns: a value without asking, or one question. A `with` fn may
+/// also return `Result<Resolve<T>, E>`: an error ends the call (see [`Error`]).
 // Made once per leg and consumed at once: boxing the question would only cost an allocation.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
@@ -61,19 +66,76 @@ pub enum Resolve<T> {
     Ask(Question),
 }
 
-#[doc(hidden)]
-pub fn into_resolution<T: Serialize>(r: Resolve<T>) -> Result<Resolution, ErrorObject> {
-    match r {
-        Resolve::Value(v) => serde_json::to_value(v)
-            .map(Resolution::Value)
-            .map_err(|e| ErrorObject::internal(format!("a `with` resolver's value did not serialize: {e}"))),
-        Resolve::Ask(q) => Ok(Resolution::Ask(q)),
+/// What a `with` fn may return for a parameter of type `T`.
+#[diagnostic::on_unimplemented(
+    message = "a `with` fn for a `{T}` parameter cannot return `{Self}`",
+    label = "the `with` fn's return type",
+    note = "return Resolve<{T}> (a value or a question), or Result<Resolve<{T}>, E> to end the call with E"
+)]
+pub trait WithReturn<T> {
+    /// The resolution, or the error that ends the call.
+    fn into_resolve(self) -> Result<Resolve<T>, Error>;
+}
+
+impl<T> WithReturn<T> for Resolve<T> {
+    fn into_resolve(self) -> Result<Resolve<T>, Error> {
+        Ok(self)
+    }
+}
+
+impl<T, E: IntoError> WithReturn<T> for Result<Resolve<T>, E> {
+    fn into_resolve(self) -> Result<Resolve<T>, Error> {
+        self.map_err(IntoError::into_error)
     }
 }
 
 #[doc(hidden)]
-pub fn from_json<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, ErrorObject> {
-    serde_json::from_value(v).map_err(|e| ErrorObject::internal(format!("`{name}` does not fit its type: {e}")))
+pub fn into_resolution<T: Serialize>(r: impl WithReturn<T>) -> Result<Resolution, Error> {
+    match r.into_resolve()? {
+        Resolve::Value(v) => serde_json::to_value(v)
+            .map(Resolution::Value)
+            .map_err(|e| Error::internal(format!("a `with` resolver's value did not serialize: {e}"))),
+        Resolve::Ask(q) => Ok(Resolution::Ask(q)),
+    }
+}
+
+/// What a check returns: `Ok(())` to go on, or an error that ends the call.
+#[diagnostic::on_unimplemented(
+    message = "a check cannot return `{Self}`",
+    label = "the check's return type",
+    note = "a check is an async fn returning Result<(), E> where E is roundtrip::Error or implements Display"
+)]
+pub trait CheckReturn {
+    /// Go on, or end the call.
+    fn into_check(self) -> Result<(), Error>;
+}
+
+impl<E: IntoError> CheckReturn for Result<(), E> {
+    fn into_check(self) -> Result<(), Error> {
+        self.map_err(IntoError::into_error)
+    }
+}
+
+#[doc(hidden)]
+pub fn into_check(r: impl CheckReturn) -> Result<(), Error> {
+    r.into_check()
+}
+
+#[doc(hidden)]
+pub fn from_json<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, Error> {
+    serde_json::from_value(v).map_err(|e| Error::internal(format!("`{name}` does not fit its type: {e}")))
+}
+
+/// A `State<T>` parameter's value for this request.
+#[doc(hidden)]
+pub fn state_param<S: StateParam>(cx: &RequestContext) -> Result<S, Error> {
+    S::extract(cx)
+}
+
+/// The need of a `State<T>` parameter.
+#[doc(hidden)]
+pub fn state_need<S: StateParam>() -> StateNeed {
+    S::need()
 }
 
 /// The static description of a declared tool.
@@ -100,12 +162,7 @@ pub struct Field {
 /// a document's root (`$schema`, the type's name as `title`).
 #[doc(hidden)]
 pub fn argument_schema<T: Argument>() -> Value {
-    let mut schema = schema_of::<T>();
-    if let Some(obj) = schema.as_object_mut() {
-        obj.remove("$schema");
-        obj.remove("title");
-    }
-    schema
+    argument_schema_of::<T>()
 }
 
 /// The input schema of a declared tool: an object of its arguments.
@@ -132,12 +189,13 @@ pub fn input_schema(fields: Vec<Field>) -> JsonObject {
     schema
 }
 
-/// One argument of a call, as its type; a missing or ill-typed one is `-32602` naming it.
+/// One argument of a call, as its type. A missing or ill-typed one ends the call naming it:
+/// a tool answers an `isError` result (SEP-1303), a prompt or resource `-32602`.
 #[doc(hidden)]
-pub fn argument<T: Argument>(tool: &str, args: &JsonObject, name: &str) -> Result<T, ErrorObject> {
+pub fn argument<T: Argument>(item: &str, args: &JsonObject, name: &str) -> Result<T, Error> {
     T::deserialize(args.get(name).unwrap_or(&Value::Null)).map_err(|e| {
         let why = if args.contains_key(name) { e.to_string() } else { "it is missing".to_owned() };
-        ErrorObject::invalid_params(format!("Invalid arguments for tool {tool}: `{name}`: {why}"))
+        Error::new(format!("Invalid arguments for {item}: `{name}`: {why}"))
     })
 }
 
@@ -154,9 +212,9 @@ pub fn tool<A, P, F, Fut>(
 ) -> ToolDef
 where
     A: Send + 'static,
-    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
+    P: Fn(&JsonObject) -> Result<A, Error> + Send + Sync + 'static,
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Outcome<CallToolResult>, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<Outcome<CallToolResult>, Error>> + Send + 'static,
 {
     let tool = Tool {
         title: spec.title.map(Into::into),
@@ -167,18 +225,67 @@ where
     };
     let graph = Arc::new(graph);
     let refused = |name: &str, what: &str| {
-        Ok(Outcome::Complete(CallToolResult::error(format!(
-            "The user {what} the question for `{name}`, so the tool did not run."
-        ))))
+        Error::new(format!("The user {what} the question for `{name}`, so the tool did not run."))
     };
     ToolDef::new(tool, declared(graph.clone(), parse, body, refused)).with_graph(graph)
+}
+
+/// What a declared item's failure becomes: a tool's refusal is an `isError` result; every
+/// other failure is a JSON-RPC error for the request's method, target and revision.
+trait Finish: Sized {
+    fn refusal(message: String) -> Option<Self>;
+}
+
+impl Finish for CallToolResult {
+    fn refusal(message: String) -> Option<Self> {
+        Some(Self::error(message))
+    }
+}
+
+impl Finish for GetPromptResult {
+    fn refusal(_: String) -> Option<Self> {
+        None
+    }
+}
+
+impl Finish for ReadResourceResult {
+    fn refusal(_: String) -> Option<Self> {
+        None
+    }
+}
+
+/// Where a failure happened, to answer it as the protocol expects.
+struct Site {
+    method: &'static str,
+    target: String,
+    version: ProtocolVersion,
+}
+
+impl Site {
+    fn of(cx: &RequestContext) -> Self {
+        Self { method: cx.method(), target: cx.target().to_owned(), version: cx.protocol_version() }
+    }
+
+    fn finish<T: Finish>(&self, result: Result<Outcome<T>, Error>) -> Result<Outcome<T>, ErrorObject> {
+        let error = match result {
+            Ok(outcome) => return Ok(outcome),
+            Err(e) => e,
+        };
+        if error.kind() == crate::error::ErrorKind::Refused
+            && let Some(result) = T::refusal(error.message().to_owned())
+        {
+            return Ok(Outcome::Complete(result));
+        }
+        Err(error.to_rpc(self.method, &self.target, self.version))
+    }
 }
 
 /// One leg of a declared item's handler.
 type LegFuture<T> = std::pin::Pin<Box<dyn Future<Output = Result<Outcome<T>, ErrorObject>> + Send>>;
 
-/// The handler shared by every declared item: parse the arguments, evaluate the graph, end
-/// a refused flow with `refused(parameter, "declined" | "cancelled")`, or run the body.
+/// The handler shared by every declared item: parse the arguments, run the checks, evaluate
+/// the graph, end a refused flow with `refused(parameter, "declined" | "cancelled")`, or run
+/// the body; any failure becomes what the protocol expects of the item's kind.
 fn declared<T, A, P, F, Fut, R>(
     graph: Arc<Graph>,
     parse: P,
@@ -186,12 +293,12 @@ fn declared<T, A, P, F, Fut, R>(
     refused: R,
 ) -> impl Fn(RequestContext) -> LegFuture<T> + Send + Sync + 'static
 where
-    T: Send + 'static,
+    T: Finish + Send + 'static,
     A: Send + 'static,
-    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
+    P: Fn(&JsonObject) -> Result<A, Error> + Send + Sync + 'static,
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Outcome<T>, ErrorObject>> + Send + 'static,
-    R: Fn(&str, &str) -> Result<Outcome<T>, ErrorObject> + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<T>, Error>> + Send + 'static,
+    R: Fn(&str, &str) -> Error + Send + Sync + 'static,
 {
     let parse = Arc::new(parse);
     let body = Arc::new(body);
@@ -199,17 +306,21 @@ where
     move |cx: RequestContext| {
         let (graph, parse, body, refused) = (graph.clone(), parse.clone(), body.clone(), refused.clone());
         Box::pin(async move {
-            let args = parse(&cx.inputs())?;
-            if graph.nodes().is_empty() {
-                return body(args, Values::default(), cx).await;
-            }
-            match evaluate(&graph, &cx).await? {
-                Leg::Ask(round) => Ok(Outcome::InputRequired(round)),
-                Leg::Refused { name, outcome } => {
-                    refused(name, if outcome == Resolved::Cancelled { "cancelled" } else { "declined" })
+            let site = Site::of(&cx);
+            let run = async {
+                let args = parse(&cx.inputs())?;
+                if graph.nodes().is_empty() && graph.checks().is_empty() {
+                    return body(args, Values::default(), cx).await;
                 }
-                Leg::Ready(values) => body(args, values, cx).await,
-            }
+                match evaluate(&graph, &cx).await? {
+                    Leg::Ask(round) => Ok(Outcome::InputRequired(round)),
+                    Leg::Refused { name, outcome } => {
+                        Err(refused(name, if outcome == Resolved::Cancelled { "cancelled" } else { "declined" }))
+                    }
+                    Leg::Ready(values) => body(args, values, cx).await,
+                }
+            };
+            site.finish(run.await)
         })
     }
 }
@@ -219,9 +330,9 @@ where
 pub fn prompt<A, P, F, Fut>(spec: ToolSpec, arguments: Vec<Field>, graph: Graph, parse: P, body: F) -> PromptDef
 where
     A: Send + 'static,
-    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
+    P: Fn(&JsonObject) -> Result<A, Error> + Send + Sync + 'static,
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Outcome<GetPromptResult>, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<Outcome<GetPromptResult>, Error>> + Send + 'static,
 {
     let prompt = Prompt {
         title: spec.title.map(Into::into),
@@ -259,9 +370,9 @@ pub struct ResourceSpec {
 pub fn resource_template<A, P, F, Fut>(spec: ResourceSpec, graph: Graph, parse: P, body: F) -> ResourceEntry
 where
     A: Send + 'static,
-    P: Fn(&JsonObject) -> Result<A, ErrorObject> + Send + Sync + 'static,
+    P: Fn(&JsonObject) -> Result<A, Error> + Send + Sync + 'static,
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Outcome<ReadResourceResult>, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
 {
     let template = ResourceTemplate {
         title: spec.title.map(Into::into),
@@ -277,12 +388,12 @@ where
     }
 }
 
-/// Build the definition of a declared static resource.
+/// Build the definition of a declared static resource (its checks, if any, run first).
 #[doc(hidden)]
-pub fn resource<F, Fut>(spec: ResourceSpec, body: F) -> ResourceEntry
+pub fn resource<F, Fut>(spec: ResourceSpec, checks: Vec<Check>, body: F) -> ResourceEntry
 where
     F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Outcome<ReadResourceResult>, ErrorObject>> + Send + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
 {
     let resource = Resource {
         title: spec.title.map(Into::into),
@@ -290,11 +401,25 @@ where
         mime_type: spec.mime_type.map(Into::into),
         ..Resource::new(spec.uri, spec.name)
     };
-    ResourceEntry::Static(ResourceDef::new(resource, body))
+    let checks = Arc::new(graph(Vec::new(), Vec::new(), checks));
+    let body = Arc::new(body);
+    ResourceEntry::Static(ResourceDef::new(resource, move |cx: RequestContext| {
+        let (checks, body) = (checks.clone(), body.clone());
+        async move {
+            let site = Site::of(&cx);
+            let run = async {
+                if !checks.checks().is_empty() {
+                    evaluate(&checks, &cx).await?;
+                }
+                body(cx).await
+            };
+            site.finish(run.await)
+        }
+    }))
 }
 
-fn refused_error<T>(name: &str, what: &str) -> Result<Outcome<T>, ErrorObject> {
-    Err(ErrorObject::internal(format!("The user {what} the question for `{name}`.")))
+fn refused_error(name: &str, what: &str) -> Error {
+    Error::rpc(ErrorObject::internal(format!("The user {what} the question for `{name}`.")))
 }
 
 /// The graph of a declared tool.
@@ -302,8 +427,8 @@ fn refused_error<T>(name: &str, what: &str) -> Result<Outcome<T>, ErrorObject> {
 /// # Panics
 /// Never for a graph the macro built: it rejects unknown names and cycles at compile time.
 #[doc(hidden)]
-pub fn graph(arguments: Vec<&'static str>, nodes: Vec<crate::resolve::Node>) -> Graph {
-    match Graph::new(arguments, nodes) {
+pub fn graph(arguments: Vec<&'static str>, nodes: Vec<crate::resolve::Node>, checks: Vec<Check>) -> Graph {
+    match Graph::new(arguments, nodes).and_then(|g| g.with_checks(checks)) {
         Ok(graph) => graph,
         Err(e) => panic!("roundtrip: a declared tool's graph is invalid: {e}"),
     }
@@ -323,7 +448,7 @@ pub const fn refuse_manual_form(may_ask: bool) {
 
 /// Turn a body's return value into the outcome.
 #[doc(hidden)]
-pub fn outcome<R: ToolReturn>(r: R) -> Result<Outcome<CallToolResult>, ErrorObject> {
+pub fn outcome<R: ToolReturn>(r: R) -> Result<Outcome<CallToolResult>, Error> {
     r.into_outcome()
 }
 
@@ -386,12 +511,77 @@ const fn has_duplicate(names: &[&str]) -> bool {
 
 /// Wrap a `with` resolver's adapter.
 #[doc(hidden)]
-pub fn with_fn<F, Fut>(f: F) -> crate::resolve::WithFn
+pub fn with_fn<F>(f: F) -> crate::resolve::WithFn
 where
-    F: Fn(Vec<Value>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Resolution, ErrorObject>> + Send + 'static,
+    F: for<'a> Fn(Vec<Value>, &'a RequestContext) -> futures::future::BoxFuture<'a, Result<Resolution, Error>>
+        + Send
+        + Sync
+        + 'static,
 {
-    Arc::new(move |inputs| Box::pin(f(inputs)))
+    Arc::new(f)
+}
+
+/// Wrap a check's adapter.
+#[doc(hidden)]
+pub fn check_fn<F>(f: F) -> crate::resolve::GuardFn
+where
+    F: for<'a> Fn(Vec<Value>, &'a RequestContext) -> futures::future::BoxFuture<'a, Result<(), Error>>
+        + Send
+        + Sync
+        + 'static,
+{
+    Arc::new(f)
+}
+
+/// The schema of the value a `with` fn gives, when its type has one (for documentation).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ValueSchema<T>(std::marker::PhantomData<T>);
+
+impl<T> ValueSchema<T> {
+    #[doc(hidden)]
+    pub fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for ValueSchema<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Picked by autoref when `T` has a schema.
+#[doc(hidden)]
+pub trait HasSchema {
+    fn value_schema(&self) -> Option<Value>;
+}
+
+impl<T: schemars::JsonSchema> HasSchema for ValueSchema<T> {
+    fn value_schema(&self) -> Option<Value> {
+        Some(argument_schema_of::<T>())
+    }
+}
+
+/// The fallback when `T` has none.
+#[doc(hidden)]
+pub trait NoSchema {
+    fn value_schema(&self) -> Option<Value>;
+}
+
+impl<T> NoSchema for &ValueSchema<T> {
+    fn value_schema(&self) -> Option<Value> {
+        None
+    }
+}
+
+fn argument_schema_of<T: schemars::JsonSchema>() -> Value {
+    let mut schema = schema_of::<T>();
+    if let Some(obj) = schema.as_object_mut() {
+        obj.remove("$schema");
+        obj.remove("title");
+    }
+    schema
 }
 
 /// Compile-time checks, each failing at the type it names.
@@ -410,7 +600,7 @@ pub fn assert_resource_return<T: ResourceReturn>() {}
 
 /// Turn a prompt body's return value into the outcome.
 #[doc(hidden)]
-pub fn prompt_outcome<R: PromptReturn>(r: R) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+pub fn prompt_outcome<R: PromptReturn>(r: R) -> Result<Outcome<GetPromptResult>, Error> {
     r.into_outcome()
 }
 
@@ -420,6 +610,6 @@ pub fn resource_outcome<R: ResourceReturn>(
     r: R,
     uri: &str,
     mime_type: Option<&str>,
-) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+) -> Result<Outcome<ReadResourceResult>, Error> {
     r.into_outcome(uri, mime_type)
 }

@@ -5,6 +5,7 @@ use std::fmt::Display;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::error::Error;
 use crate::protocol::{
     CallToolResult, Content, ErrorObject, GetPromptResult, JsonObject, PromptMessage, ReadResourceResult,
     ResourceContents,
@@ -20,7 +21,7 @@ pub struct Json<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[tool]",
     label = "this return type",
-    note = "return a String, Json<T>, CallToolResult, Vec<Content>, (), an Outcome<CallToolResult> (manual form), or a Result of one of these whose error implements Display"
+    note = "return a String, Json<T>, (String, Json<T>), CallToolResult, Vec<Content>, (), an Outcome<CallToolResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
 )]
 pub trait ToolReturn {
     /// Whether the tool can answer `input_required` itself (the manual form).
@@ -32,35 +33,35 @@ pub trait ToolReturn {
     }
 
     /// The outcome on the wire.
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject>;
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error>;
 }
 
 impl ToolReturn for CallToolResult {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         Ok(Outcome::Complete(self))
     }
 }
 
 impl ToolReturn for String {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         Ok(Outcome::Complete(CallToolResult::text(self)))
     }
 }
 
 impl ToolReturn for &'static str {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         Ok(Outcome::Complete(CallToolResult::text(self)))
     }
 }
 
 impl ToolReturn for () {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         Ok(Outcome::Complete(CallToolResult::success(Vec::new())))
     }
 }
 
 impl ToolReturn for Vec<Content> {
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         Ok(Outcome::Complete(CallToolResult::success(self)))
     }
 }
@@ -77,9 +78,8 @@ impl<T: Serialize + JsonSchema> ToolReturn for Json<T> {
         }
     }
 
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
-        let value = serde_json::to_value(&self.0)
-            .map_err(|e| ErrorObject::internal(format!("could not serialize the tool's output: {e}")))?;
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        let value = structured(&self.0)?;
         Ok(Outcome::Complete(CallToolResult {
             content: vec![Content::text(value.to_string())],
             structured_content: Some(value),
@@ -88,14 +88,35 @@ impl<T: Serialize + JsonSchema> ToolReturn for Json<T> {
     }
 }
 
+/// Text for the reader and structured content for programs: `(text, Json(value))`.
+impl<T: Serialize + JsonSchema> ToolReturn for (String, Json<T>) {
+    fn output_schema() -> Option<JsonObject> {
+        Json::<T>::output_schema()
+    }
+
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        let value = structured(&self.1.0)?;
+        Ok(Outcome::Complete(CallToolResult {
+            content: vec![Content::text(self.0)],
+            structured_content: Some(value),
+            ..CallToolResult::default()
+        }))
+    }
+}
+
+fn structured<T: Serialize>(value: &T) -> Result<serde_json::Value, Error> {
+    serde_json::to_value(value).map_err(|e| Error::internal(format!("could not serialize the tool's output: {e}")))
+}
+
 impl ToolReturn for Outcome<CallToolResult> {
     const MAY_ASK: bool = true;
 
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         Ok(self)
     }
 }
 
+/// `Err(e)`: an `isError` result with `e`'s text.
 impl<T: ToolReturn, E: Display> ToolReturn for Result<T, E> {
     const MAY_ASK: bool = T::MAY_ASK;
 
@@ -103,11 +124,24 @@ impl<T: ToolReturn, E: Display> ToolReturn for Result<T, E> {
         T::output_schema()
     }
 
-    fn into_outcome(self) -> Result<Outcome<CallToolResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         match self {
             Ok(v) => v.into_outcome(),
             Err(e) => Ok(Outcome::Complete(CallToolResult::error(e.to_string()))),
         }
+    }
+}
+
+/// `Err(e)`: what the [`Error`]'s kind says.
+impl<T: ToolReturn> ToolReturn for Result<T, Error> {
+    const MAY_ASK: bool = T::MAY_ASK;
+
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
+    }
+
+    fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
+        self?.into_outcome()
     }
 }
 
@@ -119,36 +153,36 @@ pub struct Blob(pub Vec<u8>);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[prompt]",
     label = "this return type",
-    note = "return a String (one user message), a PromptMessage, a Vec<PromptMessage>, a GetPromptResult, an Outcome<GetPromptResult> (manual form), or a Result of one of these whose error implements Display"
+    note = "return a String (one user message), a PromptMessage, a Vec<PromptMessage>, a GetPromptResult, an Outcome<GetPromptResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
 )]
 pub trait PromptReturn {
     /// Whether the prompt can answer `input_required` itself (the manual form).
     const MAY_ASK: bool = false;
 
     /// The outcome on the wire.
-    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject>;
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error>;
 }
 
 impl PromptReturn for GetPromptResult {
-    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
         Ok(Outcome::Complete(self))
     }
 }
 
 impl PromptReturn for Vec<PromptMessage> {
-    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
         Ok(Outcome::Complete(GetPromptResult { messages: self, ..GetPromptResult::default() }))
     }
 }
 
 impl PromptReturn for PromptMessage {
-    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
         vec![self].into_outcome()
     }
 }
 
 impl PromptReturn for String {
-    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
         PromptMessage::user(self).into_outcome()
     }
 }
@@ -156,16 +190,26 @@ impl PromptReturn for String {
 impl PromptReturn for Outcome<GetPromptResult> {
     const MAY_ASK: bool = true;
 
-    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
         Ok(self)
     }
 }
 
+/// `Err(e)`: `-32603` with `e`'s text.
 impl<T: PromptReturn, E: Display> PromptReturn for Result<T, E> {
     const MAY_ASK: bool = T::MAY_ASK;
 
-    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e.to_string()))?.into_outcome()
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
+        self.map_err(|e| Error::rpc(ErrorObject::internal(e.to_string())))?.into_outcome()
+    }
+}
+
+/// `Err(e)`: what the [`Error`]'s kind says.
+impl<T: PromptReturn> PromptReturn for Result<T, Error> {
+    const MAY_ASK: bool = T::MAY_ASK;
+
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
+        self?.into_outcome()
     }
 }
 
@@ -173,42 +217,42 @@ impl<T: PromptReturn, E: Display> PromptReturn for Result<T, E> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a resource",
     label = "this return type",
-    note = "return a String (text), a Blob (binary), ResourceContents, a Vec<ResourceContents>, a ReadResourceResult, an Outcome<ReadResourceResult> (manual form), or a Result of one of these whose error implements Display"
+    note = "return a String (text), a Blob (binary), ResourceContents, a Vec<ResourceContents>, a ReadResourceResult, an Outcome<ReadResourceResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
 )]
 pub trait ResourceReturn {
     /// Whether the resource can answer `input_required` itself (the manual form).
     const MAY_ASK: bool = false;
 
     /// The outcome on the wire, for a read of `uri` of this MIME type.
-    fn into_outcome(self, uri: &str, mime_type: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject>;
+    fn into_outcome(self, uri: &str, mime_type: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error>;
 }
 
 impl ResourceReturn for ReadResourceResult {
-    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
         Ok(Outcome::Complete(self))
     }
 }
 
 impl ResourceReturn for Vec<ResourceContents> {
-    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
         Ok(Outcome::Complete(ReadResourceResult { contents: self, ..ReadResourceResult::default() }))
     }
 }
 
 impl ResourceReturn for ResourceContents {
-    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
         vec![self].into_outcome(uri, mime)
     }
 }
 
 impl ResourceReturn for String {
-    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
         ResourceContents::text(uri, mime, self).into_outcome(uri, mime)
     }
 }
 
 impl ResourceReturn for Blob {
-    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
         use base64::Engine as _;
         let data = base64::engine::general_purpose::STANDARD.encode(self.0);
         ResourceContents::blob(uri, mime, data).into_outcome(uri, mime)
@@ -218,15 +262,25 @@ impl ResourceReturn for Blob {
 impl ResourceReturn for Outcome<ReadResourceResult> {
     const MAY_ASK: bool = true;
 
-    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
+    fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
         Ok(self)
     }
 }
 
+/// `Err(e)`: `-32603` with `e`'s text.
 impl<T: ResourceReturn, E: Display> ResourceReturn for Result<T, E> {
     const MAY_ASK: bool = T::MAY_ASK;
 
-    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e.to_string()))?.into_outcome(uri, mime)
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
+        self.map_err(|e| Error::rpc(ErrorObject::internal(e.to_string())))?.into_outcome(uri, mime)
+    }
+}
+
+/// `Err(e)`: what the [`Error`]'s kind says (e.g. [`Error::not_found`]: "Resource not found").
+impl<T: ResourceReturn> ResourceReturn for Result<T, Error> {
+    const MAY_ASK: bool = T::MAY_ASK;
+
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
+        self?.into_outcome(uri, mime)
     }
 }

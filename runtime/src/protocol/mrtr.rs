@@ -18,6 +18,9 @@ pub enum ResultType {
 }
 
 /// A request the server embeds in an `InputRequiredResult`: `{method, params}`, no id.
+// Built once per question and serialized at once; boxing the sampling variant would only add
+// an allocation to every sampling question.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params")]
 pub enum InputRequest {

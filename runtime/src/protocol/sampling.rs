@@ -52,7 +52,7 @@ pub struct CreateMessageParams {
     pub messages: Vec<SamplingMessage>,
     /// Model preferences.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_preferences: Option<Value>,
+    pub model_preferences: Option<ModelPreferences>,
     /// A system prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
@@ -94,6 +94,62 @@ impl CreateMessageParams {
             tool_choice: None,
         }
     }
+
+    /// With a system prompt.
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// With a sampling temperature.
+    pub fn temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// With stop sequences.
+    pub fn stop_sequences(mut self, stops: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.stop_sequences = Some(stops.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// With model preferences.
+    pub fn model_preferences(mut self, preferences: ModelPreferences) -> Self {
+        self.model_preferences = Some(preferences);
+        self
+    }
+
+    /// With `includeContext` (`none`, `thisServer` or `allServers`).
+    pub fn include_context(mut self, context: impl Into<String>) -> Self {
+        self.include_context = Some(context.into());
+        self
+    }
+}
+
+/// Which model the server would like: hints by name and priorities from 0 to 1.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelPreferences {
+    /// Model names or families, most preferred first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<ModelHint>,
+    /// How much cost matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_priority: Option<f64>,
+    /// How much speed matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_priority: Option<f64>,
+    /// How much capability matters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intelligence_priority: Option<f64>,
+}
+
+/// One model hint.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ModelHint {
+    /// A model name or part of one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// The model's answer.

@@ -9,12 +9,14 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::form;
-use super::graph::{Extract, Graph, Node, Question, Resolution, Resolver};
+use super::graph::{Graph, Node, Resolution, Resolver};
+use super::question::{Extract, Question};
 use super::{Answer, template::Template};
 use crate::RequestContext;
+use crate::error::Error;
 use crate::protocol::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ErrorObject, InputRequest,
-    JsonObject, ListRootsParams, ListRootsResult,
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, InputRequest, JsonObject,
+    ListRootsParams, ListRootsResult,
 };
 use crate::server::InputRequired;
 
@@ -75,35 +77,47 @@ pub struct Values(HashMap<&'static str, Resolved>);
 
 impl Values {
     /// A bare-typed parameter's value.
-    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, ErrorObject> {
+    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, Error> {
         match self.0.remove(name) {
             Some(Resolved::Accepted(v)) => convert(name, v),
-            _ => Err(ErrorObject::internal(format!("`{name}` was not resolved"))),
+            _ => Err(Error::internal(format!("`{name}` was not resolved"))),
         }
     }
 
     /// An `Answer<T>` parameter's value.
-    pub fn answer<T: DeserializeOwned>(&mut self, name: &str) -> Result<Answer<T>, ErrorObject> {
+    pub fn answer<T: DeserializeOwned>(&mut self, name: &str) -> Result<Answer<T>, Error> {
         match self.0.remove(name) {
             Some(Resolved::Accepted(v)) => convert(name, v).map(Answer::Accepted),
             Some(Resolved::Declined) => Ok(Answer::Declined),
             Some(Resolved::Cancelled) => Ok(Answer::Cancelled),
-            None => Err(ErrorObject::internal(format!("`{name}` was not resolved"))),
+            None => Err(Error::internal(format!("`{name}` was not resolved"))),
         }
     }
 }
 
-fn convert<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, ErrorObject> {
+fn convert<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, Error> {
     serde_json::from_value(v)
-        .map_err(|e| ErrorObject::internal(format!("the answer for `{name}` does not fit its type: {e}")))
+        .map_err(|e| Error::internal(format!("the answer for `{name}` does not fit its type: {e}")))
 }
 
-/// Evaluate one leg of `graph` for the request in `cx`.
-pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorObject> {
-    let mut previous: FlowState = cx.state().unwrap_or_default();
+/// Evaluate one leg of `graph` for the request in `cx`: run the checks, then resolve what can
+/// be resolved. An error (a check or a `with` fn that refused) ends the call.
+///
+/// A `with` fn runs once per flow: the value it gives, or the answer to the question it
+/// asked, is recorded in the sealed state under a pin of its inputs, and later legs take it
+/// from there. A `with` fn that asks runs again on the leg that carries the answer, so that
+/// the answer is checked against the question as it is now (options that changed re-ask).
+pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> {
     let inputs = cx.inputs();
-    let mut known: HashMap<&str, Value> =
-        graph.arguments().iter().map(|a| (*a, inputs.get(*a).cloned().unwrap_or(Value::Null))).collect();
+    let argument = |a: &str| inputs.get(a).cloned().unwrap_or(Value::Null);
+    for check in graph.checks() {
+        (check.f)(check.args.iter().map(|a| argument(a)).collect(), cx).await?;
+    }
+    if graph.nodes().is_empty() {
+        return Ok(Leg::Ready(Values::default()));
+    }
+    let mut previous: FlowState = cx.state().unwrap_or_default();
+    let mut known: HashMap<&str, Value> = graph.arguments().iter().map(|a| (*a, argument(a))).collect();
     let mut values = Values::default();
     let mut next = FlowState::default();
     let mut round = InputRequired::new();
@@ -112,13 +126,41 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorOb
         if !deps.iter().all(|d| known.contains_key(d)) {
             continue; // waits for an answer of this round
         }
-        let question = match question_for(node, &known).await? {
-            Resolution::Value(v) => {
-                known.insert(node.name, v.clone());
-                values.0.insert(node.name, Resolved::Accepted(v));
+        // A `with` fn's outcome is recorded under a pin of its inputs, so it runs once.
+        let input_pin = match &node.resolver {
+            Resolver::With { args, .. } => {
+                let inputs: Vec<&Value> = args.iter().map(|a| known.get(a).unwrap_or(&Value::Null)).collect();
+                Some(pin(node.static_pin, &inputs))
+            }
+            _ => None,
+        };
+        let recorded_with = input_pin.as_ref().and_then(|p| {
+            previous
+                .records
+                .get(node.name)
+                .filter(|r| &r.pin == p)
+                .is_some()
+                .then(|| previous.records.remove(node.name))
+        });
+        let question = match recorded_with.flatten() {
+            Some(record) => {
+                if let Some(leg) = settle(node, record, &mut known, &mut values, &mut next) {
+                    return Ok(leg);
+                }
                 continue;
             }
-            Resolution::Ask(q) => q,
+            None => match question_for(node, &known, cx).await? {
+                Resolution::Value(v) => {
+                    if let Some(p) = input_pin {
+                        let record = Record { pin: p, outcome: 'a', value: v.clone() };
+                        next.records.insert(node.name.to_owned(), record);
+                    }
+                    known.insert(node.name, v.clone());
+                    values.0.insert(node.name, Resolved::Accepted(v));
+                    continue;
+                }
+                Resolution::Ask(q) => q,
+            },
         };
         let pin = pin(node.static_pin, &question.request);
         let recorded = previous.records.remove(node.name).filter(|r| r.pin == pin);
@@ -126,7 +168,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorOb
             Some(r) => Some(r),
             None if previous.asked.get(node.name) == Some(&pin) => match cx.input_response(node.name) {
                 Some(answer) => match accept(node, &question, answer) {
-                    Ok(record) => Some(Record { pin: pin.clone(), ..record }),
+                    Ok(record) => Some(Record { pin: input_pin.clone().unwrap_or_else(|| pin.clone()), ..record }),
                     Err(why) => {
                         tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer refused: {why}");
                         round = round.ask(node.name, reask(question.request.clone(), &why));
@@ -143,29 +185,44 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, ErrorOb
             next.asked.insert(node.name.to_owned(), pin);
             continue;
         };
-        let outcome = match record.outcome {
-            'a' => Resolved::Accepted(record.value.clone()),
-            'd' => Resolved::Declined,
-            _ => Resolved::Cancelled,
-        };
-        if !node.refusable && !matches!(outcome, Resolved::Accepted(_)) {
-            return Ok(Leg::Refused { name: node.name, outcome });
+        if let Some(leg) = settle(node, record, &mut known, &mut values, &mut next) {
+            return Ok(leg);
         }
-        known.insert(node.name, if let Resolved::Accepted(v) = &outcome { v.clone() } else { Value::Null });
-        values.0.insert(node.name, outcome);
-        next.records.insert(node.name.to_owned(), record);
     }
     if round.requests().is_empty() {
         if values.0.len() == graph.nodes().len() {
             return Ok(Leg::Ready(values));
         }
-        return Err(ErrorObject::internal("the resolver graph could not make progress"));
+        return Err(Error::internal("the resolver graph could not make progress"));
     }
     Ok(Leg::Ask(round.state(&next)))
 }
 
+/// Take a recorded outcome: the value becomes known and travels on in the state; a refusal of
+/// a bare-typed parameter ends the call.
+fn settle(
+    node: &Node,
+    record: Record,
+    known: &mut HashMap<&'static str, Value>,
+    values: &mut Values,
+    next: &mut FlowState,
+) -> Option<Leg> {
+    let outcome = match record.outcome {
+        'a' => Resolved::Accepted(record.value.clone()),
+        'd' => Resolved::Declined,
+        _ => Resolved::Cancelled,
+    };
+    if !node.refusable && !matches!(outcome, Resolved::Accepted(_)) {
+        return Some(Leg::Refused { name: node.name, outcome });
+    }
+    known.insert(node.name, if let Resolved::Accepted(v) = &outcome { v.clone() } else { Value::Null });
+    values.0.insert(node.name, outcome);
+    next.records.insert(node.name.to_owned(), record);
+    None
+}
+
 /// The question of a node given known values (a `with` resolver may answer instead).
-async fn question_for(node: &Node, known: &HashMap<&str, Value>) -> Result<Resolution, ErrorObject> {
+async fn question_for(node: &Node, known: &HashMap<&str, Value>, cx: &RequestContext) -> Result<Resolution, Error> {
     let render = |t: &Template| t.render(&|k: &str| known.get(k)).unwrap_or_default();
     Ok(Resolution::Ask(match &node.resolver {
         Resolver::Elicit { message, schema, property } => match property {
@@ -173,22 +230,25 @@ async fn question_for(node: &Node, known: &HashMap<&str, Value>) -> Result<Resol
             None => Question::form(render(message), schema.clone()),
         },
         Resolver::ElicitUrl { url, message } => Question::url(render(message), render(url)),
-        Resolver::Sample { prompt, max_tokens, full } => Question {
-            request: InputRequest::CreateMessage(CreateMessageParams::prompt(render(prompt), *max_tokens)),
+        Resolver::Sample { prompt, max_tokens, full, options } => Question {
+            request: InputRequest::CreateMessage(
+                options.apply(CreateMessageParams::prompt(render(prompt), *max_tokens)),
+            ),
             extract: if *full { Extract::SampleResult } else { Extract::SampleText },
         },
         Resolver::Roots => {
             Question { request: InputRequest::ListRoots(ListRootsParams::default()), extract: Extract::Roots }
         }
-        Resolver::With { args, f } => {
+        Resolver::With { args, f, .. } => {
             let inputs = args.iter().map(|a| known.get(a).cloned().unwrap_or(Value::Null)).collect();
-            return f(inputs).await;
+            return f(inputs, cx).await;
         }
     }))
 }
 
-/// The pin of a rendered question: the declaration's digest and the question as sent.
-fn pin(static_pin: &str, request: &InputRequest) -> String {
+/// The pin of a rendered question (the declaration's digest and the question as sent), or of
+/// a `with` fn's inputs.
+fn pin(static_pin: &str, request: &impl Serialize) -> String {
     /// Feeds the serialized question straight into the digest: no intermediate buffer.
     struct Digest<'a>(&'a mut Sha256);
     impl std::io::Write for Digest<'_> {

@@ -7,8 +7,11 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use super::question::{Question, SampleOptions};
 use super::template::Template;
-use crate::protocol::{CreateMessageParams, ElicitParams, ErrorObject, InputRequest, JsonObject};
+use crate::error::Error;
+use crate::protocol::JsonObject;
+use crate::server::RequestContext;
 
 /// What a `with` resolver decides: a value without asking, or exactly one question.
 // Made once per leg and consumed at once: boxing the question would only cost an allocation.
@@ -21,62 +24,32 @@ pub enum Resolution {
     Ask(Question),
 }
 
-/// A question and how its answer becomes the parameter's value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Question {
-    /// What goes into `inputRequests`.
-    pub request: InputRequest,
-    /// How the answer becomes the value.
-    pub extract: Extract,
+/// Computes a `with` resolver from the values it depends on (in the order declared) and the
+/// request (for state and the context); an error ends the call.
+pub type WithFn =
+    Arc<dyn for<'a> Fn(Vec<Value>, &'a RequestContext) -> BoxFuture<'a, Result<Resolution, Error>> + Send + Sync>;
+
+/// Runs a check on the arguments it takes (in the order declared) and the request; an error
+/// ends the call before anything is asked.
+pub type GuardFn =
+    Arc<dyn for<'a> Fn(Vec<Value>, &'a RequestContext) -> BoxFuture<'a, Result<(), Error>> + Send + Sync>;
+
+/// A check that runs on every leg, before any question: `#[tool(check = f(a, b))]`.
+#[derive(Clone)]
+pub struct Check {
+    /// The call as written (`known_service(service)`), for documentation.
+    pub call: &'static str,
+    /// The arguments it takes, in order.
+    pub args: &'static [&'static str],
+    /// The check.
+    pub f: GuardFn,
 }
 
-/// How an answer becomes a value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Extract {
-    /// The whole accepted form.
-    Form,
-    /// One property of the accepted form.
-    Property(String),
-    /// URL-mode consent: the value is `null` (see [`Consent`](super::Consent)).
-    Consent,
-    /// The text of the model's reply.
-    SampleText,
-    /// The model's whole reply.
-    SampleResult,
-    /// The list of roots.
-    Roots,
-}
-
-impl Question {
-    /// A form question whose answer is the whole form.
-    pub fn form(message: impl Into<String>, schema: JsonObject) -> Self {
-        Self { request: InputRequest::Elicit(ElicitParams::form(message, schema)), extract: Extract::Form }
-    }
-
-    /// A one-property form question whose answer is that property.
-    pub fn property(message: impl Into<String>, schema: JsonObject, property: impl Into<String>) -> Self {
-        Self {
-            request: InputRequest::Elicit(ElicitParams::form(message, schema)),
-            extract: Extract::Property(property.into()),
-        }
-    }
-
-    /// A URL to open.
-    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
-        Self { request: InputRequest::Elicit(ElicitParams::url(message, url)), extract: Extract::Consent }
-    }
-
-    /// A prompt for the client's model; the answer is the reply's text.
-    pub fn sample(prompt: impl Into<String>, max_tokens: u32) -> Self {
-        Self {
-            request: InputRequest::CreateMessage(CreateMessageParams::prompt(prompt, max_tokens)),
-            extract: Extract::SampleText,
-        }
+impl fmt::Debug for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Check({})", self.call)
     }
 }
-
-/// Computes a `with` resolver from the values it depends on (in the order declared).
-pub type WithFn = Arc<dyn Fn(Vec<Value>) -> BoxFuture<'static, Result<Resolution, ErrorObject>> + Send + Sync>;
 
 /// How a parameter is resolved.
 #[derive(Clone)]
@@ -105,15 +78,21 @@ pub enum Resolver {
         max_tokens: u32,
         /// The value is the whole reply rather than its text.
         full: bool,
+        /// System prompt, temperature, stop sequences, model preferences, context.
+        options: SampleOptions,
     },
     /// The client's roots.
     Roots,
     /// A function of other parameters.
     With {
+        /// The call as written (`self.instances(service)`), for documentation.
+        call: &'static str,
         /// The parameters it takes, in order.
         args: &'static [&'static str],
         /// The function.
         f: WithFn,
+        /// The schema of the value it gives (what its questions answer), when the type has one.
+        value_schema: Option<Value>,
     },
 }
 
@@ -124,7 +103,7 @@ impl fmt::Debug for Resolver {
             Self::ElicitUrl { url, .. } => write!(f, "ElicitUrl({:?})", url.source()),
             Self::Sample { prompt, .. } => write!(f, "Sample({:?})", prompt.source()),
             Self::Roots => f.write_str("Roots"),
-            Self::With { args, .. } => write!(f, "With({args:?})"),
+            Self::With { call, .. } => write!(f, "With({call})"),
         }
     }
 }
@@ -176,6 +155,7 @@ pub struct Node {
 pub struct Graph {
     arguments: Vec<&'static str>,
     nodes: Vec<Node>,
+    checks: Vec<Check>,
 }
 
 impl Graph {
@@ -208,7 +188,25 @@ impl Graph {
                 }
             }
         }
-        Ok(Self { arguments, nodes: ordered })
+        Ok(Self { arguments, nodes: ordered, checks: Vec::new() })
+    }
+
+    /// Run these checks on every leg before any question (each may take arguments only).
+    ///
+    /// Fails when a check takes something that is not an argument.
+    pub fn with_checks(mut self, checks: Vec<Check>) -> Result<Self, String> {
+        for check in &checks {
+            if let Some(bad) = check.args.iter().find(|a| !self.arguments.contains(a)) {
+                return Err(format!("the check `{}` takes `{bad}`, which is no argument", check.call));
+            }
+        }
+        self.checks = checks;
+        Ok(self)
+    }
+
+    /// The checks, in the order declared.
+    pub fn checks(&self) -> &[Check] {
+        &self.checks
     }
 
     /// The argument names (they form the input schema).

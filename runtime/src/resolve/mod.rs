@@ -11,10 +11,12 @@ mod answer;
 mod engine;
 mod form;
 mod graph;
+mod question;
 mod template;
 
 pub use answer::{Answer, Consent};
 pub use engine::{Leg, Resolved, Values, evaluate, requested_schema};
 pub use form::{form_schema, single_property_form, validate};
-pub use graph::{CheckFn, Extract, Graph, Node, Question, Resolution, Resolver, WithFn};
+pub use graph::{Check, CheckFn, Graph, GuardFn, Node, Resolution, Resolver, WithFn};
+pub use question::{Extract, Question, SampleOptions};
 pub use template::{Part, Template, display};

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::context::RequestContext;
 use super::uri_template::UriTemplate;
+use crate::declare::StateNeed;
 use crate::protocol::{
     CallToolResult, CreateMessageParams, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
     JsonObject, ListRootsParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
@@ -176,6 +177,7 @@ pub struct ToolDef {
     pub tool: Tool,
     /// The questions a declared tool may ask (none for a manual handler).
     pub graph: Option<Arc<Graph>>,
+    pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<CallToolResult>,
 }
 
@@ -196,12 +198,18 @@ impl ToolDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
     {
-        Self { tool, graph: None, handler: Handler::new(handler) }
+        Self { tool, graph: None, needs: Vec::new(), handler: Handler::new(handler) }
     }
 
     /// Attach the resolver graph the handler runs, for documentation.
     pub fn with_graph(mut self, graph: Arc<Graph>) -> Self {
         self.graph = Some(graph);
+        self
+    }
+
+    /// The handler takes this registered state; the server checks it when it starts.
+    pub fn needs(mut self, need: StateNeed) -> Self {
+        self.needs.push(need);
         self
     }
 }
@@ -214,6 +222,7 @@ pub struct PromptDef {
     /// The questions a declared prompt may ask (none for a manual handler).
     pub graph: Option<Arc<Graph>>,
     pub(crate) completer: Option<Completer>,
+    pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<GetPromptResult>,
 }
 
@@ -224,7 +233,7 @@ impl PromptDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
     {
-        Self { prompt, graph: None, completer: None, handler: Handler::new(handler) }
+        Self { prompt, graph: None, completer: None, needs: Vec::new(), handler: Handler::new(handler) }
     }
 
     /// Complete this prompt's arguments with `f(argument, typed_so_far)`.
@@ -238,6 +247,12 @@ impl PromptDef {
         self.graph = Some(graph);
         self
     }
+
+    /// The handler takes this registered state; the server checks it when it starts.
+    pub fn needs(mut self, need: StateNeed) -> Self {
+        self.needs.push(need);
+        self
+    }
 }
 
 /// A static resource and its reader.
@@ -245,6 +260,7 @@ impl PromptDef {
 pub struct ResourceDef {
     /// The definition `resources/list` shows.
     pub resource: Resource,
+    pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<ReadResourceResult>,
 }
 
@@ -255,7 +271,13 @@ impl ResourceDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
-        Self { resource, handler: Handler::new(handler) }
+        Self { resource, needs: Vec::new(), handler: Handler::new(handler) }
+    }
+
+    /// The handler takes this registered state; the server checks it when it starts.
+    pub fn needs(mut self, need: StateNeed) -> Self {
+        self.needs.push(need);
+        self
     }
 }
 
@@ -268,6 +290,7 @@ pub struct ResourceTemplateDef {
     pub graph: Option<Arc<Graph>>,
     pub(crate) completer: Option<Completer>,
     pub(crate) matcher: UriTemplate,
+    pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<ReadResourceResult>,
 }
 
@@ -282,7 +305,7 @@ impl ResourceTemplateDef {
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
         let matcher = UriTemplate::parse(&template.uri_template)?;
-        Ok(Self { template, graph: None, completer: None, matcher, handler: Handler::new(handler) })
+        Ok(Self { template, graph: None, completer: None, matcher, needs: Vec::new(), handler: Handler::new(handler) })
     }
 
     /// Complete this template's variables with `f(variable, typed_so_far)`.
@@ -294,6 +317,12 @@ impl ResourceTemplateDef {
     /// Attach the resolver graph the handler runs, for documentation.
     pub fn with_graph(mut self, graph: Arc<Graph>) -> Self {
         self.graph = Some(graph);
+        self
+    }
+
+    /// The handler takes this registered state; the server checks it when it starts.
+    pub fn needs(mut self, need: StateNeed) -> Self {
+        self.needs.push(need);
         self
     }
 }
@@ -308,6 +337,14 @@ pub enum ResourceEntry {
 }
 
 impl ResourceEntry {
+    /// The handler takes this registered state; the server checks it when it starts.
+    pub fn needs(self, need: StateNeed) -> Self {
+        match self {
+            Self::Static(def) => Self::Static(def.needs(need)),
+            Self::Template(def) => Self::Template(def.needs(need)),
+        }
+    }
+
     /// Complete a template's variables with `f(variable, typed_so_far)`; a static resource has
     /// none and is returned unchanged.
     pub fn with_completer(self, f: impl Fn(&str, &str) -> Vec<String> + Send + Sync + 'static) -> Self {

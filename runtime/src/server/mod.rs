@@ -36,6 +36,7 @@ pub use peer::{Inbound, NullPeer, Peer, Principal, Session};
 pub use subscriptions::ListChange;
 use tokio::sync::broadcast;
 
+use crate::declare::{MissingState, StateNeed, States};
 use crate::protocol::{CacheScope, CompleteParams, Completion, Implementation};
 use crate::seal::{RequestStateSecurity, SealConfigError, Sealer};
 
@@ -62,6 +63,32 @@ struct Inner {
     caching: Caching,
     changes: broadcast::Sender<ListChange>,
     legacy_max_rounds: usize,
+    states: States,
+}
+
+/// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
+/// attribute implements it.
+pub trait Toolset: Send + Sync + 'static {
+    /// Register the block's tools, prompts and resources (bound to this value) and the value
+    /// as state.
+    fn register(self: Arc<Self>, server: Server) -> Server;
+}
+
+/// A definition `Server::tools`, `prompts` or `resources` accepts.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a definition the server can register",
+    label = "not a definition",
+    note = "list declared fns with tools![f, g], prompts![p] or resources![r]; the fns themselves are not definitions"
+)]
+pub trait IntoDef<D> {
+    /// The definition.
+    fn into_def(self) -> D;
+}
+
+impl<D> IntoDef<D> for D {
+    fn into_def(self) -> D {
+        self
+    }
 }
 
 /// Cache hints (2026-07-28) the server puts on list results and resource reads.
@@ -123,6 +150,7 @@ impl Server {
                 caching: Caching::default(),
                 changes,
                 legacy_max_rounds: 10,
+                states: States::default(),
             }),
         }
     }
@@ -166,9 +194,15 @@ impl Server {
         self
     }
 
-    /// Register several tools.
-    pub fn tools(self, defs: impl IntoIterator<Item = ToolDef>) -> Self {
-        defs.into_iter().fold(self, Self::tool)
+    /// Register several tools, e.g. from `tools![…]` or a `#[toolset]`'s `tools()`.
+    pub fn tools<D: IntoDef<ToolDef>>(self, defs: impl IntoIterator<Item = D>) -> Self {
+        defs.into_iter().map(IntoDef::into_def).fold(self, Self::tool)
+    }
+
+    /// Register everything a `#[toolset]` impl block declares (tools, prompts, resources),
+    /// each bound to `value`, and `value` itself as [`State`](crate::State).
+    pub fn toolset<T: Toolset>(self, value: Arc<T>) -> Self {
+        value.register(self)
     }
 
     /// Register a prompt; a later prompt with the same name replaces the earlier one.
@@ -184,9 +218,9 @@ impl Server {
         self
     }
 
-    /// Register several prompts.
-    pub fn prompts(self, defs: impl IntoIterator<Item = PromptDef>) -> Self {
-        defs.into_iter().fold(self, Self::prompt)
+    /// Register several prompts, e.g. from `prompts![…]`.
+    pub fn prompts<D: IntoDef<PromptDef>>(self, defs: impl IntoIterator<Item = D>) -> Self {
+        defs.into_iter().map(IntoDef::into_def).fold(self, Self::prompt)
     }
 
     /// Register a static resource.
@@ -196,8 +230,8 @@ impl Server {
     }
 
     /// Register static resources and templates, e.g. from `resources![…]`.
-    pub fn resources(self, entries: impl IntoIterator<Item = ResourceEntry>) -> Self {
-        entries.into_iter().fold(self, |server, entry| match entry {
+    pub fn resources<D: IntoDef<ResourceEntry>>(self, entries: impl IntoIterator<Item = D>) -> Self {
+        entries.into_iter().map(IntoDef::into_def).fold(self, |server, entry| match entry {
             ResourceEntry::Static(def) => server.resource(def),
             ResourceEntry::Template(def) => server.resource_template(def),
         })
@@ -235,6 +269,51 @@ impl Server {
     pub fn legacy_max_rounds(mut self, rounds: usize) -> Self {
         self.inner_mut().legacy_max_rounds = rounds.max(1);
         self
+    }
+
+    /// Register server-wide state: every declared fn, check or `with` fn that takes a
+    /// [`State<T>`](crate::State) parameter receives this value. One value per type; a later
+    /// one replaces it.
+    pub fn state<T: std::any::Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
+        self.inner_mut().states.insert(value);
+        self
+    }
+
+    /// The registered state of type `T`.
+    pub fn state_of<T: std::any::Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.inner.states.get::<T>()
+    }
+
+    /// Check that every `State<T>` a declaration takes is registered. The serving entry
+    /// points (`serve_stdio`, `serve_http`, `bind_http`, `router`, the in-memory transport)
+    /// run this check once and refuse to start on a missing registration.
+    pub fn check(&self) -> Result<(), MissingState> {
+        let inner = &self.inner;
+        let named = |kind, name: &str, needs: &[StateNeed]| {
+            needs.iter().find(|n| !inner.states.has(n)).map(|n| MissingState {
+                kind,
+                name: name.to_owned(),
+                type_name: n.type_name(),
+            })
+        };
+        let missing = inner
+            .tools
+            .iter()
+            .find_map(|d| named("tool", &d.tool.name, &d.needs))
+            .or_else(|| inner.prompts.iter().find_map(|d| named("prompt", &d.prompt.name, &d.needs)))
+            .or_else(|| inner.resources.iter().find_map(|d| named("resource", &d.resource.uri, &d.needs)))
+            .or_else(|| {
+                inner.templates.iter().find_map(|d| named("resource template", &d.template.uri_template, &d.needs))
+            });
+        match missing {
+            Some(m) => Err(m),
+            None => Ok(()),
+        }
+    }
+
+    /// [`check`](Self::check) as an I/O error, for the entry points that return one.
+    pub(crate) fn check_io(&self) -> std::io::Result<()> {
+        self.check().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))
     }
 
     /// Tell `subscriptions/listen` streams (and legacy sessions) that a list changed.

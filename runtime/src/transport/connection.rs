@@ -171,6 +171,7 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    server.check_io()?;
     let (outbox, mut rx) = mpsc::channel::<String>(OUTBOX);
     let writer_task = tokio::spawn(async move {
         let mut writer = writer;
@@ -270,7 +271,13 @@ impl Server {
 
     /// Serve one in-memory connection; the returned stream is the client's end
     /// (newline-delimited JSON-RPC, as on stdio). Needs a Tokio runtime.
+    ///
+    /// # Panics
+    /// When a declaration takes a `State<T>` that is not registered (see [`Server::check`]).
     pub fn serve_in_memory(self) -> tokio::io::DuplexStream {
+        if let Err(e) = self.check() {
+            panic!("roundtrip: {e}");
+        }
         let (client, server_end) = tokio::io::duplex(64 * 1024);
         let (reader, writer) = tokio::io::split(server_end);
         tokio::spawn(async move {

@@ -19,6 +19,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["n"]),
             ::std::vec::Vec::from([]),
+            ::std::vec::Vec::from([]),
         );
         ::roundtrip::__private::tool(
             ::roundtrip::__private::ToolSpec {

@@ -45,6 +45,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
                     static_pin: "e8f835910bc55bad",
                 },
             ]),
+            ::std::vec::Vec::from([]),
         );
         ::roundtrip::__private::tool(
             ::roundtrip::__private::ToolSpec {

@@ -17,6 +17,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["name"]),
             ::std::vec::Vec::from([]),
+            ::std::vec::Vec::from([]),
         );
         ::roundtrip::__private::tool(
             ::roundtrip::__private::ToolSpec {

@@ -58,6 +58,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
                     static_pin: "a9ef25ae96b85134",
                 },
             ]),
+            ::std::vec::Vec::from([]),
         );
         ::roundtrip::__private::tool(
             ::roundtrip::__private::ToolSpec {

@@ -148,7 +148,13 @@ impl Server {
     }
 
     /// The endpoint as an axum router; [`HostCheck::Auto`] checks nothing here.
+    ///
+    /// # Panics
+    /// When a declaration takes a `State<T>` that is not registered (see [`Server::check`]).
     pub fn router_with(&self, options: HttpOptions) -> Router {
+        if let Err(e) = self.check() {
+            panic!("roundtrip: {e}");
+        }
         self.build_router(options, None, CancellationToken::new())
     }
 
@@ -182,6 +188,7 @@ impl Server {
 
     /// Bind `addr` with `options`.
     pub async fn bind_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> io::Result<HttpServer> {
+        self.check_io()?;
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();

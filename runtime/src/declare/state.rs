@@ -1,0 +1,138 @@
+//! [`State<T>`]: server-wide state a declared fn (or its checks and `with` fns) receives by
+//! type, registered once with [`Server::state`](crate::Server::state).
+
+use std::any::{Any, TypeId};
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::server::RequestContext;
+
+/// Server-wide state of type `T`, given to any declared fn, check or `with` fn that takes a
+/// parameter of this type. Register the value with [`Server::state`](crate::Server::state);
+/// a server whose declarations take a `State<T>` nobody registered refuses to start, naming
+/// the declaration and the type.
+///
+/// ```
+/// use std::sync::Arc;
+/// use roundtrip::prelude::*;
+///
+/// struct Inventory { services: Vec<String> }
+///
+/// /// List the services.
+/// #[tool(read_only)]
+/// async fn services(inventory: State<Inventory>) -> String {
+///     inventory.services.join(", ")
+/// }
+///
+/// let server = Server::new("ops", "1.0.0")
+///     .state(Arc::new(Inventory { services: vec!["api".into()] }))
+///     .tools(tools![services]);
+/// assert!(server.check().is_ok());
+/// ```
+pub struct State<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<T: ?Sized> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "State<{}>", std::any::type_name::<T>())
+    }
+}
+
+/// A state type a declaration needs, checked when the server starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateNeed {
+    pub(crate) type_id: TypeId,
+    pub(crate) type_name: &'static str,
+}
+
+impl StateNeed {
+    /// The need of a `State<T>` parameter.
+    pub fn of<T: Any + Send + Sync>() -> Self {
+        Self { type_id: TypeId::of::<T>(), type_name: std::any::type_name::<T>() }
+    }
+
+    /// The type's name.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+}
+
+/// A parameter type the server fills from its registered state (`State<T>`).
+#[doc(hidden)]
+pub trait StateParam: Sized {
+    /// The type to register.
+    fn need() -> StateNeed;
+    /// The value for one request.
+    fn extract(cx: &RequestContext) -> Result<Self, Error>;
+}
+
+impl<T: Any + Send + Sync> StateParam for State<T> {
+    fn need() -> StateNeed {
+        StateNeed::of::<T>()
+    }
+
+    fn extract(cx: &RequestContext) -> Result<Self, Error> {
+        match cx.server().state_of::<T>() {
+            Some(value) => Ok(State(value)),
+            // The server checks every need when it starts; a server that was not started
+            // through serve_* (a hand-made context) can still get here.
+            None => {
+                Err(Error::internal(format!("no State<{}> is registered on the server", std::any::type_name::<T>())))
+            }
+        }
+    }
+}
+
+/// The registered values, by type.
+#[derive(Clone, Default)]
+pub(crate) struct States(std::collections::HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+
+impl States {
+    pub fn insert<T: Any + Send + Sync>(&mut self, value: Arc<T>) {
+        self.0.insert(TypeId::of::<T>(), value);
+    }
+
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.0.get(&TypeId::of::<T>()).and_then(|v| Arc::clone(v).downcast::<T>().ok())
+    }
+
+    pub fn has(&self, need: &StateNeed) -> bool {
+        self.0.contains_key(&need.type_id)
+    }
+}
+
+impl fmt::Debug for States {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "States({})", self.0.len())
+    }
+}
+
+/// A declaration whose `State<T>` no value was registered for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{kind} `{name}` takes State<{type_name}>, but the server has no such state: register it with \
+     `.state(Arc::new(value))` before serving"
+)]
+pub struct MissingState {
+    /// `tool`, `prompt`, `resource` or `resource template`.
+    pub kind: &'static str,
+    /// Its name (a resource's URI).
+    pub name: String,
+    /// The state's type.
+    pub type_name: &'static str,
+}

@@ -1,0 +1,155 @@
+//! [`Error`]: how a declared tool, prompt or resource (or one of its checks and `with` fns)
+//! ends a call with the error the protocol expects.
+
+use std::fmt::{self, Display};
+
+use crate::protocol::{ErrorObject, ProtocolVersion, codes};
+
+/// Ends a call. The kind decides what the client sees:
+///
+/// | made with | a tool answers | a prompt or resource answers |
+/// |---|---|---|
+/// | [`Error::new`] (or any `Display` error of a check, `with` fn or tool body) | an `isError` result with the message | `-32602` with the message |
+/// | [`Error::invalid_params`] | `-32602` with the message | `-32602` with the message |
+/// | [`Error::not_found`] | `-32602` with the message | a resource: "Resource not found" with `data.uri` (`-32602` on 2026-07-28, `-32002` before); a prompt: `-32602` |
+/// | [`Error::internal`], or `?` on any `std::error::Error` | `-32603` "Internal error" | `-32603` "Internal error" |
+///
+/// The detail of an internal error goes to the log (`tracing`, target `roundtrip`), never to
+/// the client.
+///
+/// ```
+/// use roundtrip::prelude::*;
+///
+/// /// Read an incident.
+/// #[resource_template("incident://{id}")]
+/// async fn incident(id: String) -> Result<String, Error> {
+///     match id.as_str() {
+///         "1" => Ok("Incident #1: Login outage (sev1).".into()),
+///         _ => Err(Error::not_found(format!("no incident #{id}"))),
+///     }
+/// }
+/// ```
+///
+/// `Error` does not implement `Display` on purpose: that keeps it apart from the `Display`
+/// errors a body may return (which become its message), and lets `?` turn any
+/// `std::error::Error` into an internal error.
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    rpc: Option<ErrorObject>,
+}
+
+/// What an [`Error`] tells the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The call cannot go on, for the reason in the message (a tool: an `isError` result).
+    Refused,
+    /// The arguments are wrong (`-32602`).
+    InvalidParams,
+    /// What the request names does not exist.
+    NotFound,
+    /// Something failed on the server (`-32603`; the detail is logged, not sent).
+    Internal,
+}
+
+impl Error {
+    /// End the call saying why: a tool answers an `isError` result with `message`, a prompt
+    /// or resource answers `-32602`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::Refused, message: message.into(), rpc: None }
+    }
+
+    /// `-32602` with `message`.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::InvalidParams, message: message.into(), rpc: None }
+    }
+
+    /// Not found: for a resource read, the protocol's "Resource not found" of the request's
+    /// revision (with `data.uri`); otherwise `-32602` with `message`.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::NotFound, message: message.into(), rpc: None }
+    }
+
+    /// `-32603` "Internal error"; `detail` goes to the log only.
+    pub fn internal(detail: impl Into<String>) -> Self {
+        Self { kind: ErrorKind::Internal, message: detail.into(), rpc: None }
+    }
+
+    /// A JSON-RPC error as it is (the runtime's own errors).
+    pub(crate) fn rpc(error: ErrorObject) -> Self {
+        Self { kind: ErrorKind::InvalidParams, message: error.message.clone(), rpc: Some(error) }
+    }
+
+    /// What the client is told.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message (for an internal error, the detail that is logged).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The JSON-RPC error this becomes for the request in `cx` (for handlers written by hand
+    /// that use the resolver engine). A refusal is `-32602` here; declared tools turn it into
+    /// an `isError` result instead.
+    pub fn to_error_object(&self, cx: &crate::RequestContext) -> ErrorObject {
+        self.to_rpc(cx.method(), cx.target(), cx.protocol_version())
+    }
+
+    /// The JSON-RPC error for a request of `method` on `target` at `version`.
+    pub(crate) fn to_rpc(&self, method: &str, target: &str, version: ProtocolVersion) -> ErrorObject {
+        if let Some(rpc) = &self.rpc {
+            return rpc.clone();
+        }
+        match self.kind {
+            ErrorKind::Refused | ErrorKind::InvalidParams => ErrorObject::invalid_params(&self.message),
+            ErrorKind::NotFound if method == "resources/read" => {
+                let code = if version.is_modern() { codes::INVALID_PARAMS } else { codes::LEGACY_RESOURCE_NOT_FOUND };
+                ErrorObject::new(code, "Resource not found").with_data(serde_json::json!({ "uri": target }))
+            }
+            ErrorKind::NotFound => ErrorObject::invalid_params(&self.message),
+            ErrorKind::Internal => {
+                tracing::error!(target: "roundtrip", method, target, "internal error: {}", self.message);
+                ErrorObject::internal("Internal error")
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error").field("kind", &self.kind).field("message", &self.message).finish()
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
+    fn from(e: E) -> Self {
+        Self::internal(e.to_string())
+    }
+}
+
+/// What a check or a `with` fn may fail with: an [`Error`], or anything `Display` (its text
+/// is the message of [`Error::new`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot end a call",
+    label = "not an error",
+    note = "fail with roundtrip::Error (Error::new, invalid_params, not_found, internal) or any type that implements Display"
+)]
+pub trait IntoError {
+    /// The error.
+    fn into_error(self) -> Error;
+}
+
+impl IntoError for Error {
+    fn into_error(self) -> Error {
+        self
+    }
+}
+
+impl<E: Display> IntoError for E {
+    fn into_error(self) -> Error {
+        Error::new(self.to_string())
+    }
+}
