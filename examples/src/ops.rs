@@ -99,7 +99,7 @@ impl Ops {
         self.incidents.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn incident(&self, id: &str) -> Option<Incident> {
+    fn find(&self, id: &str) -> Option<Incident> {
         let id: u32 = id.trim_start_matches('#').parse().ok()?;
         self.incidents().iter().find(|i| i.id == id).cloned()
     }
@@ -123,7 +123,7 @@ impl Ops {
 
     /// Refuse an incident that does not exist, before anything is asked.
     async fn known_incident(&self, incident: String) -> Result<(), Error> {
-        match self.incident(&incident) {
+        match self.find(&incident) {
             Some(_) => Ok(()),
             None => Err(Error::not_found(format!("no incident #{incident}"))),
         }
@@ -205,13 +205,13 @@ impl Ops {
     }
 
     /// An incident's title and severity.
-    #[resource_template("incident://{id}", mime_type = "text/plain")]
-    async fn incident_resource(
+    #[resource_template("incident://{id}", name = "incident", mime_type = "text/plain")]
+    async fn incident(
         &self,
         /// The incident's number.
         id: String,
     ) -> Result<String, Error> {
-        match self.incident(&id) {
+        match self.find(&id) {
             Some(i) => Ok(format!("Incident #{}: {} ({}).", i.id, i.title, i.severity)),
             None => Err(Error::not_found(format!("no incident #{id}"))),
         }
@@ -226,7 +226,7 @@ impl Ops {
         incident: String,
         #[resolve(elicit = "Who writes the postmortem of incident #{incident}?")] author: String,
     ) -> Result<String, Error> {
-        let found = self.incident(&incident).ok_or_else(|| Error::not_found(format!("no incident #{incident}")))?;
+        let found = self.find(&incident).ok_or_else(|| Error::not_found(format!("no incident #{incident}")))?;
         Ok(format!("Write the postmortem of incident #{} ({}) as {author}.", found.id, found.title))
     }
 }

@@ -1,4 +1,4 @@
-//! The provision example documents itself: each tool's arguments, its questions in round
+//! The provision and ops examples document themselves: each tool's arguments, its questions in round
 //! order, and their schemas. Review a changed snapshot with `cargo insta review`.
 
 #[test]
@@ -9,4 +9,9 @@ fn provision_markdown() {
 #[test]
 fn provision_json() {
     insta::assert_json_snapshot!(roundtrip_examples::provision::server().describe().to_json());
+}
+
+#[test]
+fn ops_markdown() {
+    insta::assert_snapshot!(roundtrip_examples::ops::server().describe().to_markdown());
 }

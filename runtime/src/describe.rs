@@ -24,19 +24,14 @@ pub struct Description {
 impl Server {
     /// Describe every tool, prompt, resource and template with its schemas and questions.
     pub fn describe(&self) -> Description {
-        let tools: Vec<Value> = self
-            .tool_defs()
-            .iter()
-            .map(|def| {
-                let mut tool = serde_json::to_value(&def.tool).unwrap_or(Value::Null);
-                tool["questions"] = def.graph.as_deref().map(questions).unwrap_or_else(|| json!([]));
-                tool
-            })
-            .collect();
         let with_questions = |mut item: Value, graph: Option<&Graph>| {
             item["questions"] = graph.map(questions).unwrap_or_else(|| json!([]));
+            item["checks"] =
+                json!(graph.map(|g| g.checks().iter().map(|c| c.call).collect::<Vec<_>>()).unwrap_or_default());
             item
         };
+        let tools: Vec<Value> =
+            self.tool_defs().iter().map(|d| with_questions(json!(d.tool), d.graph.as_deref())).collect();
         let prompts: Vec<Value> =
             self.prompt_defs().iter().map(|d| with_questions(json!(d.prompt), d.graph.as_deref())).collect();
         let resources: Vec<Value> = self.resource_defs().iter().map(|d| json!(d.resource)).collect();
@@ -82,11 +77,23 @@ fn questions(graph: &Graph) -> Value {
                         q["url"] = json!(url.source());
                         q["message"] = json!(message.source());
                     }
-                    Resolver::Sample { prompt, max_tokens, .. } => {
+                    Resolver::Sample { prompt, max_tokens, options, .. } => {
                         q["prompt"] = json!(prompt.source());
                         q["maxTokens"] = json!(max_tokens);
+                        if let Some(system) = options.system_prompt {
+                            q["systemPrompt"] = json!(system);
+                        }
+                        if let Some(t) = options.temperature {
+                            q["temperature"] = json!(t);
+                        }
                     }
-                    Resolver::Roots | Resolver::With { .. } => {}
+                    Resolver::With { call, value_schema, .. } => {
+                        q["call"] = json!(call);
+                        if let Some(schema) = value_schema {
+                            q["valueSchema"] = schema.clone();
+                        }
+                    }
+                    Resolver::Roots => {}
                 }
                 q
             })
@@ -105,16 +112,24 @@ impl Description {
         let j = &self.json;
         let mut md = String::new();
         let _ = writeln!(md, "# {} {}\n", str_of(&j["server"]["name"]), str_of(&j["server"]["version"]));
+        if let Some(title) = j["server"]["title"].as_str() {
+            let _ = writeln!(md, "{title}\n");
+        }
         let tools = j["tools"].as_array().map(Vec::as_slice).unwrap_or_default();
         if !tools.is_empty() {
             md.push_str("## Tools\n");
         }
         for tool in tools {
             let _ = writeln!(md, "\n### `{}`\n", str_of(&tool["name"]));
+            if let Some(t) = tool["title"].as_str() {
+                let _ = writeln!(md, "**{t}**\n");
+            }
             if let Some(d) = tool["description"].as_str() {
                 let _ = writeln!(md, "{d}\n");
             }
+            annotations(&mut md, &tool["annotations"]);
             arguments(&mut md, &tool["inputSchema"]);
+            checks_md(&mut md, &tool["checks"]);
             questions_md(&mut md, &tool["questions"]);
             if let Some(output) = tool.get("outputSchema") {
                 let _ = writeln!(md, "**Output schema**\n\n```json\n{}\n```\n", pretty(output));
@@ -141,6 +156,7 @@ impl Description {
                     md.push('\n');
                 }
             }
+            checks_md(&mut md, &prompt["checks"]);
             questions_md(&mut md, &prompt["questions"]);
         }
         let resources = j["resources"].as_array().map(Vec::as_slice).unwrap_or_default();
@@ -157,9 +173,32 @@ impl Description {
             if let Some(m) = r["mimeType"].as_str() {
                 let _ = writeln!(md, "MIME type: `{m}`\n");
             }
+            checks_md(&mut md, &r["checks"]);
             questions_md(&mut md, &r["questions"]);
         }
         md
+    }
+}
+
+/// The behaviour hints a tool declares.
+fn annotations(md: &mut String, annotations: &Value) {
+    let hints = [
+        ("readOnlyHint", "read-only"),
+        ("destructiveHint", "destructive"),
+        ("idempotentHint", "idempotent"),
+        ("openWorldHint", "open world"),
+    ];
+    let set: Vec<&str> = hints.iter().filter(|(k, _)| annotations[*k] == json!(true)).map(|(_, w)| *w).collect();
+    if !set.is_empty() {
+        let _ = writeln!(md, "Annotations: {}\n", set.join(", "));
+    }
+}
+
+fn checks_md(md: &mut String, checks: &Value) {
+    let checks = checks.as_array().map(Vec::as_slice).unwrap_or_default();
+    if !checks.is_empty() {
+        let calls: Vec<String> = checks.iter().map(|c| format!("`{}`", str_of(c))).collect();
+        let _ = writeln!(md, "Checked before any question: {}\n", calls.join(", "));
     }
 }
 
@@ -204,14 +243,31 @@ fn question(md: &mut String, q: &Value) {
         "elicit" => format!("asks the user: \"{}\"", str_of(&q["message"])),
         "elicit_url" => format!("sends the user to `{}`: \"{}\"", str_of(&q["url"]), str_of(&q["message"])),
         "sample" => {
-            format!("asks the client's model: \"{}\" (at most {} tokens)", str_of(&q["prompt"]), q["maxTokens"])
+            let mut how = format!("at most {} tokens", q["maxTokens"]);
+            if let Some(system) = q["systemPrompt"].as_str() {
+                let _ = write!(how, ", system prompt \"{system}\"");
+            }
+            if let Some(t) = q["temperature"].as_f64() {
+                let _ = write!(how, ", temperature {t}");
+            }
+            format!("asks the client's model: \"{}\" ({how})", str_of(&q["prompt"]))
         }
         "roots" => "asks for the client's roots".to_owned(),
-        _ => "computed by a function (it may ask one question)".to_owned(),
+        _ => format!(
+            "comes from `{}`, which gives it or asks one question built at run time (once per flow)",
+            str_of(&q["call"])
+        ),
     };
     let _ = writeln!(md, "- round {round}: `{key}` {what}{after}");
     if let Some(schema) = q.get("requestedSchema") {
         let _ = writeln!(md, "\n  ```json\n  {}\n  ```", pretty(schema).replace('\n', "\n  "));
+    }
+    if let Some(schema) = q.get("valueSchema") {
+        let _ = writeln!(
+            md,
+            "\n  The answer is a value of this schema:\n\n  ```json\n  {}\n  ```",
+            pretty(schema).replace('\n', "\n  ")
+        );
     }
 }
 
