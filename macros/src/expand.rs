@@ -368,6 +368,8 @@ fn check(decl: &Declared, call: &Call, rt: &TokenStream, wire_of: &dyn Fn(&str) 
     let names = call_inputs(decl, call, wire_of);
     let bind = bind_call_args(decl, call, rt);
     let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
+    let into = quote_spanned!(call.span=> #rt::into_check);
+    let awaited = quote_spanned!(call.span=> #callee(#(#args),*).await);
     quote!(#rt::Check {
         call: #text,
         args: &[#(#names),*],
@@ -378,7 +380,7 @@ fn check(decl: &Declared, call: &Call, rt: &TokenStream, wire_of: &dyn Fn(&str) 
                 #rt::Box::pin(async move {
                     let mut __inputs = __inputs.into_iter();
                     #(#bind)*
-                    #rt::into_check(#callee(#(#args),*).await)
+                    #into(#awaited)
                 })
             })
         },
@@ -500,7 +502,8 @@ fn node(decl: &Declared, p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> 
             let names = call_inputs(decl, call, wire_of);
             let bind = bind_call_args(decl, call, rt);
             let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
-            let into = quote_spanned!(ty_span=> #rt::into_resolution::<#ty>);
+            let into = quote_spanned!(call.span=> #rt::into_resolution::<#ty>);
+            let awaited = quote_spanned!(call.span=> #callee(#(#args),*).await);
             (
                 quote!(#rt::Resolver::With {
                     call: #text,
@@ -512,7 +515,7 @@ fn node(decl: &Declared, p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> 
                             #rt::Box::pin(async move {
                                 let mut __inputs = __inputs.into_iter();
                                 #(#bind)*
-                                #into(#callee(#(#args),*).await)
+                                #into(#awaited)
                             })
                         })
                     },

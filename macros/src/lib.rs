@@ -66,8 +66,11 @@ fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {
             expand::item(&decl).into()
         }
         Err(e) => {
+            // The fn as written, so that other errors do not pile up; its parameters may be
+            // unused without the expansion, which is no news next to the error.
             let item = &decl.item;
             let mut out = e.write_errors();
+            out.extend(quote::quote!(#[allow(unused_variables)]));
             out.extend(quote::quote!(#item));
             out.into()
         }

@@ -93,6 +93,8 @@ pub struct Call {
     pub args: Vec<syn::Ident>,
     /// The call as written, for documentation and pins.
     pub text: String,
+    /// Where it is written: errors about what the fn returns point here.
+    pub span: Span,
 }
 
 pub struct Param {
@@ -383,12 +385,11 @@ fn read_param(pt: &mut syn::PatType, method: bool, errors: &mut darling::error::
     }
     let role = match (resolve, resolve_attr, is_context || is_state) {
         (_, Some(attr), true) => {
-            let what = if is_state {
-                "State is registered on the server"
-            } else {
-                "the RequestContext is given by the server"
-            };
-            errors.push(err_at(&attr, format!("{what}; it cannot be resolved: remove #[resolve]")));
+            let what = if is_state { "registered state" } else { "the request context" };
+            errors.push(err_at(
+                &attr,
+                format!("`{ident}` is {what}, given by the server; it cannot be asked: remove #[resolve]"),
+            ));
             if is_state { Role::State } else { Role::Context }
         }
         (_, None, true) => {
@@ -623,7 +624,8 @@ fn call(expr: &syn::Expr, option: &str, method: bool, errors: &mut darling::erro
         }
     }
     let text = quote::quote!(#expr).to_string().replace(" (", "(").replace(" . ", ".").replace(" ,", ",");
-    Some(Call { method: is_method, func, args: idents, text })
+    let span = syn::spanned::Spanned::span(expr);
+    Some(Call { method: is_method, func, args: idents, text, span })
 }
 
 /// Arguments that only a question uses (e.g. `{name}` in a message) would warn as unused in

@@ -71,7 +71,7 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(()) => expand::toolset(&item, &tools),
         Err(e) => {
             let mut out = e.write_errors();
-            out.extend(quote!(#item));
+            out.extend(quote!(#[allow(unused_variables)] #item));
             out
         }
     }

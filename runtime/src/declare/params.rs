@@ -43,6 +43,7 @@ impl<T: FormField> FormField for Option<T> {}
 /// A unit-variant enum usable as a form field (multi-select in a `Vec`).
 pub trait Choice {}
 
+#[diagnostic::do_not_recommend]
 impl<T: Choice> FormField for Vec<T> {}
 
 /// A type `sample` can give: the reply's text (`String`) or the whole reply.
@@ -92,6 +93,7 @@ impl UrlOutput for Consent {}
 )]
 pub trait Argument: DeserializeOwned + JsonSchema {}
 
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> Argument for T {}
 
 /// The requested schema for an elicited type (a one-property form named `param` for a
