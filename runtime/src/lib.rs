@@ -17,7 +17,7 @@ pub use server::{InputRequired, Outcome, RequestContext, Server, Toolset};
 pub use declare::{
     Argument, Blob, CheckReturn, Choice, Elicit, FormField, Json, MissingState, PromptFactory, PromptReturn, Resolve,
     ResourceFactory, ResourceReturn, RootsOutput, SampleOutput, State, StateNeed, TextArgument, ToolFactory,
-    ToolReturn, UrlOutput, WithReturn,
+    ToolReturn, UrlOutput, WithReturn, WithValue,
 };
 pub use error::{Error, ErrorKind, IntoError};
 pub use resolve::{Answer, Consent};

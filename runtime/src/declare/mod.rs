@@ -89,8 +89,19 @@ impl<T, E: IntoError> WithReturn<T> for Result<Resolve<T>, E> {
     }
 }
 
+/// A type a `with` fn can give: its value travels in the sealed state between legs.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be given by a `with` fn",
+    label = "needs Serialize and Deserialize",
+    note = "a `with` fn's value travels in the sealed requestState so that the fn runs once per flow: derive serde's Serialize and Deserialize on it"
+)]
+pub trait WithValue: Serialize + DeserializeOwned {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned> WithValue for T {}
+
 #[doc(hidden)]
-pub fn into_resolution<T: Serialize>(r: impl WithReturn<T>) -> Result<Resolution, Error> {
+pub fn into_resolution<T: WithValue>(r: impl WithReturn<T>) -> Result<Resolution, Error> {
     match r.into_resolve()? {
         Resolve::Value(v) => serde_json::to_value(v)
             .map(Resolution::Value)
