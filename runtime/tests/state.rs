@@ -296,3 +296,20 @@ async fn the_round_cap_returns_what_was_recorded() {
     assert_eq!(err.rounds.len(), 3, "every round asked, and was recorded");
     assert_eq!(err.notifications.len(), 3);
 }
+
+/// Greets in the language of the tool's caller: the `with` fn reads the request context.
+#[tool]
+async fn hello(cx: &RequestContext, #[resolve(with = caller_name(cx))] caller: String) -> String {
+    format!("Hello, {caller}!")
+}
+
+async fn caller_name(cx: &RequestContext) -> Resolve<String> {
+    Resolve::Value(format!("{} via {}", cx.target(), cx.method()))
+}
+
+#[tokio::test]
+async fn a_with_fn_may_take_the_request_context() {
+    let flow = TestKit::new(Server::new("ctx", "1").tools(tools![hello])).call_tool("hello", json!({})).await.unwrap();
+    assert!(flow.rounds.is_empty());
+    assert_eq!(flow.text(), "Hello, hello via tools/call!");
+}
