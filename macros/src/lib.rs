@@ -20,27 +20,313 @@ mod toolset;
 use model::Which;
 use proc_macro::TokenStream;
 
-/// Declare an MCP tool. See the `roundtrip` crate documentation.
+/// Declare an MCP tool: an async fn whose plain parameters are the tool's arguments and whose
+/// `#[resolve(...)]` parameters are questions the framework asks before the body runs.
+///
+/// The `roundtrip` crate documentation is the guide, with runnable examples of everything
+/// below.
+///
+/// ```rust,ignore
+/// use roundtrip::prelude::*;
+///
+/// /// Deploy a version of a service. Asks where.
+/// #[tool(destructive, check = known_service(service))]
+/// async fn deploy(
+///     /// The service, e.g. `api`.
+///     service: String,
+///     /// The version, e.g. `1.4.2`.
+///     version: String,
+///     #[resolve(elicit = "Deploy {service} {version} to which environment?")] environment: String,
+/// ) -> String {
+///     format!("Deployed {service} {version} to {environment}.")
+/// }
+///
+/// async fn known_service(service: String) -> Result<(), String> {
+///     if service == "api" { Ok(()) } else { Err(format!("unknown service `{service}`")) }
+/// }
+///
+/// let server = Server::new("ops", "1.0.0").tools(tools![deploy]);
+/// ```
+///
+/// # Options
+///
+/// | option | effect |
+/// |---|---|
+/// | `name = "…"` | the tool's name (default: the fn's name); 1 to 128 characters of `A-Z a-z 0-9 _ - .` |
+/// | `title = "…"` | a display title |
+/// | `description = "…"` | the description (default: the fn's doc comment) |
+/// | `read_only` | annotation `readOnlyHint: true` |
+/// | `destructive` | annotation `destructiveHint: true` |
+/// | `idempotent` | annotation `idempotentHint: true` |
+/// | `open_world` | annotation `openWorldHint: true` |
+/// | `check = f(a, b)` | run `async fn f` before any question, on every leg; may be repeated |
+///
+/// ```rust,ignore
+/// /// Replaced by `description`.
+/// #[tool(
+///     name = "get-forecast",
+///     title = "Forecast",
+///     description = "Today's forecast.",
+///     read_only,
+///     idempotent,
+///     open_world
+/// )]
+/// async fn forecast(city: String) -> String { format!("{city}: sunny") }
+/// ```
+///
+/// A check takes arguments, `State<T>` parameters and the `&RequestContext` parameter by name
+/// (not resolved parameters: they are not known yet) and returns `Result<(), E>`, where `E` is
+/// `roundtrip::Error` or any `Display` type; an error ends the call before anything is asked.
+/// In a `#[toolset]` impl block, `check = self.f(a)` calls a method of the shared value.
+///
+/// # Parameters
+///
+/// - A plain parameter is an argument: a property of the input schema (its type needs
+///   `Deserialize` and `JsonSchema`, and must be owned: `String`, not `&str`). Its doc comment
+///   is the property's description; `Option<T>` is optional, every other type required.
+///   `#[arg(rename = "wireName")]` names it differently on the wire:
+///
+///   ```rust,ignore
+///   #[tool]
+///   async fn annotate(
+///       /// The resource to annotate.
+///       #[arg(rename = "resourceUri")]
+///       resource_uri: String,
+///       /// An optional note.
+///       note: Option<String>,
+///   ) -> String { format!("{resource_uri}: {}", note.unwrap_or_default()) }
+///   ```
+///
+/// - A parameter with `#[resolve(...)]` is a question; see [`#[resolve(...)]`](#resolve).
+/// - `cx: &RequestContext` is the request (progress, logs, cancellation, the client's
+///   capabilities); at most one.
+/// - `state: State<T>` is the value of type `T` registered with `Server::state`.
+///
+/// # Returns
+///
+/// `String` or `&'static str` (text); `()` (no content); `Vec<Content>`; `CallToolResult`; `Json<T>` (the
+/// value is the result's `structuredContent`, `T`'s schema the tool's `outputSchema`, and a
+/// serialized copy a text block); `(String, Json<T>)` (your text and the structured value);
+/// `Result<T, E>` of one of these, where `Err(e)` with `E: Display` is an `isError` result
+/// with `e`'s text and `Err(roundtrip::Error)` is what the error's kind says. A tool without
+/// `#[resolve]` parameters may return `Outcome<CallToolResult>` to build its rounds by hand.
+///
+/// ```rust,ignore
+/// #[derive(Serialize, JsonSchema)]
+/// struct Forecast { city: String, celsius: i32 }
+///
+/// /// Today's forecast, as text and as structured content.
+/// #[tool(read_only)]
+/// async fn forecast(city: String) -> (String, Json<Forecast>) {
+///     (format!("{city}: 21 °C"), Json(Forecast { city, celsius: 21 }))
+/// }
+/// ```
+///
+/// # `#[resolve(...)]`
+///
+/// One resolver per parameter. The question goes into `inputRequests` under the parameter's
+/// name; its text may name arguments and other resolved parameters in `{braces}`, and is asked
+/// once those are known (questions with known inputs go out together, in one round).
+///
+/// | resolver | parameter type | asks |
+/// |---|---|---|
+/// | `elicit = "…"` | `String`, `bool`, a number, a unit-variant enum or a flat struct deriving `Elicit` | a form |
+/// | `elicit_url = "…", message = "…"` | `Consent` | to open a URL (both strings take `{placeholders}`) |
+/// | `sample = "…"` and the options below | `String` (the reply's text) or `CreateMessageResult` | the client's model |
+/// | `roots` | `Vec<Root>` | the client's roots |
+/// | `with = f(a, b)` or `with = self.f(a)` | `T: Serialize + Deserialize` | nothing, or the one `Question` `f` returns |
+///
+/// The options of `sample`, checked at compile time:
+///
+/// | option | on the wire | value |
+/// |---|---|---|
+/// | `max_tokens = N` | `maxTokens` | at least 1 (default 1000) |
+/// | `system = "…"` | `systemPrompt` | a string |
+/// | `temperature = T` | `temperature` | 0 to 2 |
+/// | `stop = ["…"]` | `stopSequences` | strings |
+/// | `model_hints = ["…"]` | `modelPreferences.hints` | model names |
+/// | `cost_priority = P` | `modelPreferences.costPriority` | 0 to 1 |
+/// | `speed_priority = P` | `modelPreferences.speedPriority` | 0 to 1 |
+/// | `intelligence_priority = P` | `modelPreferences.intelligencePriority` | 0 to 1 |
+/// | `include_context = "…"` | `includeContext` | `"none"`, `"thisServer"` or `"allServers"` |
+///
+/// ```rust,ignore
+/// #[tool]
+/// async fn everything(
+///     /// The service.
+///     service: String,
+///     #[resolve(elicit = "Deploy {service} where?")] environment: Environment, // an enum deriving Elicit
+///     #[resolve(elicit_url = "https://auth.example.com/{service}", message = "Sign in to deploy {service}")]
+///     consent: Consent,
+///     #[resolve(
+///         sample = "Summarize the logs of {service}.",
+///         max_tokens = 300,
+///         system = "You are an SRE.",
+///         temperature = 0.2,
+///         stop = ["END"],
+///         model_hints = ["claude"],
+///         cost_priority = 0.3,
+///         speed_priority = 0.5,
+///         intelligence_priority = 0.8,
+///         include_context = "thisServer"
+///     )]
+///     summary: String,
+///     #[resolve(roots)] roots: Vec<Root>,
+///     #[resolve(with = owner_of(service))] owner: String,
+///     #[resolve(elicit = "Really deploy {service} (owned by {owner})?")] confirm: Answer<bool>,
+/// ) -> String {
+///     match confirm {
+///         Answer::Accepted(true) => format!("Deployed {service} to {environment:?}: {summary}"),
+///         _ => format!("Kept {service} ({} roots).", roots.len()),
+///     }
+/// }
+///
+/// /// Gives a value (no round trip), or asks one question.
+/// async fn owner_of(service: String) -> Resolve<String> {
+///     match service.as_str() {
+///         "api" => Resolve::Value("team-api".into()),
+///         _ => Resolve::Ask(Question::elicit::<String>(format!("Who owns {service}?"), "owner")),
+///     }
+/// }
+/// ```
+///
+/// A `with` fn takes the parameters it names (arguments, resolved parameters, `State<T>`,
+/// the `&RequestContext` parameter) and returns `Resolve<T>` or `Result<Resolve<T>, E>`. The
+/// value it gives is kept in the sealed `requestState`, so it runs once per flow; a `with` fn
+/// that asks runs again on the leg that carries the answer, to check it against the question
+/// as it is then.
+///
+/// `Answer<T>` (as `confirm` above) lets the body see `Answer::Declined` and
+/// `Answer::Cancelled`; with a bare `T`, a decline or cancel ends the call with an `isError`
+/// result naming the parameter, and the body does not run.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     declare(Which::Tool, args, input)
 }
 
-/// Declare an MCP prompt: its arguments (strings) become prompt arguments; it returns
-/// messages.
+/// Declare an MCP prompt: its plain parameters are prompt arguments (`String`, or
+/// `Option<String>` for an optional one), its `#[resolve(...)]` parameters are questions (as
+/// for [`macro@tool`]), and it returns the messages.
+///
+/// | option | effect |
+/// |---|---|
+/// | `name = "…"` | the prompt's name (default: the fn's name) |
+/// | `title = "…"` | a display title |
+/// | `description = "…"` | the description (default: the fn's doc comment) |
+/// | `complete = f` | `fn f(argument: &str, typed: &str) -> Vec<String>` answers `completion/complete` for the arguments |
+/// | `check = f(a)` | run `async fn f` before any question (as for [`macro@tool`]); may be repeated |
+///
+/// It returns a `String` (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, a
+/// `GetPromptResult`, or a `Result` of one; it may take `&RequestContext` and `State<T>`.
+///
+/// ```rust,ignore
+/// use roundtrip::prelude::*;
+///
+/// fn incidents(_argument: &str, typed: &str) -> Vec<String> {
+///     ["1", "2", "12"].into_iter().filter(|i| i.starts_with(typed)).map(String::from).collect()
+/// }
+///
+/// async fn known_incident(incident: String) -> Result<(), Error> {
+///     if incident == "1" { Ok(()) } else { Err(Error::not_found(format!("no incident #{incident}"))) }
+/// }
+///
+/// /// Write the postmortem of an incident.
+/// #[prompt(name = "postmortem", title = "Postmortem", complete = incidents, check = known_incident(incident))]
+/// async fn postmortem(
+///     /// The incident's number.
+///     incident: String,
+///     #[resolve(elicit = "Who writes the postmortem of incident #{incident}?")] author: String,
+/// ) -> String {
+///     format!("Write the postmortem of incident #{incident} as {author}.")
+/// }
+///
+/// let server = Server::new("ops", "1.0.0").prompts(prompts![postmortem]);
+/// ```
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     declare(Which::Prompt, args, input)
 }
 
-/// Declare a family of resources: `#[resource_template("notes://{id}")]`; each variable binds
-/// to the parameter of the same name.
+/// Declare a family of resources: `#[resource_template("notes://{id}", …)]`. The URI template
+/// comes first; each variable binds to the `String` parameter of the same name (or of the same
+/// `#[arg(rename = "…")]`), and every plain parameter must be a variable. It may ask with
+/// `#[resolve(...)]` parameters (as for [`macro@tool`]).
+///
+/// | option (after the URI) | effect |
+/// |---|---|
+/// | `name = "…"` | the template's name (default: the fn's name) |
+/// | `title = "…"` | a display title |
+/// | `description = "…"` | the description (default: the fn's doc comment) |
+/// | `mime_type = "…"` | the MIME type of its contents |
+/// | `complete = f` | `fn f(variable: &str, typed: &str) -> Vec<String>` answers `completion/complete` for the variables |
+/// | `check = f(a)` | run `async fn f` before anything is asked or read; may be repeated |
+///
+/// It returns a `String` (text), a `Blob` (binary), `ResourceContents`, a
+/// `Vec<ResourceContents>`, a `ReadResourceResult`, or a `Result` of one; `Err(Error::not_found(…))`
+/// is the protocol's "Resource not found".
+///
+/// ```rust,ignore
+/// use roundtrip::prelude::*;
+///
+/// fn note_ids(_variable: &str, typed: &str) -> Vec<String> {
+///     ["7", "42"].into_iter().filter(|id| id.starts_with(typed)).map(String::from).collect()
+/// }
+///
+/// /// A private note; reading it asks for the passphrase.
+/// #[resource_template("notes://{id}", name = "note", title = "Note", mime_type = "text/plain", complete = note_ids)]
+/// async fn note(
+///     /// The note's number.
+///     id: String,
+///     #[resolve(elicit = "Passphrase for note {id}?")] passphrase: String,
+/// ) -> Result<String, Error> {
+///     match id.as_str() {
+///         "7" | "42" => Ok(format!("Note {id}.")),
+///         _ => Err(Error::not_found(format!("no note {id}"))),
+///     }
+/// }
+///
+/// let server = Server::new("notes", "1.0.0").resources(resources![note]);
+/// ```
 #[proc_macro_attribute]
 pub fn resource_template(args: TokenStream, input: TokenStream) -> TokenStream {
     declare(Which::ResourceTemplate, args, input)
 }
 
-/// Declare a resource at a fixed URI: `#[resource("config://app")]`.
+/// Declare a resource at a fixed URI: `#[resource("config://app", …)]`. The URI comes first
+/// (no `{variables}`: use [`macro@resource_template`] for those). It takes no arguments and
+/// cannot ask; it may take `&RequestContext` and `State<T>`.
+///
+/// | option (after the URI) | effect |
+/// |---|---|
+/// | `name = "…"` | the resource's name (default: the fn's name) |
+/// | `title = "…"` | a display title |
+/// | `description = "…"` | the description (default: the fn's doc comment) |
+/// | `mime_type = "…"` | the MIME type of its contents |
+/// | `check = f(a)` | run `async fn f` before it is read; may be repeated |
+///
+/// It returns what a [`macro@resource_template`] returns.
+///
+/// ```rust,ignore
+/// use roundtrip::prelude::*;
+///
+/// async fn config_enabled(app: State<App>) -> Result<(), Error> {
+///     if app.expose_config { Ok(()) } else { Err(Error::not_found("no config")) }
+/// }
+///
+/// /// The application's configuration.
+/// #[resource(
+///     "config://app",
+///     name = "config",
+///     title = "Configuration",
+///     mime_type = "application/json",
+///     check = config_enabled(app)
+/// )]
+/// async fn config(app: State<App>) -> String {
+///     app.config_json()
+/// }
+///
+/// let server = Server::new("app", "1.0.0").state(Arc::new(App::default())).resources(resources![config]);
+/// ```
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     declare(Which::Resource, args, input)
@@ -77,34 +363,134 @@ fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
-/// Collect the `#[tool]` methods of an impl block into `tools(self: Arc<Self>)`, for servers
-/// whose tools share state (a database pool, a cache).
+/// Declare tools, prompts and resources as methods of one shared value (a database pool, a
+/// cache): on an inherent impl block of a concrete type, the methods marked `#[tool]`,
+/// `#[prompt]`, `#[resource]` or `#[resource_template]` take `&self` and are declared as free
+/// fns are. Their checks and `with` fns may be methods of the same block
+/// (`check = self.f(a)`, `with = self.f(a)`). Other methods are left as written. It takes no
+/// options.
+///
+/// `Server::toolset(Arc::new(value))` registers every declared method, bound to `value`, and
+/// `value` itself as `State<T>` (for free fns). The block also gets
+/// `tools(self: Arc<Self>)`, `prompts(…)` and `resources(…)`, which return the definitions.
+///
+/// ```rust,ignore
+/// use std::sync::Arc;
+/// use roundtrip::prelude::*;
+///
+/// struct Ops { services: Vec<String> }
+///
+/// #[toolset]
+/// impl Ops {
+///     async fn known(&self, service: String) -> Result<(), String> {
+///         if self.services.contains(&service) { Ok(()) } else { Err(format!("unknown service `{service}`")) }
+///     }
+///
+///     async fn instances(&self, service: String) -> Resolve<String> {
+///         let options = [(format!("{service}-1"), "first"), (format!("{service}-2"), "second")];
+///         Resolve::Ask(Question::choice(format!("Restart which instance of {service}?"), "instance", options))
+///     }
+///
+///     /// Restart one instance of a service.
+///     #[tool(check = self.known(service))]
+///     async fn restart(
+///         &self,
+///         service: String,
+///         #[resolve(with = self.instances(service))] instance: String,
+///     ) -> String {
+///         format!("Restarted {instance}.")
+///     }
+///
+///     /// The services.
+///     #[resource("ops://services")]
+///     async fn services(&self) -> String {
+///         self.services.join("\n")
+///     }
+/// }
+///
+/// let server = Server::new("ops", "1.0.0").toolset(Arc::new(Ops { services: vec!["api".into()] }));
+/// ```
 #[proc_macro_attribute]
 pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
     toolset::toolset(args.into(), input.into()).into()
 }
 
-/// The definitions of these `#[tool]` fns, for `Server::tools`.
+/// The definitions of these `#[tool]` fns, for `Server::tools`: `tools![deploy, ops::restart]`.
+/// Two tools with the same name in one list fail to compile.
+///
+/// ```rust,ignore
+/// let server = Server::new("ops", "1.0.0").tools(tools![deploy, restart]);
+/// ```
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     list::list(Which::Tool, input.into()).into()
 }
 
-/// The definitions of these `#[prompt]` fns, for `Server::prompts`.
+/// The definitions of these `#[prompt]` fns, for `Server::prompts`: `prompts![postmortem]`.
+/// Two prompts with the same name in one list fail to compile.
+///
+/// ```rust,ignore
+/// let server = Server::new("ops", "1.0.0").prompts(prompts![postmortem, greeting]);
+/// ```
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
     list::list(Which::Prompt, input.into()).into()
 }
 
 /// The definitions of these `#[resource]` and `#[resource_template]` fns, for
-/// `Server::resources`.
+/// `Server::resources`: `resources![config, note]`. Two with the same name in one list fail
+/// to compile.
+///
+/// ```rust,ignore
+/// let server = Server::new("notes", "1.0.0").resources(resources![config, note]);
+/// ```
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
     list::list(Which::Resource, input.into()).into()
 }
 
-/// Make a flat struct (a form) or a unit-variant enum (a choice) askable with
-/// `#[resolve(elicit = "…")]`.
+/// Make a type askable with `#[resolve(elicit = "…")]` (and `Question::elicit::<T>`); the type
+/// also derives `Deserialize` and `JsonSchema`.
+///
+/// - A struct with named fields is the whole form. Each field is `String`, `bool`, an integer,
+///   a float, a unit-variant enum deriving `Elicit`, `Vec` of such an enum (a multi-select), or
+///   `Option` of one of these (not required); anything else fails to compile at the field.
+///   Doc comments become the fields' descriptions; serde and schemars attributes
+///   (`#[serde(default)]`, `#[schemars(length(min = 5))]`) reach the schema.
+/// - An enum of unit variants is a choice, asked as a one-field form named after the
+///   parameter; `#[schemars(title = "…")]` on a variant gives it a title.
+///
+/// Generic types are refused.
+///
+/// ```rust,ignore
+/// use roundtrip::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema, Elicit)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Severity {
+///     #[schemars(title = "Everyone is affected")]
+///     Sev1,
+///     #[schemars(title = "Few are affected")]
+///     Sev2,
+/// }
+///
+/// #[derive(Deserialize, JsonSchema, Elicit)]
+/// struct NewIncident {
+///     /// What is going on, in a few words.
+///     #[schemars(length(min = 5))]
+///     title: String,
+///     /// How bad it is.
+///     severity: Severity,
+///     /// Page the on-call engineer now.
+///     #[serde(default)]
+///     page_oncall: bool,
+/// }
+///
+/// #[tool]
+/// async fn open_incident(#[resolve(elicit = "Describe the incident.")] incident: NewIncident) -> String {
+///     format!("Opened '{}'.", incident.title)
+/// }
+/// ```
 #[proc_macro_derive(Elicit)]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     match syn::parse::<syn::DeriveInput>(input) {

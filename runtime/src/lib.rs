@@ -1,4 +1,4 @@
-#![doc = include_str!("../../README.md")]
+#![doc = include_str!("lib.md")]
 
 pub mod client;
 mod declare;
