@@ -18,6 +18,32 @@ pub struct ToolArgs {
     /// Checks that run before any question; may be repeated.
     #[darling(multiple)]
     pub check: Vec<syn::Expr>,
+    /// `task` (optional) or `task = "required"`: calls may run as tasks.
+    pub task: Option<TaskArg>,
+}
+
+/// `task`, `task = "optional"` or `task = "required"`.
+#[derive(Debug, Clone)]
+pub struct TaskArg {
+    pub required: bool,
+}
+
+impl FromMeta for TaskArg {
+    fn from_word() -> darling::Result<Self> {
+        Ok(Self { required: false })
+    }
+
+    fn from_value(value: &syn::Lit) -> darling::Result<Self> {
+        match value {
+            syn::Lit::Str(s) if s.value() == "optional" => Ok(Self { required: false }),
+            syn::Lit::Str(s) if s.value() == "required" => Ok(Self { required: true }),
+            other => Err(darling::Error::custom(
+                "`task` is `task` (a task when the client can take one), `task = \"optional\"` (the same) or \
+                 `task = \"required\"` (only as a task)",
+            )
+            .with_span(other)),
+        }
+    }
 }
 
 /// `#[resolve(elicit = "…")]`, `#[resolve(elicit_url = "…", message = "…")]`,

@@ -36,8 +36,8 @@ pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
                 continue;
             };
             match &target.role {
-                Role::Context | Role::State if matches!(r.kind, Kind::With { .. }) => {}
-                Role::Context | Role::State => errors.push(
+                Role::Context | Role::Task | Role::State if matches!(r.kind, Kind::With { .. }) => {}
+                Role::Context | Role::Task | Role::State => errors.push(
                     darling::Error::custom(format!(
                         "`{dep}` is given by the server, not by the client or the user; a question's text can only use \
                          arguments and resolved parameters (a `with` fn may take it)"
@@ -205,7 +205,7 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                         &p.ident,
                         "a static resource cannot ask: remove #[resolve], or make it a #[resource_template] or a #[tool]",
                     )),
-                    Role::Context | Role::State => {}
+                    Role::Context | Role::Task | Role::State => {}
                 }
             }
         }

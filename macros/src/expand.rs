@@ -180,9 +180,16 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             Role::Argument | Role::Resolved(_) | Role::State => quote!(#ident),
             Role::Context if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__cx),
             Role::Context => quote!(__cx),
+            Role::Task if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__task),
+            Role::Task => quote!(__task),
         }
     });
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
+    let task_binding = decl
+        .params
+        .iter()
+        .any(|p| matches!(p.role, Role::Task))
+        .then(|| quote!(let __task = ::roundtrip::task::TaskContext::from(__cx);));
     // A free fn is bound to `__fn` before any parameter is: a parameter may share its name.
     let call = if method {
         quote!(__this.#fn_ident(#(#call_args),*) #awaited)
@@ -254,6 +261,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                 #remember_uri
                 #(#states)*
                 #(#takes)*
+                #task_binding
                 #result
             }
         })
@@ -272,13 +280,18 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
         }
     };
     let builder = match &decl.options {
-        Options::Tool(_) => {
+        Options::Tool(args) => {
             let annotations = annotations(decl);
+            let task = match &args.task {
+                None => quote!(::roundtrip::protocol::TaskSupport::Forbidden),
+                Some(t) if t.required => quote!(::roundtrip::protocol::TaskSupport::Required),
+                Some(_) => quote!(::roundtrip::protocol::TaskSupport::Optional),
+            };
             let output_schema = quote_spanned!(ret_span=> <#ret as ::roundtrip::ToolReturn>::output_schema());
             quote! {
                 #graph
                 #rt::tool(
-                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations },
+                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: #annotations, task: #task },
                     #rt::input_schema(::std::vec::Vec::from([#(#fields),*])),
                     #output_schema,
                     __graph,
@@ -292,7 +305,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             quote! {
                 #graph
                 #rt::prompt(
-                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: ::core::option::Option::None },
+                    #rt::ToolSpec { name: #name, title: #title, description: #description, annotations: ::core::option::Option::None, task: ::roundtrip::protocol::TaskSupport::Forbidden },
                     ::std::vec::Vec::from([#(#fields),*]),
                     __graph,
                     #parse,
@@ -335,7 +348,7 @@ fn bind_call_args(decl: &Declared, call: &Call, rt: &TokenStream) -> Vec<TokenSt
         .map(|a| {
             let key = a.to_string();
             match decl.params.iter().find(|p| p.ident == *a).map(|p| (&p.role, &p.ty)) {
-                Some((Role::Context, _)) => quote!(let #a = __cx;),
+                Some((Role::Context | Role::Task, _)) => quote!(let #a = __cx;),
                 Some((Role::State, ty)) => quote!(let #a: #ty = #rt::state_param::<#ty>(__cx)?;),
                 _ => quote!(let #a = #rt::from_json(#key, __inputs.next().unwrap_or_default())?;),
             }

@@ -109,6 +109,8 @@ pub struct Param {
 pub enum Role {
     Argument,
     Context,
+    /// `TaskContext`: the context of a task tool, which may ask while it runs.
+    Task,
     /// `State<T>`: registered server-wide state, given by type.
     State,
     Resolved(Box<Resolved>),
@@ -117,7 +119,7 @@ pub enum Role {
 impl Role {
     /// Given by the server (the context or state), not by the client.
     pub fn is_given(&self) -> bool {
-        matches!(self, Self::Context | Self::State)
+        matches!(self, Self::Context | Self::Task | Self::State)
     }
 }
 
@@ -263,9 +265,25 @@ pub fn read(
         }
     }
     let checks = options.checks().iter().filter_map(|e| call(e, "check", method, errors)).collect();
-    let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.role, Role::Context)).collect();
+    let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.role, Role::Context | Role::Task)).collect();
     if let [_, second, ..] = contexts.as_slice() {
-        errors.push(err_at(&second.ty, "a #[tool] takes at most one RequestContext parameter; remove this one"));
+        errors.push(err_at(
+            &second.ty,
+            "a declared fn takes at most one context (RequestContext or TaskContext); remove this one",
+        ));
+    }
+    let is_task = matches!(&options, Options::Tool(ToolArgs { task: Some(_), .. }));
+    for p in params.iter().filter(|p| matches!(p.role, Role::Task)) {
+        let message = if which != Which::Tool {
+            format!("only a #[tool] can run as a task; a {} takes a RequestContext", which.attribute())
+        } else if !is_task {
+            "a TaskContext asks while the tool runs, which needs a task: declare the tool with #[tool(task)] \
+             (or take a RequestContext)"
+                .to_owned()
+        } else {
+            continue;
+        };
+        errors.push(err_at(&p.ty, message));
     }
     Declared { which, item, options, name, description, params, checks }
 }
@@ -361,7 +379,8 @@ fn read_param(pt: &mut syn::PatType, method: bool, errors: &mut darling::error::
     };
     let ty = (*pt.ty).clone();
     let segment = last_segment(&ty);
-    let is_context = segment.is_some_and(|(id, _)| id == "RequestContext");
+    let is_task = segment.is_some_and(|(id, _)| id == "TaskContext");
+    let is_context = segment.is_some_and(|(id, _)| id == "RequestContext") || is_task;
     let is_state = segment.is_some_and(|(id, arg)| id == "State" && arg.is_some());
     let answer_of = segment.filter(|(id, _)| *id == "Answer").and_then(|(_, arg)| arg.cloned());
     if let syn::Type::Reference(r) = &ty
@@ -395,6 +414,8 @@ fn read_param(pt: &mut syn::PatType, method: bool, errors: &mut darling::error::
         (_, None, true) => {
             if is_state {
                 Role::State
+            } else if is_task {
+                Role::Task
             } else {
                 Role::Context
             }

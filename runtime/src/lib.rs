@@ -8,6 +8,7 @@ pub mod protocol;
 pub mod resolve;
 pub mod seal;
 pub mod server;
+pub mod task;
 pub mod testing;
 pub mod transport;
 
@@ -32,6 +33,7 @@ pub mod prelude {
     pub use crate::protocol::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents};
     pub use crate::resolve::Question;
     pub use crate::server::{InputRequired, Outcome, RequestContext};
+    pub use crate::task::TaskContext;
     pub use crate::{
         Answer, Blob, Consent, Elicit, Error, Json, Resolve, Server, State, prompt, prompts, resource,
         resource_template, resources, tool, tools, toolset,

@@ -6,7 +6,8 @@
 //!
 //! - [`tools`]: the plain tools and the 2025-era callback tools (`test_sampling`, ...),
 //! - [`mrtr`]: the `test_input_required_result_*` tools and prompt (2026-07-28 rounds),
-//! - [`prompts`], [`resources`]: the prompt and resource fixtures.
+//! - [`prompts`], [`resources`]: the prompt and resource fixtures,
+//! - [`tasks`]: the tasks extension's fixtures (`#[tool(task)]`).
 //!
 //! Tools that need the client (sampling, elicitation, roots) are written once, as
 //! `#[resolve]` parameters or rounds of [`InputRequired`](roundtrip::InputRequired): a
@@ -17,6 +18,7 @@
 pub mod mrtr;
 pub mod prompts;
 pub mod resources;
+pub mod tasks;
 pub mod tools;
 
 use roundtrip::Server;
@@ -38,6 +40,7 @@ pub fn server() -> Server {
     Server::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .tools(tools::all())
         .tools(mrtr::tools())
+        .tools(tasks::tools())
         .prompts(prompts::all())
         .prompts(mrtr::prompts())
         .resources(resources::all())

@@ -24,7 +24,7 @@ pub use state::{MissingState, State, StateNeed, StateParam};
 use crate::error::{Error, IntoError};
 use crate::protocol::{
     CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, PromptArgument, ProtocolVersion,
-    ReadResourceResult, Resource, ResourceTemplate, Tool, ToolAnnotations,
+    ReadResourceResult, Resource, ResourceTemplate, TaskSupport, Tool, ToolAnnotations,
 };
 use crate::resolve::{Check, Graph, Leg, Question, Resolution, Resolved, Values, evaluate};
 use crate::server::{Outcome, PromptDef, RequestContext, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef};
@@ -157,6 +157,7 @@ pub struct ToolSpec {
     pub title: Option<&'static str>,
     pub description: Option<&'static str>,
     pub annotations: Option<ToolAnnotations>,
+    pub task: TaskSupport,
 }
 
 /// One argument of a declared tool, for its input schema.
@@ -238,7 +239,41 @@ where
     let refused = |name: &str, what: &str| {
         Error::new(format!("The user {what} the question for `{name}`, so the tool did not run."))
     };
-    ToolDef::new(tool, declared(graph.clone(), parse, body, refused)).with_graph(graph)
+    let support = spec.task;
+    let body = Arc::new(body);
+    let run = move |args: A, values: Values, cx: RequestContext| -> LegBody<CallToolResult> {
+        if support == TaskSupport::Forbidden || !cx.accepts_tasks() {
+            return Box::pin(body(args, values, cx));
+        }
+        let body = body.clone();
+        Box::pin(async move {
+            let (tasks, owner, name) = (cx.server().tasks().clone(), cx.owner.clone(), cx.target().to_owned());
+            let seed = tasks
+                .spawn(owner, move |link| {
+                    let run = body(args, values, cx.into_task(link));
+                    async move { task_result(run.await, &name) }
+                })
+                .await
+                .map_err(Error::rpc)?;
+            Ok(Outcome::Task(seed))
+        })
+    };
+    ToolDef::new(tool, declared(graph.clone(), parse, run, refused)).with_graph(graph).task_support(support)
+}
+
+type LegBody<T> = std::pin::Pin<Box<dyn Future<Output = Result<Outcome<T>, Error>> + Send>>;
+
+/// What a task's body ended with, as the task records it: a result (a tool's refusal is a
+/// result with `isError`), or the JSON-RPC error that fails the task.
+fn task_result(outcome: Result<Outcome<CallToolResult>, Error>, tool: &str) -> Result<CallToolResult, ErrorObject> {
+    match outcome {
+        Ok(Outcome::Complete(result)) => Ok(result),
+        Ok(Outcome::InputRequired(_) | Outcome::Task(_)) => Err(ErrorObject::internal(format!(
+            "`{tool}` answered input_required from a task; a task asks with TaskContext::ask"
+        ))),
+        Err(e) if e.kind() == crate::error::ErrorKind::Refused => Ok(CallToolResult::error(e.message())),
+        Err(e) => Err(e.to_rpc("tools/call", tool, crate::protocol::ProtocolVersion::V2026_07_28)),
+    }
 }
 
 /// What a declared item's failure becomes: a tool's refusal is an `isError` result; every

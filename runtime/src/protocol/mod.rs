@@ -16,6 +16,7 @@ mod prompts;
 mod resources;
 mod roots;
 mod sampling;
+mod tasks;
 mod tools;
 mod version;
 
@@ -31,6 +32,7 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use tasks::*;
 pub use tools::*;
 pub use version::*;
 

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{CacheScope, Content, Icon, JsonObject, ResultType};
+use super::{CacheScope, Content, Icon, JsonObject, ResultType, TaskSupport, ToolExecution};
 
 /// A tool definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,6 +28,9 @@ pub struct Tool {
     /// Icons (2025-11-25 and later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Icon>>,
+    /// Whether calls may become tasks (the tasks extension); shown to 2026-07-28 clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ToolExecution>,
     /// Metadata.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
@@ -44,8 +47,14 @@ impl Tool {
             output_schema: None,
             annotations: None,
             icons: None,
+            execution: None,
             meta: None,
         }
+    }
+
+    /// How calls of this tool take part in the tasks extension (forbidden when unset).
+    pub fn task_support(&self) -> TaskSupport {
+        self.execution.map(|e| e.task_support).unwrap_or_default()
     }
 
     /// Set the description.

@@ -288,14 +288,27 @@ fn reask(request: InputRequest, why: &str) -> InputRequest {
 
 /// Turn an answer into a record, or say in plain words why it does not fit.
 fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record, String> {
-    let refused = |outcome| Record { pin: String::new(), outcome, value: Value::Null };
+    let record = |outcome, value| Record { pin: String::new(), outcome, value };
+    match interpret(question, answer)? {
+        Resolved::Accepted(value) => {
+            (node.check)(&value)?;
+            Ok(record('a', value))
+        }
+        Resolved::Declined => Ok(record('d', Value::Null)),
+        Resolved::Cancelled => Ok(record('c', Value::Null)),
+    }
+}
+
+/// What an answer to `question` says: the value it gives (checked against the form), a
+/// decline or a cancel; or, in plain words, why it does not fit.
+pub fn interpret(question: &Question, answer: &Value) -> Result<Resolved, String> {
     let value = match (&question.request, &question.extract) {
         (InputRequest::Elicit(params), extract) => {
             let result =
                 ElicitResult::deserialize(answer).map_err(|_| "the answer is not an elicitation result".to_owned())?;
             match result.action {
-                ElicitAction::Decline => return Ok(refused('d')),
-                ElicitAction::Cancel => return Ok(refused('c')),
+                ElicitAction::Decline => return Ok(Resolved::Declined),
+                ElicitAction::Cancel => return Ok(Resolved::Cancelled),
                 ElicitAction::Accept => {}
             }
             match (params, extract) {
@@ -324,8 +337,13 @@ fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record, St
             serde_json::to_value(result.roots).map_err(|e| e.to_string())?
         }
     };
-    (node.check)(&value)?;
-    Ok(Record { pin: String::new(), outcome: 'a', value })
+    Ok(Resolved::Accepted(value))
+}
+
+/// The same question again, saying what was wrong with the answer (form questions; others
+/// are asked as they were).
+pub fn ask_again(request: InputRequest, why: &str) -> InputRequest {
+    reask(request, why)
 }
 
 /// A requested schema for a type, for the generated code: the whole form for a struct, or a

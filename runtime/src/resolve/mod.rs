@@ -15,7 +15,7 @@ mod question;
 mod template;
 
 pub use answer::{Answer, Consent};
-pub use engine::{Leg, Resolved, Values, evaluate, requested_schema};
+pub use engine::{Leg, Resolved, Values, ask_again, evaluate, interpret, requested_schema};
 pub use form::{form_schema, single_property_form, validate};
 pub use graph::{Check, CheckFn, Graph, GuardFn, Node, Resolution, Resolver, WithFn};
 pub use question::{Extract, Question, SampleOptions};

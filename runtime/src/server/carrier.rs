@@ -11,9 +11,9 @@ use super::dispatch::{Era, Failure, Routed, to_value};
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
-    InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion, ReadResourceResult,
-    RequestMeta, ResultType, capability_value, codes,
+    CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult, InputRequest,
+    InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion,
+    ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, TaskResultType, TaskSupport, capability_value, codes,
 };
 use crate::seal::{Binding, PrincipalInput};
 
@@ -98,7 +98,14 @@ impl Server {
                     Some(Value::Object(a)) => a.clone(),
                     Some(_) => return Err(ErrorObject::invalid_params("params.arguments must be an object").into()),
                 };
-                let handler = self.inner.tools[i].handler.clone();
+                let def = &self.inner.tools[i];
+                if let Era::Modern(meta) = &era
+                    && def.tool.task_support() == TaskSupport::Required
+                    && !meta.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+                {
+                    return Err(Failure::rejected(tasks_required()));
+                }
+                let handler = def.handler.clone();
                 self.run(&handler, carrier("tools/call", name, arguments, Vec::new()), era, inbound).await
             }
             "prompts/get" => {
@@ -202,6 +209,9 @@ impl Server {
                 result.mark_modern(self);
                 Ok(Routed::Value(to_value(result)?))
             }
+            Outcome::Task(task) => {
+                Ok(Routed::Value(to_value(CreateTaskResult { result_type: TaskResultType::Task, task })?))
+            }
             Outcome::InputRequired(round) => {
                 let (requests, state) = round.into_parts();
                 check_capabilities(&requests, &caps).map_err(Failure::rejected)?;
@@ -258,8 +268,15 @@ impl Carrier {
             log,
             peer: inbound.peer.clone(),
             cancel: inbound.cancel.clone(),
+            owner: server.owner(inbound),
+            task: None,
         }
     }
+}
+
+/// `-32021` naming the tasks extension.
+pub(crate) fn tasks_required() -> ErrorObject {
+    ErrorObject::missing_capability("tasks extension", json!({ "extensions": { TASKS_EXTENSION: {} } }))
 }
 
 fn binding<'a>(carrier: &'a Carrier, principal: Option<&'a str>) -> Binding<'a> {

@@ -38,6 +38,10 @@ pub struct RequestContext {
     pub(crate) log: LogFilter,
     pub(crate) peer: Arc<dyn Peer>,
     pub(crate) cancel: CancellationToken,
+    /// The caller, as a salted digest, when the server binds state and tasks to one.
+    pub(crate) owner: Option<String>,
+    /// The task this body runs as, if it runs as one.
+    pub(crate) task: Option<Arc<crate::task::TaskLink>>,
 }
 
 impl fmt::Debug for RequestContext {
@@ -185,9 +189,30 @@ impl RequestContext {
         self.peer.notify(Notification::new("notifications/message", Some(params)));
     }
 
-    /// Cancelled when the client cancels this request or goes away.
+    /// Cancelled when the client cancels this request or goes away (for a task: when
+    /// `tasks/cancel` arrives).
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancel
+    }
+
+    /// Whether the client declared the tasks extension on this request.
+    pub fn accepts_tasks(&self) -> bool {
+        self.version.is_modern()
+            && self
+                .meta
+                .client_capabilities
+                .extensions
+                .as_ref()
+                .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION))
+    }
+
+    /// This context, for a body that runs as `task`: progress becomes the task's status
+    /// message, logs are not sent, cancellation follows `tasks/cancel`.
+    pub(crate) fn into_task(mut self, link: Arc<crate::task::TaskLink>) -> Self {
+        self.peer = Arc::new(crate::task::TaskPeer(link.clone()));
+        self.cancel = link.cancellation().clone();
+        self.task = Some(link);
+        self
     }
 
     /// The server answering, e.g. to announce list changes.

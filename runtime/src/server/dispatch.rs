@@ -13,7 +13,7 @@ use crate::protocol::{
     InitializeParams, InitializeResult, JsonObject, ListChangedCapability, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, META_PROTOCOL_VERSION,
     META_SERVER_INFO, ProtocolVersion, Request, RequestMeta, ResourcesCapability, Response, ResultType,
-    ServerCapabilities, Tool, codes,
+    ServerCapabilities, TASKS_EXTENSION, TaskIdParams, Tool, UpdateTaskParams, codes,
 };
 
 /// The answer to one request.
@@ -91,6 +91,9 @@ const MODERN_METHODS: &[&str] = &[
     "resources/read",
     "completion/complete",
     "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
 
 impl Server {
@@ -141,7 +144,10 @@ impl Server {
             "resources/list" => to_value(self.list_resources(v))?,
             "resources/templates/list" => to_value(self.list_templates(v))?,
             "completion/complete" => to_value(self.complete(params, v)?)?,
-            "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, inbound).await,
+            "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, &meta, inbound).await,
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                to_value(self.task_method(method, params, &meta, inbound).await?)?
+            }
             carrier => {
                 return self.carrier(carrier, params, Era::Modern(Box::new(meta)), inbound).await;
             }
@@ -232,6 +238,7 @@ impl Server {
             "prompts/list" | "prompts/get" => self.offers_prompts(),
             "resources/list" | "resources/templates/list" | "resources/read" => self.offers_resources(),
             "completion/complete" => self.offers_completions(),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => self.offers_tasks(),
             _ => true,
         };
         if offered {
@@ -274,8 +281,52 @@ impl Server {
             completions: self.offers_completions().then(JsonObject::new),
             logging: Some(JsonObject::new()),
             experimental: None,
-            extensions: None,
+            extensions: (version.is_modern() && self.offers_tasks()).then(|| {
+                let mut extensions = JsonObject::new();
+                extensions.insert(TASKS_EXTENSION.into(), json!({}));
+                extensions
+            }),
         }
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the
+    /// extension, on the caller's own tasks.
+    async fn task_method(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        meta: &RequestMeta,
+        inbound: &Inbound,
+    ) -> Result<Value, Failure> {
+        if !meta.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION)) {
+            return Err(Failure::rejected(super::carrier::tasks_required()));
+        }
+        let owner = self.owner(inbound);
+        let tasks = self.tasks();
+        if method == "tasks/update" {
+            let update: UpdateTaskParams =
+                params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
+                    Failure::rejected(ErrorObject::invalid_params(
+                        "tasks/update needs taskId (a string) and inputResponses (an object)",
+                    ))
+                })?;
+            if let Some((key, _)) = update.input_responses.iter().find(|(_, v)| !v.is_object()) {
+                return Err(Failure::rejected(ErrorObject::invalid_params(format!(
+                    "inputResponses[\"{key}\"] must be an object (an elicitation, sampling or roots result)"
+                ))));
+            }
+            tasks.update(&update.task_id, owner.as_deref(), &update.input_responses).await?;
+            return Ok(json!({ "resultType": "complete" }));
+        }
+        let TaskIdParams { task_id } =
+            params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
+                Failure::rejected(ErrorObject::invalid_params(format!("{method} needs taskId (a string)")))
+            })?;
+        if method == "tasks/cancel" {
+            tasks.cancel(&task_id, owner.as_deref()).await?;
+            return Ok(json!({ "resultType": "complete" }));
+        }
+        to_value(tasks.get(&task_id, owner.as_deref()).await?.get_result())
     }
 
     fn discover(&self) -> DiscoverResult {
@@ -365,6 +416,10 @@ fn tool_for(tool: &Tool, version: ProtocolVersion) -> Tool {
     }
     if version < ProtocolVersion::V2025_11_25 {
         tool.icons = None;
+    }
+    if !version.is_modern() {
+        // A legacy session runs task tools synchronously: nothing to announce.
+        tool.execution = None;
     }
     if !version.is_modern() && tool.output_schema.as_ref().is_some_and(|s| s.get("type") != Some(&json!("object"))) {
         tool.output_schema = None;

@@ -24,6 +24,9 @@ pub enum Outcome<T> {
     Complete(T),
     /// The client must answer and retry.
     InputRequired(InputRequired),
+    /// The call became a task (tools only, for a client that declared the tasks extension);
+    /// its seed state.
+    Task(crate::protocol::Task),
 }
 
 impl<T> From<InputRequired> for Outcome<T> {
@@ -210,6 +213,16 @@ impl ToolDef {
     /// The handler takes this registered state; the server checks it when it starts.
     pub fn needs(mut self, need: StateNeed) -> Self {
         self.needs.push(need);
+        self
+    }
+
+    /// Whether calls may become tasks (`execution.taskSupport`). A `required` tool answers
+    /// `-32021` to a client without the tasks extension before its handler runs.
+    pub fn task_support(mut self, support: crate::protocol::TaskSupport) -> Self {
+        self.tool.execution = match support {
+            crate::protocol::TaskSupport::Forbidden => None,
+            other => Some(crate::protocol::ToolExecution { task_support: other }),
+        };
         self
     }
 }

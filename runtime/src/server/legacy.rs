@@ -43,6 +43,13 @@ impl Server {
             let round = match outcome {
                 Outcome::Complete(result) => return Ok(Some(result)),
                 Outcome::InputRequired(round) => round,
+                Outcome::Task(_) => {
+                    return Err(ErrorObject::internal(format!(
+                        "{} `{}` answered with a task, which a {} session cannot carry",
+                        carrier.method, carrier.target, session.version
+                    ))
+                    .into());
+                }
             };
             let (requests, next_state) = round.into_parts();
             if requests.is_empty() {
@@ -93,7 +100,7 @@ impl Server {
 }
 
 /// The params of an input request as a server-to-client request of `version`.
-fn legacy_params(request: &InputRequest, version: ProtocolVersion) -> Result<Value, ErrorObject> {
+pub(crate) fn legacy_params(request: &InputRequest, version: ProtocolVersion) -> Result<Value, ErrorObject> {
     let mut params = request.params_value();
     if let InputRequest::Elicit(elicit) = request {
         if version < ProtocolVersion::V2025_06_18 {

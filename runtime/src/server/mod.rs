@@ -32,6 +32,7 @@ pub use handler::{
     Completer, Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceEntry,
     ResourceTemplateDef, ToolDef,
 };
+pub(crate) use legacy::legacy_params;
 pub use peer::{Inbound, NullPeer, Peer, Principal, Session};
 pub use subscriptions::ListChange;
 use tokio::sync::broadcast;
@@ -39,6 +40,7 @@ use tokio::sync::broadcast;
 use crate::declare::{MissingState, StateNeed, States};
 use crate::protocol::{CacheScope, CompleteParams, Completion, Implementation};
 use crate::seal::{RequestStateSecurity, SealConfigError, Sealer};
+use crate::task::{MemoryStore, TaskOptions, TaskStore, Tasks};
 
 type ServerCompleter = Arc<dyn Fn(&CompleteParams) -> Completion + Send + Sync>;
 
@@ -64,6 +66,7 @@ struct Inner {
     changes: broadcast::Sender<ListChange>,
     legacy_max_rounds: usize,
     states: States,
+    tasks: Tasks,
 }
 
 /// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
@@ -151,6 +154,7 @@ impl Server {
                 changes,
                 legacy_max_rounds: 10,
                 states: States::default(),
+                tasks: Tasks::new(Arc::new(MemoryStore::new()), TaskOptions::default()),
             }),
         }
     }
@@ -263,6 +267,37 @@ impl Server {
         let sealer = Sealer::new(Some(policy), &self.inner.info.name)?;
         self.inner_mut().sealer = Arc::new(sealer);
         Ok(self)
+    }
+
+    /// Keep tasks in `store` (default: in memory, this process only). Replicas that share a
+    /// store answer `tasks/get`, `tasks/update` and `tasks/cancel` for each other's tasks.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        let options = self.inner.tasks.options;
+        self.inner_mut().tasks = Tasks::new(Arc::new(store), options);
+        self
+    }
+
+    /// How long tasks live and how often clients should poll.
+    pub fn task_options(mut self, options: TaskOptions) -> Self {
+        self.inner_mut().tasks.options = options;
+        self
+    }
+
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// Whether any tool may run as a task (the server then offers the tasks extension).
+    pub(crate) fn offers_tasks(&self) -> bool {
+        self.inner.tools.iter().any(|t| t.tool.task_support() != crate::protocol::TaskSupport::Forbidden)
+    }
+
+    /// The caller as a salted digest, when the security policy binds state to a principal
+    /// (tasks are bound to it too).
+    pub(crate) fn owner(&self, inbound: &Inbound) -> Option<String> {
+        let input =
+            crate::seal::PrincipalInput { principal: inbound.principal.as_ref(), http: inbound.http.as_deref() };
+        self.inner.sealer.principal(&input).ok().flatten()
     }
 
     /// The most rounds a legacy session's back-channel runs for one request (default 10).

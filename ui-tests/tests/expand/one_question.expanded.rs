@@ -53,6 +53,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
                 title: ::core::option::Option::None,
                 description: ::core::option::Option::Some("Provision a database."),
                 annotations: ::core::option::Option::None,
+                task: ::roundtrip::protocol::TaskSupport::Forbidden,
             },
             ::roundtrip::__private::input_schema(
                 ::std::vec::Vec::from([

@@ -25,6 +25,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
                 title: ::core::option::Option::None,
                 description: ::core::option::Option::Some("Say hello."),
                 annotations: ::core::option::Option::None,
+                task: ::roundtrip::protocol::TaskSupport::Forbidden,
             },
             ::roundtrip::__private::input_schema(
                 ::std::vec::Vec::from([

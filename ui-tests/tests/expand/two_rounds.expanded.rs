@@ -66,6 +66,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
                 title: ::core::option::Option::None,
                 description: ::core::option::Option::None,
                 annotations: ::core::option::Option::None,
+                task: ::roundtrip::protocol::TaskSupport::Forbidden,
             },
             ::roundtrip::__private::input_schema(::std::vec::Vec::from([])),
             <String as ::roundtrip::ToolReturn>::output_schema(),

@@ -75,6 +75,7 @@ pub(super) fn check_modern(headers: &HeaderMap, request: &Request, tools: &[Tool
     let name_field = match request.method.as_str() {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(field) = name_field

@@ -1,0 +1,144 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a `tools/call` may be
+//! answered with a task handle that the client polls (`tasks/get`), answers (`tasks/update`)
+//! and cancels (`tasks/cancel`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{ErrorObject, InputRequests, JsonObject, ResultType};
+
+/// The extension's identifier, under `capabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Where a task is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Running.
+    Working,
+    /// Waiting for the answers in `inputRequests`.
+    InputRequired,
+    /// Done; the result is inlined (a tool's `isError` result too).
+    Completed,
+    /// Ended by a JSON-RPC error, inlined.
+    Failed,
+    /// Cancelled before it finished.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// `completed`, `failed` or `cancelled`: nothing changes any more.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
+    }
+}
+
+/// How a tool takes part in the extension (`execution.taskSupport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client declared the extension; otherwise run synchronously.
+    Optional,
+    /// Only as a task: a client without the extension gets `-32021`.
+    Required,
+}
+
+/// `execution` of a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecution {
+    /// Whether calls may become tasks.
+    pub task_support: TaskSupport,
+}
+
+/// A task's state as the wire shows it (the base of `CreateTaskResult`, `tasks/get` and
+/// `notifications/tasks`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Task {
+    /// Its identifier (unguessable).
+    pub task_id: String,
+    /// Where it is.
+    pub status: TaskStatus,
+    /// A word on the current state (progress, why it failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// ISO 8601.
+    pub created_at: String,
+    /// ISO 8601.
+    pub last_updated_at: String,
+    /// How long after creation the task is kept, in milliseconds; `null` for unlimited.
+    pub ttl_ms: Option<u64>,
+    /// How often to poll, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+}
+
+/// A task with what its status carries: the outstanding questions, the result or the error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DetailedTask {
+    /// The task.
+    #[serde(flatten)]
+    pub task: Task,
+    /// While `input_required`: every outstanding question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<InputRequests>,
+    /// Once `completed`: the result of the original request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<JsonObject>,
+    /// Once `failed`: the JSON-RPC error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorObject>,
+}
+
+/// The answer to a `tools/call` that became a task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTaskResult {
+    /// Always `task`.
+    pub result_type: TaskResultType,
+    /// The task's seed state.
+    #[serde(flatten)]
+    pub task: Task,
+}
+
+/// The `task` discriminator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum TaskResultType {
+    /// `"task"`.
+    #[default]
+    #[serde(rename = "task")]
+    Task,
+}
+
+/// The answer to `tasks/get`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetTaskResult {
+    /// Always `complete`.
+    pub result_type: ResultType,
+    /// The task and what its status carries.
+    #[serde(flatten)]
+    pub task: DetailedTask,
+}
+
+/// `tasks/get` and `tasks/cancel` params.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskIdParams {
+    /// The task.
+    pub task_id: String,
+}
+
+/// `tasks/update` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateTaskParams {
+    /// The task.
+    pub task_id: String,
+    /// Answers to outstanding questions, by key.
+    pub input_responses: JsonObject,
+}

@@ -1,0 +1,233 @@
+//! What a task's body holds: [`TaskContext`], to ask while running and report progress, and
+//! the link to its record.
+
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use super::{TaskRecord, Tasks};
+use crate::error::Error;
+use crate::protocol::{ErrorObject, InputRequest, Notification, TaskStatus};
+use crate::resolve::{Answer, Extract, Question, Resolved, ask_again, interpret};
+use crate::server::{Peer, RequestContext};
+
+/// The running body's link to its task.
+pub(crate) struct TaskLink {
+    pub(crate) id: String,
+    tasks: Tasks,
+    cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for TaskLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskLink").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+impl TaskLink {
+    pub(crate) fn new(id: String, tasks: Tasks, cancel: CancellationToken) -> Self {
+        Self { id, tasks, cancel }
+    }
+
+    pub(crate) fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Ask `request` under a key not used before in this task (`base`, `base-2`, …) and wait
+    /// for its answer.
+    async fn ask(&self, base: &str, request: InputRequest) -> Result<Value, Error> {
+        let mut changes = self.tasks.subscribe();
+        let chosen: Mutex<Option<String>> = Mutex::new(None);
+        let post = |r: &mut TaskRecord| {
+            let key = std::iter::once(base.to_owned())
+                .chain((2..).map(|n| format!("{base}-{n}")))
+                .find(|k| !r.used_keys.contains(k))
+                .unwrap_or_else(|| base.to_owned());
+            r.used_keys.insert(key.clone());
+            r.pending.insert(key.clone(), request.clone());
+            r.status = TaskStatus::InputRequired;
+            if let Ok(mut c) = chosen.lock() {
+                *c = Some(key);
+            }
+            true
+        };
+        self.tasks.modify(&self.id, &post).await.map_err(Error::rpc)?.ok_or_else(gone)?;
+        let key = chosen.lock().ok().and_then(|mut c| c.take()).ok_or_else(gone)?;
+        loop {
+            let take = |r: &mut TaskRecord| r.answers.remove(&key).is_some();
+            let before = self.tasks.store.get(&self.id).await.map_err(|e| Error::internal(e.to_string()))?;
+            let record = before.ok_or_else(gone)?;
+            if let Some(answer) = record.answers.get(&key).cloned() {
+                self.tasks.modify(&self.id, &take).await.map_err(Error::rpc)?;
+                return Ok(answer);
+            }
+            if record.cancel_requested || record.status.is_terminal() {
+                return Err(Error::new("the task was cancelled while it waited for an answer"));
+            }
+            tokio::select! {
+                change = changes.recv() => if let Err(broadcast::error::RecvError::Closed) = change {
+                    return Err(gone());
+                },
+                () = tokio::time::sleep(self.tasks.options.watch_interval) => {}
+                () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
+            }
+        }
+    }
+
+    /// The latest progress as the task's status message.
+    fn status_message(&self, message: String) {
+        let tasks = self.tasks.clone();
+        let id = self.id.clone();
+        tokio::spawn(async move {
+            let set = |r: &mut TaskRecord| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                r.status_message = Some(message.clone());
+                true
+            };
+            if let Err(e) = tasks.modify(&id, &set).await {
+                tracing::debug!(target: "roundtrip::task", task = %id, "status message not recorded: {}", e.message);
+            }
+        });
+    }
+}
+
+fn gone() -> Error {
+    Error::internal("the task's record is gone (expired or removed)")
+}
+
+/// The peer of a task's body: progress becomes the task's status message; other
+/// notifications (logs) are not sent on tasks; nothing is asked through it.
+pub(crate) struct TaskPeer(pub(crate) Arc<TaskLink>);
+
+impl Peer for TaskPeer {
+    fn notify(&self, notification: Notification) {
+        if notification.method != "notifications/progress" {
+            return;
+        }
+        let params = notification.params.unwrap_or(Value::Null);
+        let message = match (params["message"].as_str(), params["progress"].as_f64(), params["total"].as_f64()) {
+            (Some(m), _, _) => m.to_owned(),
+            (None, Some(p), Some(t)) => format!("{p} of {t}"),
+            (None, Some(p), None) => format!("{p}"),
+            _ => return,
+        };
+        self.0.status_message(message);
+    }
+
+    fn request(&self, _: &str, _: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
+        None
+    }
+}
+
+/// The context of a task tool's body: everything a [`RequestContext`] offers (it derefs to
+/// one), and [`ask`](Self::ask) to ask while running.
+///
+/// Declared as a parameter of a `#[tool(task)]` fn; a tool that is not a task cannot take
+/// one (compile error). When the call runs as a task, asking moves the task to
+/// `input_required` until `tasks/update` answers. When it runs synchronously (a client
+/// without the extension calling an optional task tool), a 2025-era session is asked over
+/// its back-channel, and a 2026-07-28 client cannot be asked mid-call: `ask` returns an error
+/// saying so.
+///
+/// ```
+/// use roundtrip::prelude::*;
+///
+/// /// Back up a database; asks before overwriting.
+/// #[tool(task)]
+/// async fn backup(database: String, task: TaskContext) -> Result<String, Error> {
+///     task.progress(0.5, Some(1.0), Some("copying"));
+///     let overwrite = task.ask_as::<bool>(Question::confirm("Overwrite yesterday's backup?", "overwrite")).await?;
+///     Ok(match overwrite {
+///         Answer::Accepted(true) => format!("Backed up {database} (overwritten)."),
+///         _ => format!("Backed up {database} beside yesterday's."),
+///     })
+/// }
+/// ```
+pub struct TaskContext {
+    cx: RequestContext,
+}
+
+impl std::fmt::Debug for TaskContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskContext").field("task", &self.task_id()).field("cx", &self.cx).finish()
+    }
+}
+
+impl Deref for TaskContext {
+    type Target = RequestContext;
+
+    fn deref(&self) -> &RequestContext {
+        &self.cx
+    }
+}
+
+impl From<RequestContext> for TaskContext {
+    fn from(cx: RequestContext) -> Self {
+        Self { cx }
+    }
+}
+
+impl TaskContext {
+    /// The task's id, when the call runs as a task.
+    pub fn task_id(&self) -> Option<&str> {
+        self.cx.task.as_ref().map(|t| t.id.as_str())
+    }
+
+    /// Ask `question` and wait for the answer: accepted (the value, checked against the
+    /// form), declined or cancelled. An answer that does not fit is asked again, saying why.
+    pub async fn ask(&self, question: Question) -> Result<Answer<Value>, Error> {
+        let base = match &question.extract {
+            Extract::Property(p) => p.clone(),
+            _ => "input".to_owned(),
+        };
+        let mut request = question.request.clone();
+        loop {
+            let answer = self.send(&base, request.clone()).await?;
+            match interpret(&question, &answer) {
+                Ok(Resolved::Accepted(v)) => return Ok(Answer::Accepted(v)),
+                Ok(Resolved::Declined) => return Ok(Answer::Declined),
+                Ok(Resolved::Cancelled) => return Ok(Answer::Cancelled),
+                Err(why) => request = ask_again(question.request.clone(), &why),
+            }
+        }
+    }
+
+    /// [`ask`](Self::ask), with the answer as `T`.
+    pub async fn ask_as<T: DeserializeOwned>(&self, question: Question) -> Result<Answer<T>, Error> {
+        Ok(match self.ask(question).await? {
+            Answer::Accepted(v) => Answer::Accepted(
+                serde_json::from_value(v)
+                    .map_err(|e| Error::internal(format!("an answer did not fit its type: {e}")))?,
+            ),
+            Answer::Declined => Answer::Declined,
+            Answer::Cancelled => Answer::Cancelled,
+        })
+    }
+
+    async fn send(&self, base: &str, request: InputRequest) -> Result<Value, Error> {
+        if let Some(link) = &self.cx.task {
+            return link.ask(base, request).await;
+        }
+        if !self.cx.version.is_modern() {
+            let params = crate::server::legacy_params(&request, self.cx.version).map_err(Error::rpc)?;
+            if let Some(answer) = self.cx.peer.request(request.method(), params) {
+                return answer.await.map_err(|e| {
+                    Error::rpc(ErrorObject::internal(format!("the client answered with an error: {}", e.message)))
+                });
+            }
+        }
+        Err(Error::new(format!(
+            "`{}` needs to ask while it runs, which needs a task: this call runs synchronously because the \
+             client did not declare the tasks extension ({})",
+            self.cx.target(),
+            json!(crate::protocol::TASKS_EXTENSION)
+        )))
+    }
+}

@@ -1,0 +1,292 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`): long work answered with a task
+//! handle that the client polls, answers and cancels.
+//!
+//! A `#[tool(task)]` asks its declared questions first, through multi-round trips (no task
+//! exists yet); then its body runs as a task in the background. Inside, the body asks more
+//! with [`TaskContext::ask`], which moves the task to `input_required` until `tasks/update`
+//! answers; progress becomes the task's status message; `tasks/cancel` stops the body.
+//!
+//! Tasks live in a [`TaskStore`]: [`MemoryStore`] by default (one process). A shared store
+//! lets any replica answer `tasks/get`, `tasks/update` and `tasks/cancel` for a task running
+//! on another: answers and cancellation reach the running body through the store, which the
+//! body's replica watches; a replica renews a lease on each task it runs, and a task whose
+//! lease ran out (its replica died) reads as `failed`.
+
+mod context;
+mod memory;
+mod store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+pub use context::TaskContext;
+pub(crate) use context::{TaskLink, TaskPeer};
+pub use memory::MemoryStore;
+pub(crate) use store::now_ms;
+pub use store::{Modify, StoreError, TaskRecord, TaskStore};
+
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskStatus};
+
+/// How long tasks live and how often clients should poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskOptions {
+    /// How long a task is kept after it is created (`ttlMs`; default one hour).
+    pub ttl: Duration,
+    /// How often clients should poll (`pollIntervalMs`; default 500 ms).
+    pub poll_interval: Duration,
+    /// How long a task's runner vouches for it between renewals (default 15 s): a task whose
+    /// replica died reads as `failed` at most this long after.
+    pub lease: Duration,
+    /// How often a running body looks at the store for answers and cancellation that another
+    /// replica wrote (default 100 ms; changes made in this process wake it at once).
+    pub watch_interval: Duration,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(3600),
+            poll_interval: Duration::from_millis(500),
+            lease: Duration::from_secs(15),
+            watch_interval: Duration::from_millis(100),
+        }
+    }
+}
+
+/// The server's side of the extension: the store, the options and the changes this process
+/// saw (to wake bodies and `notifications/tasks` streams).
+#[derive(Clone)]
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    pub(crate) options: TaskOptions,
+    changes: broadcast::Sender<String>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks").field("options", &self.options).finish_non_exhaustive()
+    }
+}
+
+/// `-32602` for a task that is not there (or not the caller's, which must look the same).
+fn not_found() -> ErrorObject {
+    ErrorObject::invalid_params("Failed to retrieve task: Task not found")
+}
+
+fn store_failed(e: StoreError) -> ErrorObject {
+    tracing::error!(target: "roundtrip::task", "{e}");
+    ErrorObject::internal("Internal error")
+}
+
+impl Tasks {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, options: TaskOptions) -> Self {
+        let (changes, _) = broadcast::channel(1024);
+        Self { store, options, changes }
+    }
+
+    /// Task ids changed in this process.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self, id: &str) {
+        // No receiver is not an error.
+        let _ = self.changes.send(id.to_owned());
+    }
+
+    pub(crate) async fn modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, ErrorObject> {
+        let record = self.store.modify(id, change).await.map_err(store_failed)?;
+        self.changed(id);
+        Ok(record)
+    }
+
+    /// The caller's task as `tasks/get` shows it. A task whose runner's lease ran out fails.
+    pub(crate) async fn get(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
+        let record = self.store.get(id).await.map_err(store_failed)?.filter(|r| r.owner.as_deref() == owner);
+        let record = record.ok_or_else(not_found)?;
+        if record.status.is_terminal() || record.lease_until_ms > now_ms() {
+            return Ok(record);
+        }
+        let lost = |r: &mut TaskRecord| {
+            if r.status.is_terminal() || r.lease_until_ms > now_ms() {
+                return false;
+            }
+            r.status = TaskStatus::Failed;
+            r.status_message = Some("the server running this task stopped".into());
+            r.error = Some(ErrorObject::internal("the server running this task stopped before it finished"));
+            r.pending.clear();
+            true
+        };
+        self.modify(id, &lost).await?.ok_or_else(not_found)
+    }
+
+    /// `tasks/update`: answers for outstanding keys are kept for the body; unknown or already
+    /// answered keys are ignored. The task stays `input_required` until every question has
+    /// its answer.
+    pub(crate) async fn update(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        responses: &JsonObject,
+    ) -> Result<(), ErrorObject> {
+        self.get(id, owner).await?;
+        let answer = |r: &mut TaskRecord| {
+            let mut changed = false;
+            for (key, value) in responses {
+                if r.pending.remove(key).is_some() {
+                    r.answers.insert(key.clone(), value.clone());
+                    changed = true;
+                }
+            }
+            if changed && r.pending.is_empty() && r.status == TaskStatus::InputRequired {
+                r.status = TaskStatus::Working;
+            }
+            changed
+        };
+        self.modify(id, &answer).await.map(drop)
+    }
+
+    /// `tasks/cancel`: the body's runner stops it and the task becomes `cancelled`;
+    /// acknowledged for a terminal task too.
+    pub(crate) async fn cancel(&self, id: &str, owner: Option<&str>) -> Result<(), ErrorObject> {
+        self.get(id, owner).await?;
+        let cancel = |r: &mut TaskRecord| {
+            let fresh = !r.status.is_terminal() && !r.cancel_requested;
+            r.cancel_requested = true;
+            fresh
+        };
+        self.modify(id, &cancel).await.map(drop)
+    }
+
+    /// Create a task for `owner` and run `body` in the background; the seed state once the
+    /// task is durably created.
+    pub(crate) async fn spawn<F, Fut>(&self, owner: Option<String>, body: F) -> Result<Task, ErrorObject>
+    where
+        F: FnOnce(Arc<TaskLink>) -> Fut,
+        Fut: Future<Output = Result<CallToolResult, ErrorObject>> + Send + 'static,
+    {
+        let now = now_ms();
+        let record = TaskRecord {
+            id: uuid::Uuid::new_v4().simple().to_string(),
+            owner,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at_ms: now,
+            updated_at_ms: now,
+            ttl_ms: self.options.ttl.as_millis() as u64,
+            poll_interval_ms: self.options.poll_interval.as_millis() as u64,
+            pending: Default::default(),
+            answers: JsonObject::new(),
+            used_keys: Default::default(),
+            result: None,
+            error: None,
+            cancel_requested: false,
+            lease_until_ms: now + self.options.lease.as_millis() as u64,
+        };
+        let seed = record.task();
+        let id = record.id.clone();
+        self.store.create(record).await.map_err(store_failed)?;
+        let cancel = CancellationToken::new();
+        let link = Arc::new(TaskLink::new(id.clone(), self.clone(), cancel.clone()));
+        // A body that panics fails its task with an internal error instead of leaving it
+        // working until its lease runs out.
+        let body = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(body(link.clone())));
+        let tasks = self.clone();
+        tokio::spawn(async move {
+            let watcher = tokio::spawn(watch(tasks.clone(), id.clone(), cancel.clone()));
+            let outcome = tokio::select! {
+                outcome = body => Some(outcome.unwrap_or_else(|panic| {
+                    let why = panic.downcast_ref::<&str>().map(|s| (*s).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    tracing::error!(target: "roundtrip::task", task = %id, "the task's body panicked: {why}");
+                    Err(ErrorObject::internal("Internal error"))
+                })),
+                () = cancel.cancelled() => None,
+            };
+            watcher.abort();
+            let finish = |r: &mut TaskRecord| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                r.pending.clear();
+                match &outcome {
+                    None => {
+                        r.status = TaskStatus::Cancelled;
+                        r.status_message = Some("cancelled at the client's request".into());
+                    }
+                    Some(Ok(result)) => {
+                        r.status = TaskStatus::Completed;
+                        r.result = inline(result);
+                    }
+                    Some(Err(error)) => {
+                        r.status = TaskStatus::Failed;
+                        r.status_message = Some(error.message.clone());
+                        r.error = Some(error.clone());
+                    }
+                }
+                true
+            };
+            if let Err(e) = tasks.modify(&id, &finish).await {
+                tracing::error!(target: "roundtrip::task", task = %id, "could not record the end of a task: {}", e.message);
+            }
+        });
+        Ok(seed)
+    }
+}
+
+/// A tool result as a task inlines it: the result of the original request, without the
+/// `resultType` of the envelope.
+fn inline(result: &CallToolResult) -> Option<JsonObject> {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(mut o)) => {
+            o.remove("resultType");
+            Some(o)
+        }
+        _ => None,
+    }
+}
+
+/// While a body runs: renew its lease, and cancel it when the store says so (changes made in
+/// this process wake the watcher at once; those of other replicas are seen within the watch
+/// interval).
+async fn watch(tasks: Tasks, id: String, cancel: CancellationToken) {
+    let mut changes = tasks.subscribe();
+    let lease_ms = tasks.options.lease.as_millis() as u64;
+    let mut renewed = now_ms();
+    loop {
+        tokio::select! {
+            change = changes.recv() => match change {
+                Ok(changed) if changed != id => continue,
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+            () = tokio::time::sleep(tasks.options.watch_interval) => {}
+        }
+        let record = match tasks.store.get(&id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => return cancel.cancel(), // expired or removed: nobody can read the result
+            Err(e) => {
+                tracing::warn!(target: "roundtrip::task", task = %id, "{e}");
+                continue;
+            }
+        };
+        if record.cancel_requested {
+            return cancel.cancel();
+        }
+        let now = now_ms();
+        if now.saturating_sub(renewed) >= lease_ms / 3 {
+            let renew = |r: &mut TaskRecord| {
+                r.lease_until_ms = now + lease_ms;
+                false
+            };
+            if tasks.store.modify(&id, &renew).await.is_ok() {
+                renewed = now;
+            }
+        }
+    }
+}
