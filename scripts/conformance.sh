@@ -85,6 +85,20 @@ for rev in "${REVISIONS[@]}"; do
   if ! "$NODE" "$CONF" "${args[@]}"; then
     status=1
   fi
+  # The suite does not score the tasks extension's scenarios; roundtrip implements the
+  # extension, so a failing or missing tasks-* check fails this run too.
+  if [ "$rev" = 2026-07-28 ] && [ -z "${SCENARIO:-}" ]; then
+    tasks_runs=("$OUT_DIR/$rev"/server-tasks-*/checks.json)
+    if [ ! -f "${tasks_runs[0]}" ]; then
+      echo "conformance: no tasks-* scenario ran" >&2
+      status=1
+    elif grep -l '"status": *"FAILURE"' "${tasks_runs[@]}" >&2; then
+      echo "conformance: the tasks extension scenarios above failed" >&2
+      status=1
+    else
+      echo "conformance: ${#tasks_runs[@]} tasks extension scenarios passed"
+    fi
+  fi
 done
 echo "conformance: results (checks.json per scenario) and server log in $OUT_DIR"
 exit $status

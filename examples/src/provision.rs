@@ -80,6 +80,33 @@ pub async fn workspace(#[resolve(roots)] roots: Vec<Root>) -> String {
     format!("Roots: {}", uris.join(", "))
 }
 
+/// Back up a database. Asks the region first; then runs as a task that reports progress and
+/// asks, mid-run, whether to overwrite the backup that is already there.
+#[tool(task)]
+pub async fn backup(
+    /// The database.
+    database: String,
+    #[resolve(elicit = "Which region should the backup of {database} go to?")] region: String,
+    task: TaskContext,
+) -> Result<String, Error> {
+    for part in 1..=3 {
+        task.progress(f64::from(part), Some(4.0), Some(&format!("copying part {part} of 3")));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let existing = format!("backups/{region}/{database}.dump");
+    if !task.can_ask() {
+        // A client that cannot be asked mid-call keeps what is there.
+        return Ok(format!("Backed up {database} to {existing}.new (an existing backup was kept)."));
+    }
+    let question = Question::confirm(format!("{existing} already exists. Overwrite it?"), "overwrite");
+    let overwrite = task.ask_as::<bool>(question).await?;
+    task.progress(4.0, Some(4.0), Some("done"));
+    Ok(match overwrite {
+        Answer::Accepted(true) => format!("Backed up {database} to {existing} (overwritten)."),
+        _ => format!("Backed up {database} to {existing}.new (the existing backup was kept)."),
+    })
+}
+
 /// Welcome a new user by name.
 #[prompt]
 pub async fn greeting(#[resolve(elicit = "What should I call you?")] name: String) -> String {
@@ -107,7 +134,7 @@ pub async fn note(
 /// The server.
 pub fn server() -> Server {
     Server::new("provision", env!("CARGO_PKG_VERSION"))
-        .tools(tools![provision, wizard, confirm_delete, slow_sum, link_account, summarize, workspace])
+        .tools(tools![provision, wizard, confirm_delete, slow_sum, link_account, summarize, workspace, backup])
         .prompts(prompts![greeting])
         .resources(resources![note])
 }

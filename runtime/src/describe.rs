@@ -128,6 +128,13 @@ impl Description {
                 let _ = writeln!(md, "{d}\n");
             }
             annotations(&mut md, &tool["annotations"]);
+            match tool["execution"]["taskSupport"].as_str() {
+                Some("optional") => md.push_str(
+                    "Runs as a task (tasks extension) when the client declares the extension; otherwise synchronously.\n\n",
+                ),
+                Some("required") => md.push_str("Runs only as a task: a client must declare the tasks extension.\n\n"),
+                _ => {}
+            }
             arguments(&mut md, &tool["inputSchema"]);
             checks_md(&mut md, &tool["checks"]);
             questions_md(&mut md, &tool["questions"]);

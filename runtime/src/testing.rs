@@ -36,8 +36,8 @@ use serde_json::{Value, json};
 use crate::Server;
 use crate::client::{Client, ClientError, Step};
 use crate::protocol::{
-    CallToolResult, ElicitParams, GetPromptResult, InputRequest, InputRequests, JsonObject, LoggingLevel, Notification,
-    ReadResourceResult,
+    CallToolResult, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests, JsonObject, LoggingLevel,
+    Notification, ReadResourceResult, TaskStatus,
 };
 
 /// A scripted answer to one question (named so that it does not clash with the prelude's
@@ -78,8 +78,22 @@ pub struct Flow<T> {
     /// The questions asked, round by round (a state-only round has none).
     pub rounds: Vec<InputRequests>,
     /// The notifications (progress, logs) the server sent during each leg; one entry per leg,
-    /// so one more than `rounds`.
+    /// so one more than `rounds` (for a call that became a task, the legs before the task).
     pub notifications: Vec<Vec<Notification>>,
+    /// When the call became a task: its id, and the questions it asked while running (each
+    /// batch as the kit saw it on `tasks/get`) and the status messages it showed.
+    pub task: Option<TaskRun>,
+}
+
+/// What the kit saw of a call that ran as a task.
+#[derive(Debug, Clone, Default)]
+pub struct TaskRun {
+    /// The task's id.
+    pub id: String,
+    /// The questions asked while running, batch by batch.
+    pub questions: Vec<InputRequests>,
+    /// Each distinct status message, in order.
+    pub status_messages: Vec<String>,
 }
 
 impl<T> Flow<T> {
@@ -196,7 +210,7 @@ impl TestKit {
     /// Call a tool to completion.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Flow<CallToolResult>, TestError> {
         let (client, log) = self.client().await?;
-        self.drive(&log, |responses, state| {
+        self.drive(&client, &log, |responses, state| {
             let client = client.clone();
             let arguments = arguments.clone();
             async move { client.call_tool_step(name, arguments, responses, state).await }
@@ -207,7 +221,7 @@ impl TestKit {
     /// Get a prompt to completion.
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Flow<GetPromptResult>, TestError> {
         let (client, log) = self.client().await?;
-        self.drive(&log, |responses, state| {
+        self.drive(&client, &log, |responses, state| {
             let client = client.clone();
             let arguments = arguments.clone();
             async move { client.get_prompt_step(name, arguments, responses, state).await }
@@ -218,7 +232,7 @@ impl TestKit {
     /// Read a resource to completion.
     pub async fn read_resource(&self, uri: &str) -> Result<Flow<ReadResourceResult>, TestError> {
         let (client, log) = self.client().await?;
-        self.drive(&log, |responses, state| {
+        self.drive(&client, &log, |responses, state| {
             let client = client.clone();
             async move { client.read_resource_step(uri, responses, state).await }
         })
@@ -244,8 +258,9 @@ impl TestKit {
         Ok((client, log))
     }
 
-    async fn drive<T, F, Fut>(&self, log: &Recorder, leg: F) -> Result<Flow<T>, TestError>
+    async fn drive<T, F, Fut>(&self, client: &Client, log: &Recorder, leg: F) -> Result<Flow<T>, TestError>
     where
+        T: serde::de::DeserializeOwned,
         F: Fn(Option<JsonObject>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Step<T>, ClientError>>,
     {
@@ -257,7 +272,13 @@ impl TestKit {
             let step = leg(responses.take(), state.take()).await;
             notifications.push(log.take());
             let round = match step {
-                Ok(Step::Complete(result)) => return Ok(Flow { result, rounds, notifications }),
+                Ok(Step::Complete(result)) => return Ok(Flow { result, rounds, notifications, task: None }),
+                Ok(Step::Task(task)) => {
+                    return match self.follow(client, task.task_id).await {
+                        Ok((result, run)) => Ok(Flow { result, rounds, notifications, task: Some(run) }),
+                        Err(error) => Err(TestError { error, rounds, notifications }),
+                    };
+                }
                 Ok(Step::InputRequired(round)) => round,
                 Err(e) => {
                     error = e;
@@ -280,6 +301,61 @@ impl TestKit {
             rounds.push(questions);
         }
         Err(TestError { error, rounds, notifications })
+    }
+
+    /// Poll a task to its end, answering its questions from the script.
+    async fn follow<T: serde::de::DeserializeOwned>(
+        &self,
+        client: &Client,
+        id: String,
+    ) -> Result<(T, TaskRun), ClientError> {
+        let mut run = TaskRun { id: id.clone(), ..TaskRun::default() };
+        let mut answered = std::collections::HashSet::new();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let got = client.get_task(&id).await?.task;
+            if let Some(message) = &got.task.status_message
+                && run.status_messages.last() != Some(message)
+            {
+                run.status_messages.push(message.clone());
+            }
+            match got.task.status {
+                TaskStatus::Completed => {
+                    let result = got.result.ok_or_else(|| ClientError::Protocol("no result".into()))?;
+                    let result = serde_json::from_value(Value::Object(result))
+                        .map_err(|e| ClientError::Protocol(format!("the task's result: {e}")))?;
+                    return Ok((result, run));
+                }
+                TaskStatus::Failed => {
+                    return Err(ClientError::Rpc(got.error.unwrap_or_else(|| ErrorObject::internal("failed"))));
+                }
+                TaskStatus::Cancelled => {
+                    return Err(ClientError::TaskCancelled(got.task.status_message.unwrap_or_default()));
+                }
+                TaskStatus::InputRequired => {
+                    let fresh: InputRequests = got
+                        .input_requests
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|(k, _)| !answered.contains(k))
+                        .collect();
+                    if !fresh.is_empty() {
+                        let mut answers = JsonObject::new();
+                        for (key, request) in &fresh {
+                            answers.insert(key.clone(), self.answer_for(key, request)?);
+                            answered.insert(key.clone());
+                        }
+                        run.questions.push(fresh);
+                        client.update_task(&id, answers).await?;
+                    }
+                }
+                TaskStatus::Working => {}
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(ClientError::Protocol(format!("task {id} did not end within 60 s")));
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
     }
 
     fn answer_for(&self, key: &str, request: &InputRequest) -> Result<Value, ClientError> {

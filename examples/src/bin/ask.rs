@@ -38,7 +38,8 @@ use std::time::Duration;
 use roundtrip::client::{Client, ClientError, Mode, Step};
 use roundtrip::protocol::{
     CallToolResult, Content, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    InputRequest, JsonObject, ListRootsResult, Notification, Role, Root, SamplingContent, Tool,
+    ErrorObject, InputRequest, JsonObject, ListRootsResult, Notification, Role, Root, SamplingContent, Task,
+    TaskStatus, Tool,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -199,6 +200,7 @@ async fn call(client: &Client, asker: &Asker, name: &str, arguments: Value) -> R
     for _ in 0..MAX_ROUNDS {
         match client.call_tool_step(name, arguments.clone(), responses.take(), state.take()).await? {
             Step::Complete(result) => return Ok(result),
+            Step::Task(task) => return follow_task(client, asker, task).await,
             Step::InputRequired(round) => {
                 state = round.request_state;
                 match round.input_requests {
@@ -219,6 +221,64 @@ async fn call(client: &Client, asker: &Asker, name: &str, arguments: Value) -> R
         }
     }
     Err(ClientError::TooManyRounds(MAX_ROUNDS))
+}
+
+/// Follow a call that became a task: show its status and progress as it runs, ask its
+/// questions as they come, and return its result.
+async fn follow_task(client: &Client, asker: &Asker, task: Task) -> Result<CallToolResult, ClientError> {
+    eprintln!("task {}: {}", task.task_id, status_word(task.status));
+    let mut answered = std::collections::HashSet::new();
+    let mut shown = String::new();
+    let mut interval = task.poll_interval_ms.unwrap_or(500).clamp(50, 2_000);
+    loop {
+        tokio::time::sleep(Duration::from_millis(interval)).await;
+        let got = client.get_task(&task.task_id).await?.task;
+        interval = got.task.poll_interval_ms.unwrap_or(interval).clamp(50, 2_000);
+        let line = match &got.task.status_message {
+            Some(m) => format!("{}: {m}", status_word(got.task.status)),
+            None => status_word(got.task.status).to_owned(),
+        };
+        if line != shown {
+            eprintln!("task {}: {line}", task.task_id);
+            shown = line;
+        }
+        match got.task.status {
+            TaskStatus::Completed => {
+                let result = got.result.unwrap_or_default();
+                return serde_json::from_value(Value::Object(result))
+                    .map_err(|e| ClientError::Protocol(format!("the task's result: {e}")));
+            }
+            TaskStatus::Failed => {
+                return Err(ClientError::Rpc(got.error.unwrap_or_else(|| ErrorObject::internal("the task failed"))));
+            }
+            TaskStatus::Cancelled => {
+                return Err(ClientError::TaskCancelled(got.task.status_message.unwrap_or_default()));
+            }
+            TaskStatus::InputRequired => {
+                let mut answers = JsonObject::new();
+                for (key, request) in got.input_requests.unwrap_or_default() {
+                    if answered.insert(key.clone()) {
+                        let answer = asker.answer(&key, request).await?;
+                        answers.insert(key, answer);
+                    }
+                }
+                if !answers.is_empty() {
+                    client.update_task(&task.task_id, answers).await?;
+                }
+            }
+            TaskStatus::Working => {}
+        }
+    }
+}
+
+fn status_word(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Working => "working",
+        TaskStatus::InputRequired => "waiting for your answer",
+        TaskStatus::Completed => "completed",
+        TaskStatus::Failed => "failed",
+        TaskStatus::Cancelled => "cancelled",
+    }
 }
 
 fn print_tools(tools: &[Tool]) {

@@ -134,6 +134,7 @@ async fn request_state(client: &Client) -> Result<(), ClientError> {
     match client.call_tool_step("test_mrtr_echo_state", json!({}), Some(answers), round.request_state).await? {
         Step::Complete(r) => println!("test_mrtr_echo_state: {:?}", r.content.first().and_then(|c| c.as_text())),
         Step::InputRequired(_) => return Err(ClientError::Protocol("test_mrtr_echo_state asked again".into())),
+        Step::Task(_) => return Err(ClientError::Protocol("test_mrtr_echo_state became a task".into())),
     }
     // The loop answers through the callbacks and sends no state when none came.
     call_tool(client, "test_mrtr_no_state", json!({})).await?;

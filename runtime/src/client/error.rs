@@ -27,6 +27,9 @@ pub enum ClientError {
     /// The flow did not complete within the round budget.
     #[error("the request did not complete within {0} rounds (the client's max_rounds)")]
     TooManyRounds(usize),
+    /// The call ran as a task, and the task was cancelled (the server's word on why).
+    #[error("the task was cancelled: {0}")]
+    TaskCancelled(String),
 }
 
 impl From<ErrorObject> for ClientError {

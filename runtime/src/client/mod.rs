@@ -43,6 +43,7 @@
 mod callbacks;
 mod error;
 mod params;
+mod tasks;
 mod wire;
 
 use std::collections::HashMap;
@@ -89,6 +90,9 @@ pub enum Step<T> {
     Complete(T),
     /// The server asks; answer and call again with the answers and the state.
     InputRequired(InputRequiredResult),
+    /// The call became a task (tasks extension): follow it with
+    /// [`Client::get_task`], [`Client::update_task`] and [`Client::cancel_task`].
+    Task(crate::protocol::Task),
 }
 
 /// Builds a [`Client`]: identity, mode, callbacks, round budget.
@@ -101,6 +105,7 @@ pub struct ClientBuilder {
     auth: Option<AuthProvider>,
     progress: bool,
     log_level: Option<LoggingLevel>,
+    tasks: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -168,6 +173,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Declare the tasks extension (`io.modelcontextprotocol/tasks`; on by default at
+    /// 2026-07-28): a server may then answer a `tools/call` with a task, which `call_tool`
+    /// follows to its end (polling `tasks/get` as the server asks, answering its questions
+    /// through the same callbacks with `tasks/update`, cancelling it when the call is
+    /// dropped) and returns as a plain call does.
+    pub fn tasks(mut self, on: bool) -> Self {
+        self.tasks = on;
+        self
+    }
+
     /// See every notification the server sends (progress, logs, list changes).
     pub fn on_notification(mut self, f: impl Fn(Notification) + Send + Sync + 'static) -> Self {
         self.callbacks.notification = Some(Arc::new(f));
@@ -213,6 +228,7 @@ impl ClientBuilder {
             max_rounds: self.max_rounds,
             progress: self.progress.then(|| std::sync::atomic::AtomicU64::new(1)),
             log_level: self.log_level,
+            tasks: self.tasks,
             version: ProtocolVersion::LATEST,
             server_info: None,
             server_capabilities: ServerCapabilities::default(),
@@ -251,6 +267,8 @@ struct Inner {
     progress: Option<std::sync::atomic::AtomicU64>,
     /// The log level every 2026-07-28 request asks for.
     log_level: Option<LoggingLevel>,
+    /// Whether requests declare the tasks extension.
+    tasks: bool,
     version: ProtocolVersion,
     server_info: Option<Implementation>,
     server_capabilities: ServerCapabilities,
@@ -326,7 +344,13 @@ impl Inner {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert(META_PROTOCOL_VERSION.into(), json!(self.version.as_str()));
-                meta.insert(META_CLIENT_CAPABILITIES.into(), json!(self.callbacks.capabilities()));
+                let mut capabilities = self.callbacks.capabilities();
+                if self.tasks {
+                    let mut extensions = JsonObject::new();
+                    extensions.insert(crate::protocol::TASKS_EXTENSION.into(), json!({}));
+                    capabilities.extensions = Some(extensions);
+                }
+                meta.insert(META_CLIENT_CAPABILITIES.into(), json!(capabilities));
                 meta.insert(META_CLIENT_INFO.into(), json!(self.info));
                 if let Some(level) = self.log_level {
                     meta.insert(META_LOG_LEVEL.into(), json!(level));
@@ -367,6 +391,7 @@ impl Client {
             auth: None,
             progress: false,
             log_level: None,
+            tasks: true,
         }
     }
 
@@ -518,10 +543,10 @@ impl Client {
         request_state: Option<String>,
     ) -> Result<Step<T>, ClientError> {
         let result = self.leg(method, base, name, input_responses, request_state).await?;
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            Ok(Step::InputRequired(parse(result)?))
-        } else {
-            Ok(Step::Complete(parse(result)?))
+        match result.get("resultType").and_then(Value::as_str) {
+            Some("input_required") => Ok(Step::InputRequired(parse(result)?)),
+            Some("task") => Ok(Step::Task(parse(result)?)),
+            _ => Ok(Step::Complete(parse(result)?)),
         }
     }
 
@@ -565,8 +590,10 @@ impl Client {
         let mut backoff = FIRST_BACKOFF;
         for _ in 0..self.inner.max_rounds {
             let result = self.leg(method, base.clone(), name, responses.take(), state.take()).await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return Ok(result);
+            match result.get("resultType").and_then(Value::as_str) {
+                Some("input_required") => {}
+                Some("task") => return self.follow_task(parse(result)?).await,
+                _ => return Ok(result),
             }
             let round: InputRequiredResult = parse(result)?;
             state = round.request_state;

@@ -22,6 +22,11 @@ pub trait Peer: Send + Sync {
     /// `None` when the transport has no back-channel for this request (every 2026 request,
     /// and legacy HTTP without a session).
     fn request(&self, method: &str, params: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>>;
+
+    /// Whether [`request`](Self::request) has a back-channel to use.
+    fn can_request(&self) -> bool {
+        true
+    }
 }
 
 /// A peer that drops notifications and has no back-channel.
@@ -33,6 +38,10 @@ impl Peer for NullPeer {
 
     fn request(&self, _: &str, _: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
         None
+    }
+
+    fn can_request(&self) -> bool {
+        false
     }
 }
 

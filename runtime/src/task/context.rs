@@ -124,6 +124,10 @@ impl Peer for TaskPeer {
     fn request(&self, _: &str, _: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
         None
     }
+
+    fn can_request(&self) -> bool {
+        false
+    }
 }
 
 /// The context of a task tool's body: everything a [`RequestContext`] offers (it derefs to
@@ -178,6 +182,13 @@ impl TaskContext {
     /// The task's id, when the call runs as a task.
     pub fn task_id(&self) -> Option<&str> {
         self.cx.task.as_ref().map(|t| t.id.as_str())
+    }
+
+    /// Whether [`ask`](Self::ask) can reach the user in this call: it runs as a task, or on a
+    /// 2025-era session with a back-channel. A 2026-07-28 client that did not declare the
+    /// tasks extension gets the tool run synchronously and cannot be asked mid-call.
+    pub fn can_ask(&self) -> bool {
+        self.cx.task.is_some() || (!self.cx.version.is_modern() && self.cx.peer.can_request())
     }
 
     /// Ask `question` and wait for the answer: accepted (the value, checked against the

@@ -115,6 +115,21 @@ pub(crate) fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
+/// A shared store (several servers in one process, or one kept by the caller too).
+impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).create(record)
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        (**self).get(id)
+    }
+
+    fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        (**self).modify(id, change)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,10 @@ impl Peer for ChannelPeer {
             answer.await
         }))
     }
+
+    fn can_request(&self) -> bool {
+        self.pending.is_some()
+    }
 }
 
 /// Cancels the request when dropped, unless disarmed: a dropped response body is a client

@@ -1,0 +1,112 @@
+//! Following a task (tasks extension): poll `tasks/get` as often as the server asks, answer
+//! its questions with the callbacks through `tasks/update`, cancel it when the caller goes
+//! away, and return its result as a plain call does.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use futures::future::try_join_all;
+use serde_json::{Value, json};
+
+use super::{Client, ClientError, parse};
+use crate::protocol::{ErrorObject, GetTaskResult, JsonObject, Task, TaskStatus};
+
+/// Poll at least this often and at most this rarely, whatever the server says.
+const POLL_BOUNDS: (u64, u64) = (10, 5_000);
+
+/// Sends `tasks/cancel` when the call that follows a task is dropped before the task ends.
+struct CancelOnDrop {
+    client: Option<Client>,
+    task_id: String,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(client) = self.client.take() else { return };
+        let task_id = std::mem::take(&mut self.task_id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Err(e) = client.cancel_task(&task_id).await {
+                    tracing::debug!(target: "roundtrip::client", task = %task_id, "tasks/cancel failed: {e}");
+                }
+            });
+        }
+    }
+}
+
+impl Client {
+    /// `tasks/get`: the task's state, with its questions, result or error.
+    pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult, ClientError> {
+        parse(self.task_request("tasks/get", task_id, JsonObject::new()).await?)
+    }
+
+    /// `tasks/update`: answers to the task's questions, by key.
+    pub async fn update_task(&self, task_id: &str, input_responses: JsonObject) -> Result<(), ClientError> {
+        let mut params = JsonObject::new();
+        params.insert("inputResponses".into(), Value::Object(input_responses));
+        self.task_request("tasks/update", task_id, params).await.map(drop)
+    }
+
+    /// `tasks/cancel`.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
+        self.task_request("tasks/cancel", task_id, JsonObject::new()).await.map(drop)
+    }
+
+    async fn task_request(&self, method: &str, task_id: &str, mut params: JsonObject) -> Result<Value, ClientError> {
+        params.insert("taskId".into(), json!(task_id));
+        self.inner.request(method, params, Some(task_id.to_owned()), Vec::new()).await
+    }
+
+    /// Follow the task `created` to its end; its result (a completed task's result, or the
+    /// error of a failed one).
+    pub(super) async fn follow_task(&self, created: Task) -> Result<Value, ClientError> {
+        let mut guard = CancelOnDrop { client: Some(self.clone()), task_id: created.task_id.clone() };
+        let mut answered: HashSet<String> = HashSet::new();
+        let mut interval = created.poll_interval_ms;
+        loop {
+            let wait = interval.unwrap_or(500).clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+            let got = self.get_task(&created.task_id).await?.task;
+            interval = got.task.poll_interval_ms.or(interval);
+            match got.task.status {
+                TaskStatus::Working => {}
+                TaskStatus::InputRequired => {
+                    let fresh: Vec<_> = got
+                        .input_requests
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|(key, _)| !answered.contains(key))
+                        .collect();
+                    if fresh.is_empty() {
+                        continue;
+                    }
+                    let answers = try_join_all(fresh.into_iter().map(|(key, request)| {
+                        let answer = self.inner.callbacks.answer(request);
+                        async move { answer.await.map(|v| (key, v)) }
+                    }))
+                    .await?;
+                    answered.extend(answers.iter().map(|(k, _)| k.clone()));
+                    self.update_task(&created.task_id, answers.into_iter().collect()).await?;
+                    // Answers move the task on at once: look again soon.
+                    interval = Some(POLL_BOUNDS.0.max(wait / 4));
+                }
+                TaskStatus::Completed => {
+                    guard.client = None;
+                    return got
+                        .result
+                        .map(Value::Object)
+                        .ok_or_else(|| ClientError::Protocol("a completed task carried no result".into()));
+                }
+                TaskStatus::Failed => {
+                    guard.client = None;
+                    let error = got.error.unwrap_or_else(|| ErrorObject::internal("the task failed"));
+                    return Err(ClientError::Rpc(error));
+                }
+                TaskStatus::Cancelled => {
+                    guard.client = None;
+                    return Err(ClientError::TaskCancelled(got.task.status_message.unwrap_or_default()));
+                }
+            }
+        }
+    }
+}

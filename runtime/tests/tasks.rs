@@ -1,0 +1,239 @@
+//! The tasks extension: declared task tools that ask first (multi-round trips) and while they
+//! run, the client that follows them, cancellation, gating, and two servers sharing a store
+//! (answers, cancellation and a lost runner seen across servers).
+
+#![allow(clippy::unwrap_used)] // a test fails loudly
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use roundtrip::client::{Client, ClientError, Step};
+use roundtrip::prelude::*;
+use roundtrip::protocol::{ElicitAction, ElicitResult, JsonObject, TaskStatus};
+use roundtrip::task::{MemoryStore, TaskOptions};
+use roundtrip::testing::TestKit;
+use serde_json::json;
+
+/// Back up a database: asks the region first, then runs as a task that asks whether to
+/// overwrite.
+#[tool(task)]
+async fn backup(
+    database: String,
+    #[resolve(elicit = "Which region for {database}?")] region: String,
+    task: TaskContext,
+) -> Result<String, Error> {
+    task.progress(1.0, Some(2.0), Some("copying"));
+    if !task.can_ask() {
+        return Ok(format!("{database} in {region}: kept the old backup"));
+    }
+    let overwrite = task.ask_as::<bool>(Question::confirm(format!("Overwrite {database}?"), "overwrite")).await?;
+    task.progress(2.0, Some(2.0), Some("done"));
+    Ok(format!("{database} in {region}: overwrite {:?}", overwrite.accepted()))
+}
+
+/// Only as a task.
+#[tool(task = "required")]
+async fn nightly() -> String {
+    "ran".into()
+}
+
+static STOPPED: AtomicBool = AtomicBool::new(false);
+static STEPS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets STOPPED when its body is dropped (cancelled) before it ends.
+struct Stopped;
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        STOPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Runs until cancelled.
+#[tool(task)]
+async fn forever() -> String {
+    let _guard = Stopped;
+    loop {
+        STEPS.fetch_add(1, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn server() -> Server {
+    Server::new("tasks", "1").tools(tools![backup, nightly, forever])
+}
+
+#[tokio::test]
+async fn a_task_tool_asks_first_then_runs_as_a_task_and_asks_while_running() {
+    let flow = TestKit::new(server())
+        .property("region", json!("eu"))
+        .property("overwrite", json!(true))
+        .call_tool("backup", json!({"database": "orders"}))
+        .await
+        .unwrap();
+    assert_eq!(flow.questions(), vec![vec!["region"]], "asked before the task existed");
+    let task = flow.task.as_ref().expect("the call became a task");
+    assert_eq!(task.questions.len(), 1);
+    assert_eq!(task.questions[0].keys().collect::<Vec<_>>(), ["overwrite"]);
+    assert!(task.status_messages.iter().any(|m| m == "copying"), "{:?}", task.status_messages);
+    assert_eq!(flow.text(), "orders in eu: overwrite Some(true)");
+}
+
+async fn client(server: Server, tasks: bool) -> Client {
+    Client::builder("tasks-test", "1")
+        .tasks(tasks)
+        .on_elicit(|params| async move {
+            let property = if params.message().contains("region") { "region" } else { "overwrite" };
+            let value = if property == "region" { json!("us") } else { json!(false) };
+            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({ property: value }))) })
+        })
+        .connect_in_memory(server)
+        .await
+        .unwrap()
+}
+
+fn object(v: serde_json::Value) -> JsonObject {
+    v.as_object().cloned().unwrap()
+}
+
+#[tokio::test]
+async fn the_client_follows_a_task_answering_its_questions_through_the_callbacks() {
+    let result = client(server(), true).await.call_tool("backup", json!({"database": "logs"})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("logs in us: overwrite Some(false)"));
+}
+
+#[tokio::test]
+async fn the_client_follows_a_task_over_http() {
+    let http = server().bind_http("127.0.0.1:0").await.unwrap();
+    let url = http.url();
+    tokio::spawn(http.run());
+    let client = Client::builder("tasks-http", "1")
+        .on_elicit(|params| async move {
+            let property = if params.message().contains("region") { "region" } else { "overwrite" };
+            let value = if property == "region" { json!("ap") } else { json!(true) };
+            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({ property: value }))) })
+        })
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let result = client.call_tool("backup", json!({"database": "users"})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("users in ap: overwrite Some(true)"));
+}
+
+#[tokio::test]
+async fn a_client_without_the_extension_gets_an_optional_task_tool_run_synchronously() {
+    let client = client(server(), false).await;
+    let step = client.call_tool_step("backup", json!({"database": "logs"}), None, None).await.unwrap();
+    assert!(matches!(step, Step::InputRequired(_)), "the declared question comes first");
+    let result = client.call_tool("backup", json!({"database": "logs"})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("logs in us: kept the old backup"));
+    // A required one is refused before anything runs; the task methods too.
+    let err = client.call_tool("nightly", json!({})).await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32021), "{err:?}");
+    let err = client.get_task("anything").await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32021), "{err:?}");
+}
+
+#[tokio::test]
+async fn an_unknown_task_is_invalid_params() {
+    let client = client(server(), true).await;
+    let err = client.get_task("no-such-task").await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32602), "{err:?}");
+}
+
+#[tokio::test]
+async fn cancel_stops_the_body() {
+    let client = client(server(), true).await;
+    let Step::Task(task) = client.call_tool_step("forever", json!({}), None, None).await.unwrap() else {
+        panic!("a task")
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(STEPS.load(Ordering::SeqCst) > 0, "the body runs");
+    client.cancel_task(&task.task_id).await.unwrap();
+    let status = wait_for(&client, &task.task_id, |s| s.is_terminal()).await;
+    assert_eq!(status, TaskStatus::Cancelled);
+    assert!(STOPPED.load(Ordering::SeqCst), "the body was dropped");
+    let after = STEPS.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(STEPS.load(Ordering::SeqCst), after, "and runs no more");
+    // Cancelling a finished task is acknowledged all the same.
+    client.cancel_task(&task.task_id).await.unwrap();
+}
+
+async fn wait_for(client: &Client, id: &str, done: impl Fn(TaskStatus) -> bool) -> TaskStatus {
+    for _ in 0..500 {
+        let status = client.get_task(id).await.unwrap().task.task.status;
+        if done(status) {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id} did not reach the expected status")
+}
+
+/// Waits, while running, for one answer.
+#[tool(task)]
+async fn approve(task: TaskContext) -> Result<String, Error> {
+    let ok = task.ask_as::<bool>(Question::confirm("Approve?", "approve")).await?;
+    Ok(format!("approved: {:?}", ok.accepted()))
+}
+
+fn shared(store: Arc<MemoryStore>) -> Server {
+    let options = TaskOptions {
+        lease: Duration::from_millis(300),
+        watch_interval: Duration::from_millis(20),
+        ..TaskOptions::default()
+    };
+    Server::new("fleet", "1").task_store(store).task_options(options).tools(tools![approve, forever])
+}
+
+async fn plain_client(server: Server) -> Client {
+    Client::builder("fleet-test", "1")
+        .on_elicit(|_| async { Err(ClientError::Callback("driven by hand".into())) })
+        .connect_in_memory(server)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_task_created_on_one_server_is_answered_on_another_and_its_body_resumes() {
+    let store = Arc::new(MemoryStore::new());
+    let (a, b) = (plain_client(shared(store.clone())).await, plain_client(shared(store)).await);
+    let Step::Task(task) = a.call_tool_step("approve", json!({}), None, None).await.unwrap() else { panic!("a task") };
+    wait_for(&b, &task.task_id, |s| s == TaskStatus::InputRequired).await;
+    let questions = b.get_task(&task.task_id).await.unwrap().task.input_requests.unwrap();
+    assert_eq!(questions.keys().collect::<Vec<_>>(), ["approve"]);
+    let answer = object(json!({"approve": {"action": "accept", "content": {"approve": true}}}));
+    b.update_task(&task.task_id, answer).await.unwrap();
+    let status = wait_for(&b, &task.task_id, |s| s.is_terminal()).await;
+    assert_eq!(status, TaskStatus::Completed);
+    let done = a.get_task(&task.task_id).await.unwrap().task;
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "approved: Some(true)");
+}
+
+#[test]
+fn a_task_whose_server_stopped_reads_failed_on_another_within_the_lease() {
+    let store = Arc::new(MemoryStore::new());
+    // Server A runs on a runtime of its own, which is shut down mid-task.
+    let a_runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let a_server = shared(store.clone());
+    let task_id = a_runtime.block_on(async {
+        let a = plain_client(a_server).await;
+        let Step::Task(task) = a.call_tool_step("approve", json!({}), None, None).await.unwrap() else {
+            panic!("a task")
+        };
+        task.task_id
+    });
+    a_runtime.shutdown_background();
+    let b_runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    b_runtime.block_on(async {
+        let b = plain_client(shared(store)).await;
+        let started = std::time::Instant::now();
+        let status = wait_for(&b, &task_id, |s| s.is_terminal()).await;
+        assert_eq!(status, TaskStatus::Failed);
+        assert!(started.elapsed() < Duration::from_secs(2), "within the lease (300 ms) and a poll");
+        let failed = b.get_task(&task_id).await.unwrap().task;
+        assert_eq!(failed.error.unwrap().code, -32603);
+    });
+}
