@@ -9,6 +9,7 @@
 #   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
+#   redis-server        Debian's package, for the Redis task store tests (apt-get)
 #
 # Only the npm registry, PyPI and crates.io are contacted.
 set -euo pipefail
@@ -52,6 +53,16 @@ PYEOF
   echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout and pexpect"
   "$PY" -m pip install --quiet --disable-pip-version-check \
     "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect
+fi
+
+# redis-server (Debian's package), for the task store tests over a real Redis.
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "setup-tools: installing redis-server (apt-get)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
+  # Debian starts a system-wide instance; the tests start their own on free ports.
 fi
 
 # cargo-expand, for the macro expansion snapshots (macrotest); it runs on stable.

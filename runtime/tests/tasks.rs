@@ -1,17 +1,15 @@
 //! The tasks extension: declared task tools that ask first (multi-round trips) and while they
-//! run, the client that follows them, cancellation, gating, and two servers sharing a store
-//! (answers, cancellation and a lost runner seen across servers).
+//! run, the client that follows them, cancellation and gating. `fleet.rs` runs tasks across
+//! servers that share a store.
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
 use roundtrip::protocol::{ElicitAction, ElicitResult, JsonObject, TaskStatus};
-use roundtrip::task::{MemoryStore, TaskOptions};
 use roundtrip::testing::TestKit;
 use serde_json::json;
 
@@ -170,70 +168,4 @@ async fn wait_for(client: &Client, id: &str, done: impl Fn(TaskStatus) -> bool) 
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("task {id} did not reach the expected status")
-}
-
-/// Waits, while running, for one answer.
-#[tool(task)]
-async fn approve(task: TaskContext) -> Result<String, Error> {
-    let ok = task.ask_as::<bool>(Question::confirm("Approve?", "approve")).await?;
-    Ok(format!("approved: {:?}", ok.accepted()))
-}
-
-fn shared(store: Arc<MemoryStore>) -> Server {
-    let options = TaskOptions {
-        lease: Duration::from_millis(300),
-        watch_interval: Duration::from_millis(20),
-        ..TaskOptions::default()
-    };
-    Server::new("fleet", "1").task_store(store).task_options(options).tools(tools![approve, forever])
-}
-
-async fn plain_client(server: Server) -> Client {
-    Client::builder("fleet-test", "1")
-        .on_elicit(|_| async { Err(ClientError::Callback("driven by hand".into())) })
-        .connect_in_memory(server)
-        .await
-        .unwrap()
-}
-
-#[tokio::test]
-async fn a_task_created_on_one_server_is_answered_on_another_and_its_body_resumes() {
-    let store = Arc::new(MemoryStore::new());
-    let (a, b) = (plain_client(shared(store.clone())).await, plain_client(shared(store)).await);
-    let Step::Task(task) = a.call_tool_step("approve", json!({}), None, None).await.unwrap() else { panic!("a task") };
-    wait_for(&b, &task.task_id, |s| s == TaskStatus::InputRequired).await;
-    let questions = b.get_task(&task.task_id).await.unwrap().task.input_requests.unwrap();
-    assert_eq!(questions.keys().collect::<Vec<_>>(), ["approve"]);
-    let answer = object(json!({"approve": {"action": "accept", "content": {"approve": true}}}));
-    b.update_task(&task.task_id, answer).await.unwrap();
-    let status = wait_for(&b, &task.task_id, |s| s.is_terminal()).await;
-    assert_eq!(status, TaskStatus::Completed);
-    let done = a.get_task(&task.task_id).await.unwrap().task;
-    assert_eq!(done.result.unwrap()["content"][0]["text"], "approved: Some(true)");
-}
-
-#[test]
-fn a_task_whose_server_stopped_reads_failed_on_another_within_the_lease() {
-    let store = Arc::new(MemoryStore::new());
-    // Server A runs on a runtime of its own, which is shut down mid-task.
-    let a_runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-    let a_server = shared(store.clone());
-    let task_id = a_runtime.block_on(async {
-        let a = plain_client(a_server).await;
-        let Step::Task(task) = a.call_tool_step("approve", json!({}), None, None).await.unwrap() else {
-            panic!("a task")
-        };
-        task.task_id
-    });
-    a_runtime.shutdown_background();
-    let b_runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    b_runtime.block_on(async {
-        let b = plain_client(shared(store)).await;
-        let started = std::time::Instant::now();
-        let status = wait_for(&b, &task_id, |s| s.is_terminal()).await;
-        assert_eq!(status, TaskStatus::Failed);
-        assert!(started.elapsed() < Duration::from_secs(2), "within the lease (300 ms) and a poll");
-        let failed = b.get_task(&task_id).await.unwrap().task;
-        assert_eq!(failed.error.unwrap().code, -32603);
-    });
 }

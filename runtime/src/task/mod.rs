@@ -14,6 +14,8 @@
 
 mod context;
 mod memory;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 
 use std::sync::Arc;
@@ -23,6 +25,8 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "redis")]
+pub use self::redis::RedisStore;
 pub use context::TaskContext;
 pub(crate) use context::{TaskLink, TaskPeer};
 pub use memory::MemoryStore;

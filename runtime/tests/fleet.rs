@@ -1,0 +1,241 @@
+//! Servers that share a task store, as replicas do: a task created on one is read, answered
+//! and cancelled on another, and a task whose server stopped reads `failed` on another within
+//! its lease; expired tasks are gone. Every scenario runs against the in-memory store shared
+//! in one process and, with the `redis` feature, against a real `redis-server` (started here
+//! on a free loopback port; the test command installs it).
+
+#![allow(clippy::unwrap_used)] // a test fails loudly
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use roundtrip::client::{Client, ClientError, Step};
+use roundtrip::prelude::*;
+use roundtrip::protocol::{JsonObject, TaskStatus};
+use roundtrip::task::{MemoryStore, TaskOptions, TaskStore};
+use serde_json::json;
+
+/// Waits, while running, for one answer.
+#[tool(task)]
+async fn approve(task: TaskContext) -> Result<String, Error> {
+    let ok = task.ask_as::<bool>(Question::confirm("Approve?", "approve")).await?;
+    Ok(format!("approved: {:?}", ok.accepted()))
+}
+
+/// Runs until cancelled; says so through `flag` when its body is dropped.
+#[tool(task)]
+async fn spin(flag: String) -> String {
+    let _guard = Flag(flag);
+    loop {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+static STOPPED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+struct Flag(String);
+
+impl Drop for Flag {
+    fn drop(&mut self) {
+        STOPPED.lock().unwrap().push(std::mem::take(&mut self.0));
+    }
+}
+
+fn stopped(flag: &str) -> bool {
+    STOPPED.lock().unwrap().iter().any(|f| f == flag)
+}
+
+fn options(ttl: Duration) -> TaskOptions {
+    TaskOptions {
+        ttl,
+        lease: Duration::from_millis(300),
+        watch_interval: Duration::from_millis(20),
+        ..TaskOptions::default()
+    }
+}
+
+fn replica(store: impl TaskStore, ttl: Duration) -> Server {
+    Server::new("fleet", "1").task_store(store).task_options(options(ttl)).tools(tools![approve, spin])
+}
+
+async fn client(server: Server) -> Client {
+    Client::builder("fleet-test", "1")
+        .on_elicit(|_| async { Err(ClientError::Callback("driven by hand".into())) })
+        .connect_in_memory(server)
+        .await
+        .unwrap()
+}
+
+async fn wait_for(client: &Client, id: &str, done: impl Fn(TaskStatus) -> bool) -> TaskStatus {
+    for _ in 0..500 {
+        let status = client.get_task(id).await.unwrap().task.task.status;
+        if done(status) {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id} did not reach the expected status")
+}
+
+async fn start(client: &Client, tool: &str, arguments: serde_json::Value) -> String {
+    match client.call_tool_step(tool, arguments, None, None).await.unwrap() {
+        Step::Task(task) => task.task_id,
+        other => panic!("{tool} did not become a task: {other:?}"),
+    }
+}
+
+/// A store for one scenario; both replicas of the scenario get the same.
+trait Stores {
+    async fn store(&self) -> impl TaskStore + Clone;
+}
+
+async fn answered_on_another_server(stores: &impl Stores) {
+    let (a, b) = (client(replica(stores.store().await, HOUR)).await, client(replica(stores.store().await, HOUR)).await);
+    let id = start(&a, "approve", json!({})).await;
+    wait_for(&b, &id, |s| s == TaskStatus::InputRequired).await;
+    let questions = b.get_task(&id).await.unwrap().task.input_requests.unwrap();
+    assert_eq!(questions.keys().collect::<Vec<_>>(), ["approve"]);
+    let mut answer = JsonObject::new();
+    answer.insert("approve".into(), json!({"action": "accept", "content": {"approve": true}}));
+    b.update_task(&id, answer).await.unwrap();
+    assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Completed);
+    let done = a.get_task(&id).await.unwrap().task;
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "approved: Some(true)", "the body on A resumed");
+}
+
+async fn cancelled_on_another_server(stores: &impl Stores, flag: &str) {
+    let (a, b) = (client(replica(stores.store().await, HOUR)).await, client(replica(stores.store().await, HOUR)).await);
+    let id = start(&a, "spin", json!({"flag": flag})).await;
+    b.cancel_task(&id).await.unwrap();
+    assert_eq!(wait_for(&a, &id, |s| s.is_terminal()).await, TaskStatus::Cancelled);
+    assert!(stopped(flag), "the body on A was stopped");
+}
+
+fn lost_with_its_server(stores: &(impl Stores + Sync)) {
+    let a_runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let id = a_runtime.block_on(async {
+        let a = client(replica(stores.store().await, HOUR)).await;
+        start(&a, "approve", json!({})).await
+    });
+    a_runtime.shutdown_background();
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+        let b = client(replica(stores.store().await, HOUR)).await;
+        let started = std::time::Instant::now();
+        assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Failed);
+        assert!(started.elapsed() < Duration::from_secs(2), "within the lease (300 ms)");
+        assert_eq!(b.get_task(&id).await.unwrap().task.error.unwrap().code, -32603);
+    });
+}
+
+async fn expired(stores: &impl Stores) {
+    let a = client(replica(stores.store().await, Duration::from_millis(300))).await;
+    let id = start(&a, "approve", json!({})).await;
+    a.get_task(&id).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let err = a.get_task(&id).await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32602), "{err:?}");
+}
+
+const HOUR: Duration = Duration::from_secs(3600);
+
+/// One in-memory store shared by the replicas of a scenario.
+struct Memory(Arc<MemoryStore>);
+
+impl Stores for Memory {
+    async fn store(&self) -> impl TaskStore + Clone {
+        self.0.clone()
+    }
+}
+
+fn memory() -> Memory {
+    Memory(Arc::new(MemoryStore::new()))
+}
+
+#[tokio::test]
+async fn memory_a_task_is_answered_on_another_server() {
+    answered_on_another_server(&memory()).await;
+}
+
+#[tokio::test]
+async fn memory_a_task_is_cancelled_on_another_server() {
+    cancelled_on_another_server(&memory(), "memory-cancel").await;
+}
+
+#[test]
+fn memory_a_task_whose_server_stopped_fails_within_its_lease() {
+    lost_with_its_server(&memory());
+}
+
+#[tokio::test]
+async fn memory_an_expired_task_is_gone() {
+    expired(&memory()).await;
+}
+
+#[cfg(feature = "redis")]
+mod redis {
+    use std::process::{Child, Command, Stdio};
+
+    use roundtrip::task::RedisStore;
+
+    use super::*;
+
+    /// A `redis-server` of this test on a free loopback port, stopped when dropped.
+    struct RedisServer {
+        child: Child,
+        url: String,
+    }
+
+    impl RedisServer {
+        fn start() -> Self {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("redis-server must be installed (the test command installs Debian's redis-server)");
+            // Owned from here on: dropped (killed and waited for) on every path.
+            let server = Self { child, url: format!("redis://127.0.0.1:{port}/") };
+            for _ in 0..200 {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return server;
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            panic!("redis-server did not listen on port {port}");
+        }
+    }
+
+    impl Drop for RedisServer {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    impl Stores for RedisServer {
+        async fn store(&self) -> impl TaskStore + Clone {
+            // Each replica connects on its own, as separate processes would.
+            RedisStore::connect(&self.url).await.unwrap()
+        }
+    }
+
+    #[tokio::test]
+    async fn redis_a_task_is_answered_on_another_server() {
+        answered_on_another_server(&RedisServer::start()).await;
+    }
+
+    #[tokio::test]
+    async fn redis_a_task_is_cancelled_on_another_server() {
+        cancelled_on_another_server(&RedisServer::start(), "redis-cancel").await;
+    }
+
+    #[test]
+    fn redis_a_task_whose_server_stopped_fails_within_its_lease() {
+        lost_with_its_server(&RedisServer::start());
+    }
+
+    #[tokio::test]
+    async fn redis_an_expired_task_is_gone() {
+        expired(&RedisServer::start()).await;
+    }
+}
