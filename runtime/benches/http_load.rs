@@ -18,6 +18,11 @@
 //!    question and a sealed `requestState`, leg 2 carries the answer and the state and completes.
 //! 4. `flow/Client`: the same flow with `roundtrip::client::Client::call_tool` and an
 //!    `on_elicit` callback that answers at once (reqwest underneath, one client per flow).
+//! 5. `tasks/get (memory)`: polling a completed task in the default in-memory store, beside
+//!    `tools/call` above.
+//! 6. `tasks/get (redis)`: the same against a server whose store is Redis (build with
+//!    `--features redis` and pass `--redis redis://127.0.0.1:PORT/`; `scripts/bench-tasks.sh`
+//!    starts a redis-server and does both).
 //!
 //! The servers run on their own 2-worker tokio runtime, the load generator on another; both
 //! share the machine's cores, so the figures are for client and server together.
@@ -53,6 +58,12 @@ async fn test_simple_text() -> String {
     TEXT.to_owned()
 }
 
+/// A task that completes at once (tasks/get polls it).
+#[tool(task)]
+async fn quick_task() -> String {
+    TEXT.to_owned()
+}
+
 /// The tool of issue 4: one question, then the body.
 #[tool]
 async fn greet(#[resolve(elicit = "What is your name?")] name: String) -> String {
@@ -66,12 +77,20 @@ struct Options {
     max_requests: u64,
     serve: Option<u64>,
     lua_dir: Option<String>,
+    redis: Option<String>,
 }
 
 impl Options {
     fn parse() -> Self {
-        let mut o =
-            Self { seconds: 5.0, warmup: 1.0, connections: 16, max_requests: 5_000_000, serve: None, lua_dir: None };
+        let mut o = Self {
+            seconds: 5.0,
+            warmup: 1.0,
+            connections: 16,
+            max_requests: 5_000_000,
+            serve: None,
+            lua_dir: None,
+            redis: None,
+        };
         let args: Vec<String> = std::env::args().skip(1).collect();
         let mut i = 0;
         while i < args.len() {
@@ -84,6 +103,7 @@ impl Options {
                 // At most an hour: every loop here is bounded.
                 "--serve" => o.serve = Some(value.parse::<u64>().expect("--serve SECONDS").min(3600)),
                 "--lua-dir" => o.lua_dir = Some(value),
+                "--redis" => o.redis = Some(value),
                 // `cargo bench` passes `--bench`; ignore it and anything else.
                 _ => {
                     i += 1;
@@ -136,13 +156,17 @@ impl Target {
     }
 
     fn post(&self, tool: &str, body: Bytes) -> Request<Full<Bytes>> {
+        self.post_method("tools/call", tool, body)
+    }
+
+    fn post_method(&self, method: &str, name: &str, body: Bytes) -> Request<Full<Bytes>> {
         Request::post(&self.path)
             .header(HOST, &self.host)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .header("mcp-protocol-version", VERSION)
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool)
+            .header("mcp-method", method)
+            .header("mcp-name", name)
             .body(Full::new(body))
             .unwrap()
     }
@@ -319,7 +343,66 @@ where
 }
 
 fn server() -> Server {
-    Server::new("loadgen", "1.0.0").tools(tools![test_simple_text, greet])
+    Server::new("loadgen", "1.0.0").tools(tools![test_simple_text, greet, quick_task])
+}
+
+/// The `_meta` of a request that declares the tasks extension.
+fn task_meta() -> Value {
+    let mut meta = meta();
+    meta["io.modelcontextprotocol/clientCapabilities"]["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+    meta
+}
+
+/// Create a task of `quick_task` on `target`, wait until it completed, and return the body of
+/// a `tasks/get` for it.
+async fn completed_task(target: &Target) -> (String, Bytes) {
+    let mut conn = Conn::open(target.addr).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "quick_task", "arguments": {}, "_meta": task_meta()}});
+    let created: Value =
+        serde_json::from_slice(&conn.send(target.post("quick_task", Bytes::from(body.to_string()))).await).unwrap();
+    let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+    let get = Bytes::from(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": id, "_meta": task_meta()}})
+            .to_string(),
+    );
+    for _ in 0..200 {
+        let got: Value =
+            serde_json::from_slice(&conn.send(target.post_method("tasks/get", &id, get.clone())).await).unwrap();
+        if got["result"]["status"] == "completed" {
+            return (id, get);
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("the task did not complete")
+}
+
+/// Measure `tasks/get` of one completed task.
+async fn poll_task(name: &str, o: &Options, target: &Target) -> Outcome {
+    let (id, get) = completed_task(target).await;
+    let t = target.clone();
+    let req_target = target.clone();
+    measure(
+        name,
+        o,
+        move || Conn::open(t.addr),
+        move |mut conn: Conn| {
+            let request = req_target.post_method("tasks/get", &id, get.clone());
+            async move {
+                let body = conn.send(request).await;
+                debug_assert!(body.windows(9).any(|w| w == b"completed"));
+                conn
+            }
+        },
+    )
+    .await
+}
+
+/// A second server whose task store is Redis at `url`.
+#[cfg(feature = "redis")]
+async fn redis_server(url: &str) -> roundtrip::transport::http::HttpServer {
+    let store = roundtrip::task::RedisStore::connect(url).await.expect("redis reachable");
+    server().task_store(store).bind_http("127.0.0.1:0").await.expect("binds")
 }
 
 fn elicit_answer() -> Value {
@@ -446,8 +529,24 @@ fn main() {
             )
             .await,
         ));
+        results.push(("req", poll_task("tasks/get (memory store)", &o, &rt_target).await));
         results
     });
+    #[cfg(feature = "redis")]
+    let results = {
+        let mut results = results;
+        if let Some(url) = &o.redis {
+            let http = servers.block_on(redis_server(url));
+            let target = Target::new(http.local_addr(), "/mcp");
+            servers.spawn(http.run());
+            results.push(("req", clients.block_on(poll_task("tasks/get (redis store)", &o, &target))));
+        }
+        results
+    };
+    #[cfg(not(feature = "redis"))]
+    if o.redis.is_some() {
+        println!("--redis needs the bench built with --features redis; skipping the Redis store");
+    }
     for (unit, r) in &results {
         r.print(unit);
     }

@@ -134,7 +134,9 @@ async def call(target, mode, user: User, tool: str, args: dict[str, Any] | None 
 async def test_the_resolved_parameter_is_not_an_argument(target, mode):
     async with connect(target, mode, User()) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    assert set(tools) == {"provision", "wizard", "confirm_delete", "slow_sum", "link_account", "summarize", "workspace"}
+    assert set(tools) == {
+        "provision", "wizard", "confirm_delete", "slow_sum", "link_account", "summarize", "workspace", "backup"
+    }
     assert list(tools["provision"].input_schema["properties"]) == ["name"]
     assert tools["provision"].description == "Provision a database. Asks which region to put it in."
 
@@ -294,3 +296,21 @@ def test_prompt_state_is_refused_when_tampered_or_replayed_on_a_resource(provisi
     replayed = {"uri": "notes://42", "inputResponses": {"passphrase": {"action": "accept", "content": {"passphrase": "x"}}}, "requestState": state}
     status, reply = post(provision_url, {"method": "resources/read", "params": replayed})
     assert (status, reply["error"]) == (400, FROZEN), reply
+
+
+async def test_backup_runs_synchronously_for_a_client_without_the_tasks_extension(target, mode):
+    """`backup` is a task-optional tool. The Python SDK does not declare the tasks extension,
+    so the call runs synchronously: the region is asked first in both modes; the mid-run
+    question reaches a 2025-era session over its back-channel, while a 2026-07-28 client
+    cannot be asked mid-call and the tool keeps the existing backup."""
+    user = User(answers={"region": "eu", "overwrite": True})
+    result = await call(target, mode, user, "backup", {"database": "orders"})
+    assert not result.is_error, text(result)
+    asked = [m for _, m in user.asked]
+    assert asked[0] == "Which region should the backup of orders go to?"
+    if mode == "legacy":
+        assert asked[1:] == ["backups/eu/orders.dump already exists. Overwrite it?"]
+        assert text(result) == "Backed up orders to backups/eu/orders.dump (overwritten)."
+    else:
+        assert asked[1:] == []
+        assert text(result) == "Backed up orders to backups/eu/orders.dump.new (an existing backup was kept)."
