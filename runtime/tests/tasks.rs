@@ -58,8 +58,15 @@ async fn forever() -> String {
     }
 }
 
+/// Waits a minute (a task that stays working while a test looks at it).
+#[tool(task)]
+async fn idle() -> String {
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "rested".into()
+}
+
 fn server() -> Server {
-    Server::new("tasks", "1").tools(tools![backup, nightly, forever])
+    Server::new("tasks", "1").tools(tools![backup, nightly, forever, idle])
 }
 
 #[tokio::test]
@@ -168,4 +175,31 @@ async fn wait_for(client: &Client, id: &str, done: impl Fn(TaskStatus) -> bool) 
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("task {id} did not reach the expected status")
+}
+
+#[tokio::test]
+async fn a_task_is_visible_only_to_the_principal_that_created_it() {
+    let policy = roundtrip::RequestStateSecurity::new().bind_principal(|input| {
+        let user = input.http.and_then(|h| h.headers.get("authorization")).and_then(|v| v.to_str().ok());
+        Ok::<_, String>(user.map(str::to_owned))
+    });
+    let http = server().security(policy).unwrap().bind_http("127.0.0.1:0").await.unwrap();
+    let url = http.url();
+    tokio::spawn(http.run());
+    let as_user = |user: &'static str| {
+        Client::builder("owner-test", "1").authorization(move || Some(format!("Bearer {user}"))).connect_http(&url)
+    };
+    let (alice, bob) = (as_user("alice").await.unwrap(), as_user("bob").await.unwrap());
+    let Step::Task(task) = alice.call_tool_step("idle", json!({}), None, None).await.unwrap() else { panic!("a task") };
+    alice.get_task(&task.task_id).await.unwrap();
+    for attempt in [bob.get_task(&task.task_id).await.map(drop), bob.cancel_task(&task.task_id).await] {
+        let err = attempt.unwrap_err();
+        assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32602), "{err:?}");
+    }
+    assert_eq!(
+        alice.get_task(&task.task_id).await.unwrap().task.task.status,
+        TaskStatus::Working,
+        "bob cancelled nothing"
+    );
+    alice.cancel_task(&task.task_id).await.unwrap();
 }
