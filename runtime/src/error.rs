@@ -9,7 +9,8 @@ use crate::protocol::{ErrorObject, ProtocolVersion, codes};
 ///
 /// | made with | a tool answers | a prompt or resource answers |
 /// |---|---|---|
-/// | [`Error::new`] (or any `Display` error of a check, `with` fn or tool body) | an `isError` result with the message | `-32602` with the message |
+/// | [`Error::new`], or any `Display` error of a check or `with` fn | an `isError` result with the message | `-32602` with the message |
+/// | any `Display` error a body returns (`Result<T, E>`) | an `isError` result with the message | `-32603` with the message |
 /// | [`Error::invalid_params`] | `-32602` with the message | `-32602` with the message |
 /// | [`Error::not_found`] | `-32602` with the message | a resource: "Resource not found" with `data.uri` (`-32602` on 2026-07-28, `-32002` before); a prompt: `-32602` |
 /// | [`Error::internal`], or `?` on any `std::error::Error` | `-32603` "Internal error" | `-32603` "Internal error" |
