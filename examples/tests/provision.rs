@@ -210,3 +210,49 @@ async fn template_variables_complete_through_their_completer() {
     let result = client.request("completion/complete", params.as_object().cloned().unwrap()).await.unwrap();
     assert_eq!(result["completion"]["values"], json!([]));
 }
+
+/// `backup`: the region is asked through multi-round trips, then the call becomes a task that
+/// asks, mid-run, whether to overwrite; the Rust client answers both through its callback,
+/// over HTTP, and gets the result as from a plain call.
+#[tokio::test]
+async fn backup_asks_first_then_runs_as_a_task_that_asks_while_running_over_http() {
+    use roundtrip::client::Client;
+    use roundtrip::protocol::{ElicitAction, ElicitResult};
+    use std::sync::{Arc, Mutex};
+
+    let http = server().bind_http("127.0.0.1:0").await.unwrap();
+    let url = http.url();
+    tokio::spawn(http.run());
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let client = Client::builder("backup-test", "1")
+        .on_elicit(move |params| {
+            seen.lock().unwrap().push(params.message().to_owned());
+            let content = if params.message().starts_with("Which region") {
+                json!({"region": "eu"})
+            } else {
+                json!({"overwrite": true})
+            };
+            async move { Ok(ElicitResult { action: ElicitAction::Accept, content: content.as_object().cloned() }) }
+        })
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let result = client.call_tool("backup", json!({"database": "orders"})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("Backed up orders to backups/eu/orders.dump (overwritten)."));
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["Which region should the backup of orders go to?", "backups/eu/orders.dump already exists. Overwrite it?"]
+    );
+    // The same call through the kit shows the task: its question and its progress.
+    let flow = kit()
+        .property("region", json!("us"))
+        .property("overwrite", json!(false))
+        .call_tool("backup", json!({"database": "logs"}))
+        .await
+        .unwrap();
+    let task = flow.task.as_ref().expect("a task");
+    assert_eq!(task.questions[0].keys().collect::<Vec<_>>(), ["overwrite"]);
+    assert!(task.status_messages.iter().any(|m| m.starts_with("copying part")), "{:?}", task.status_messages);
+    assert_eq!(flow.text(), "Backed up logs to backups/us/logs.dump.new (the existing backup was kept).");
+}
