@@ -5,7 +5,7 @@ use darling::util::Flag;
 use darling::{FromAttributes, FromMeta};
 
 /// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent,
-/// open_world, check = f(a, b))]`
+/// open_world, check = f(a, b), task | task = "required", single_use)]`
 #[derive(Debug, Default, FromMeta)]
 pub struct ToolArgs {
     pub name: Option<syn::LitStr>,
@@ -20,6 +20,8 @@ pub struct ToolArgs {
     pub check: Vec<syn::Expr>,
     /// `task` (optional) or `task = "required"`: calls may run as tasks.
     pub task: Option<TaskArg>,
+    /// Each sealed state is accepted once.
+    pub single_use: Flag,
 }
 
 /// `task`, `task = "optional"` or `task = "required"`.

@@ -282,6 +282,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let builder = match &decl.options {
         Options::Tool(args) => {
             let annotations = annotations(decl);
+            let single_use = args.single_use.is_present().then(|| quote!(.single_use()));
             let task = match &args.task {
                 None => quote!(::roundtrip::protocol::TaskSupport::Forbidden),
                 Some(t) if t.required => quote!(::roundtrip::protocol::TaskSupport::Required),
@@ -298,6 +299,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                     #parse,
                     #body,
                 )
+                #single_use
             }
         }
         Options::Prompt(args) => {

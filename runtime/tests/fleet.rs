@@ -1,8 +1,9 @@
 //! Servers that share a task store, as replicas do: a task created on one is read, answered
 //! and cancelled on another, and a task whose server stopped reads `failed` on another within
-//! its lease; expired tasks are gone. Every scenario runs against the in-memory store shared
-//! in one process and, with the `redis` feature, against a real `redis-server` (started here
-//! on a free loopback port; the test command installs it).
+//! its lease; expired tasks are gone; a single-use state used on one is refused on another.
+//! Every scenario runs against the in-memory store shared in one process and, with the `redis`
+//! feature, against a real `redis-server` (started here on a free loopback port; the test
+//! command installs it).
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
@@ -138,6 +139,45 @@ async fn expired(stores: &impl Stores) {
 
 const HOUR: Duration = Duration::from_secs(3600);
 
+/// Transfers money: each sealed state is accepted once.
+#[tool(single_use)]
+async fn transfer(amount: u32, #[resolve(elicit = "Transfer {amount}?")] ok: bool) -> String {
+    format!("transferred: {}", if ok { amount } else { 0 })
+}
+
+/// Two replicas with shared keys and a shared replay cache.
+fn bank(replay: impl roundtrip::seal::ReplayCache) -> Server {
+    let keys = roundtrip::RequestStateSecurity::new().keys([[7u8; 32]]);
+    Server::new("bank", "1").security(keys).unwrap().replay_cache(replay).tools(tools![transfer])
+}
+
+async fn replayed_on_another_server(a: Server, b: Server) {
+    let (a, b) = (client(a).await, client(b).await);
+    let args = json!({"amount": 100});
+    let Step::InputRequired(first) = a.call_tool_step("transfer", args.clone(), None, None).await.unwrap() else {
+        panic!("asks first")
+    };
+    let mut answer = JsonObject::new();
+    answer.insert("ok".into(), json!({"action": "accept", "content": {"ok": true}}));
+    let state = first.request_state.clone();
+    let done = a.call_tool_step("transfer", args.clone(), Some(answer.clone()), state.clone()).await.unwrap();
+    assert!(matches!(done, Step::Complete(ref r) if r.content[0].as_text() == Some("transferred: 100")), "{done:?}");
+    for replica in [&b, &a] {
+        let err =
+            replica.call_tool_step("transfer", args.clone(), Some(answer.clone()), state.clone()).await.unwrap_err();
+        assert!(
+            matches!(&err, ClientError::Rpc(e) if e.code == -32602 && e.message == "Invalid or expired requestState"),
+            "{err:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn memory_a_single_use_state_is_refused_when_replayed() {
+    let cache = Arc::new(roundtrip::seal::MemoryReplayCache::new());
+    replayed_on_another_server(bank(cache.clone()), bank(cache)).await;
+}
+
 /// One in-memory store shared by the replicas of a scenario.
 struct Memory(Arc<MemoryStore>);
 
@@ -217,6 +257,13 @@ mod redis {
             // Each replica connects on its own, as separate processes would.
             RedisStore::connect(&self.url).await.unwrap()
         }
+    }
+
+    #[tokio::test]
+    async fn redis_a_single_use_state_is_refused_when_replayed_on_another_replica() {
+        let redis = RedisServer::start();
+        let cache = || roundtrip::seal::RedisReplayCache::connect(&redis.url);
+        replayed_on_another_server(bank(cache().await.unwrap()), bank(cache().await.unwrap())).await;
     }
 
     #[tokio::test]

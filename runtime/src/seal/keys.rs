@@ -32,17 +32,25 @@ impl std::fmt::Debug for DerivedKey {
     }
 }
 
+/// The cipher (with aes-gcm's `zeroize` feature) wipes its key schedule when dropped; the
+/// principal salt is wiped here.
+impl Drop for DerivedKey {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.principal_salt);
+    }
+}
+
 impl DerivedKey {
     /// HKDF-SHA256 over `secret`: an AEAD key, a key id and a principal salt, each under its own label.
     pub(crate) fn derive(secret: &[u8]) -> Result<Self, SealConfigError> {
         let hk = Hkdf::<Sha256>::new(Some(HKDF_SALT), secret);
-        let mut aead_key = [0u8; 32];
+        let mut aead_key = zeroize::Zeroizing::new([0u8; 32]);
         let mut id = [0u8; KEY_ID_LEN];
         let mut principal_salt = [0u8; 32];
-        expand(&hk, b"aes-256-gcm key", &mut aead_key)?;
+        expand(&hk, b"aes-256-gcm key", &mut aead_key[..])?;
         expand(&hk, b"key id", &mut id)?;
         expand(&hk, b"principal salt", &mut principal_salt)?;
-        let cipher = Aes256Gcm::new_from_slice(&aead_key)
+        let cipher = Aes256Gcm::new_from_slice(&aead_key[..])
             .map_err(|_| SealConfigError::new("could not initialise AES-256-GCM with a derived key"))?;
         Ok(Self { id, cipher, principal_salt })
     }

@@ -40,6 +40,7 @@ mod codec;
 mod keys;
 mod policy;
 mod reject;
+mod replay;
 mod token;
 
 use std::fmt;
@@ -52,6 +53,10 @@ use serde_json::Value;
 
 pub use codec::{Codec, CodecError, InvalidRequestState};
 pub use policy::{DEFAULT_TTL, RequestStateSecurity, SealConfigError};
+#[cfg(feature = "redis")]
+pub use replay::RedisReplayCache;
+pub(crate) use replay::token_digest;
+pub use replay::{MemoryReplayCache, ReplayCache, TokenDigest};
 
 use claims::{Digest16, Stamp, digest16};
 use keys::DerivedKey;
@@ -138,9 +143,9 @@ impl Sealer {
         let engine = if let Some(codec) = policy.codec {
             Engine::Custom { codec, principal_salt: keys::codec_principal_salt(&audience)? }
         } else if policy.keys.is_empty() {
-            let mut secret = [0u8; 32];
+            let mut secret = zeroize::Zeroizing::new([0u8; 32]);
             rand::rngs::OsRng
-                .try_fill_bytes(&mut secret)
+                .try_fill_bytes(&mut secret[..])
                 .map_err(|e| SealConfigError(format!("the OS random number generator failed: {e}")))?;
             tracing::debug!(
                 target: "roundtrip::seal",
@@ -149,7 +154,7 @@ impl Sealer {
                  or a restarted server will be refused; configure shared keys with RequestStateSecurity::keys \
                  (or keys_from_env / keys_from_file)"
             );
-            Engine::Keys { keys: vec![DerivedKey::derive(&secret)?], process_local: true }
+            Engine::Keys { keys: vec![DerivedKey::derive(&secret[..])?], process_local: true }
         } else {
             let keys = policy.keys.iter().map(|k| DerivedKey::derive(k)).collect::<Result<Vec<_>, _>>()?;
             for (i, key) in keys.iter().enumerate() {
@@ -223,6 +228,12 @@ impl Sealer {
                 Ok(token)
             }
         }
+    }
+
+    /// How long a state sealed now stays acceptable, in milliseconds (its TTL and the clock
+    /// skew allowed): how long a replay cache must remember it.
+    pub(crate) fn acceptable_for_ms(&self) -> u64 {
+        (self.ttl_secs + 60) * 1000
     }
 
     /// Verify and open `token` for `binding`; on any failure, the one frozen error.

@@ -73,7 +73,8 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 /// ```
 #[derive(Clone, Default)]
 pub struct RequestStateSecurity {
-    pub(crate) keys: Vec<Vec<u8>>,
+    /// The secrets, wiped from memory when the policy is dropped.
+    pub(crate) keys: Vec<zeroize::Zeroizing<Vec<u8>>>,
     pub(crate) ttl: Option<Duration>,
     pub(crate) audience: Option<String>,
     pub(crate) principal: Option<PrincipalHook>,
@@ -107,7 +108,7 @@ impl RequestStateSecurity {
         I: IntoIterator<Item = K>,
         K: AsRef<[u8]>,
     {
-        self.keys = keys.into_iter().map(|k| k.as_ref().to_vec()).collect();
+        self.keys = keys.into_iter().map(|k| zeroize::Zeroizing::new(k.as_ref().to_vec())).collect();
         self
     }
 
@@ -260,7 +261,8 @@ mod tests {
         let b = "bb".repeat(32);
         std::fs::write(&file, format!("# current first\n{a}\n{b}\n")).expect("writes");
         let policy = RequestStateSecurity::keys_from_file(&file).expect("loads");
-        assert_eq!(policy.keys, vec![vec![0xaa_u8; 32], vec![0xbb_u8; 32]]);
+        let keys: Vec<Vec<u8>> = policy.keys.iter().map(|k| k.to_vec()).collect();
+        assert_eq!(keys, vec![vec![0xaa_u8; 32], vec![0xbb_u8; 32]]);
         std::fs::write(&file, "\n# nothing\n").expect("writes");
         assert!(RequestStateSecurity::keys_from_file(&file).is_err_and(|e| e.0.contains("none")));
         assert!(RequestStateSecurity::keys_from_file(dir.join("missing")).is_err());

@@ -27,6 +27,8 @@ pub(crate) struct Carrier {
     pub request_state: Option<Value>,
     /// The request's own progress token (legacy requests carry it outside any envelope).
     pub progress_token: Option<ProgressToken>,
+    /// Each sealed state is accepted once.
+    pub single_use: bool,
 }
 
 /// A complete result that knows which era-specific fields to carry.
@@ -86,6 +88,7 @@ impl Server {
             input_responses,
             request_state,
             progress_token,
+            single_use: false,
         };
         match method {
             "tools/call" => {
@@ -106,7 +109,9 @@ impl Server {
                     return Err(Failure::rejected(tasks_required()));
                 }
                 let handler = def.handler.clone();
-                self.run(&handler, carrier("tools/call", name, arguments, Vec::new()), era, inbound).await
+                let carrier =
+                    Carrier { single_use: def.single_use, ..carrier("tools/call", name, arguments, Vec::new()) };
+                self.run(&handler, carrier, era, inbound).await
             }
             "prompts/get" => {
                 let name = required_str(params, "name")?;
@@ -193,7 +198,11 @@ impl Server {
                     return Err(Failure::rejected(ErrorObject::invalid_request_state()));
                 };
                 let binding = binding(&carrier, principal.as_deref());
-                Some(sealer.unseal(&binding, token).map_err(Failure::rejected)?)
+                let state = sealer.unseal(&binding, token).map_err(Failure::rejected)?;
+                if carrier.single_use {
+                    self.use_once(token).await.map_err(Failure::rejected)?;
+                }
+                Some(state)
             }
         };
         let log = LogFilter::Requested(meta.log_level);
@@ -238,6 +247,26 @@ impl Server {
                     meta: None,
                 };
                 Ok(Routed::Value(to_value(result)?))
+            }
+        }
+    }
+}
+
+impl Server {
+    /// Record a verified state as used; a replay (or a cache that cannot answer) gets the
+    /// frozen error.
+    async fn use_once(&self, token: &Value) -> Result<(), ErrorObject> {
+        let digest = crate::seal::token_digest(token.as_str().unwrap_or_default());
+        let expires = crate::task::now_ms() + self.inner.sealer.acceptable_for_ms();
+        match self.replay().first_use(&digest, expires).await {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                tracing::debug!(target: "roundtrip::seal", "requestState rejected: replayed (single use)");
+                Err(ErrorObject::invalid_request_state())
+            }
+            Err(e) => {
+                tracing::warn!(target: "roundtrip::seal", "requestState rejected: the replay cache failed: {e}");
+                Err(ErrorObject::invalid_request_state())
             }
         }
     }

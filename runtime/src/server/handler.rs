@@ -181,6 +181,8 @@ pub struct ToolDef {
     /// The questions a declared tool may ask (none for a manual handler).
     pub graph: Option<Arc<Graph>>,
     pub(crate) needs: Vec<StateNeed>,
+    /// Each sealed state is accepted once (`#[tool(single_use)]`).
+    pub(crate) single_use: bool,
     pub(crate) handler: Handler<CallToolResult>,
 }
 
@@ -201,7 +203,7 @@ impl ToolDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
     {
-        Self { tool, graph: None, needs: Vec::new(), handler: Handler::new(handler) }
+        Self { tool, graph: None, needs: Vec::new(), single_use: false, handler: Handler::new(handler) }
     }
 
     /// Attach the resolver graph the handler runs, for documentation.
@@ -213,6 +215,15 @@ impl ToolDef {
     /// The handler takes this registered state; the server checks it when it starts.
     pub fn needs(mut self, need: StateNeed) -> Self {
         self.needs.push(need);
+        self
+    }
+
+    /// Accept each sealed `requestState` of this tool once: a replayed state (the same leg
+    /// sent again, on this replica or, with a shared replay cache, on another) gets the frozen
+    /// `-32602`. For sensitive actions; a client retries only legs that never reached a
+    /// server.
+    pub fn single_use(mut self) -> Self {
+        self.single_use = true;
         self
     }
 

@@ -39,7 +39,7 @@ use tokio::sync::broadcast;
 
 use crate::declare::{MissingState, StateNeed, States};
 use crate::protocol::{CacheScope, CompleteParams, Completion, Implementation};
-use crate::seal::{RequestStateSecurity, SealConfigError, Sealer};
+use crate::seal::{MemoryReplayCache, ReplayCache, RequestStateSecurity, SealConfigError, Sealer};
 use crate::task::{MemoryStore, TaskOptions, TaskStore, Tasks};
 
 type ServerCompleter = Arc<dyn Fn(&CompleteParams) -> Completion + Send + Sync>;
@@ -67,6 +67,7 @@ struct Inner {
     legacy_max_rounds: usize,
     states: States,
     tasks: Tasks,
+    replay: Arc<dyn ReplayCache>,
 }
 
 /// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
@@ -155,6 +156,7 @@ impl Server {
                 legacy_max_rounds: 10,
                 states: States::default(),
                 tasks: Tasks::new(Arc::new(MemoryStore::new()), TaskOptions::default()),
+                replay: Arc::new(MemoryReplayCache::new()),
             }),
         }
     }
@@ -267,6 +269,18 @@ impl Server {
         let sealer = Sealer::new(Some(policy), &self.inner.info.name)?;
         self.inner_mut().sealer = Arc::new(sealer);
         Ok(self)
+    }
+
+    /// Remember used states of `#[tool(single_use)]` tools in `cache` (default: in memory,
+    /// this process only). Replicas that share one (Redis) refuse a state replayed on any of
+    /// them.
+    pub fn replay_cache(mut self, cache: impl ReplayCache) -> Self {
+        self.inner_mut().replay = Arc::new(cache);
+        self
+    }
+
+    pub(crate) fn replay(&self) -> &dyn ReplayCache {
+        &*self.inner.replay
     }
 
     /// Keep tasks in `store` (default: in memory, this process only). Replicas that share a

@@ -1,0 +1,135 @@
+//! Single-use `requestState`: a tool marked `#[tool(single_use)]` accepts each sealed state
+//! once; a replay gets the same frozen error as any other rejected state. The cache of used
+//! states keeps a digest of each token until the token would have expired anyway.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use sha2::{Digest, Sha256};
+
+/// A digest of a used token.
+pub type TokenDigest = [u8; 32];
+
+/// The digest a replay cache keeps of `token`.
+pub(crate) fn token_digest(token: &str) -> TokenDigest {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// Remembers which sealed states were used, until they expire. Replicas that share one (Redis)
+/// refuse a state replayed on any of them.
+pub trait ReplayCache: Send + Sync + 'static {
+    /// Record `digest` until `expires_at_ms` (Unix milliseconds). `Ok(true)` the first time,
+    /// `Ok(false)` for a replay; an error fails closed (the state is refused).
+    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>>;
+}
+
+/// The default replay cache: a map in this process, purged of expired entries as it grows.
+#[derive(Debug, Default)]
+pub struct MemoryReplayCache {
+    used: Mutex<HashMap<TokenDigest, u64>>,
+}
+
+impl MemoryReplayCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many digests it holds.
+    pub fn len(&self) -> usize {
+        self.used.lock().map(|u| u.len()).unwrap_or(0)
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl ReplayCache for MemoryReplayCache {
+    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+        let result = self.used.lock().map_err(|_| "the replay cache's lock is poisoned".to_owned()).map(|mut used| {
+            let now = now_ms();
+            // Amortized: purge when the map doubled since the last purge would be finer; a
+            // purge at every power of two of its size keeps it linear.
+            if used.len() >= 1024 && used.len().is_power_of_two() {
+                used.retain(|_, expires| *expires > now);
+            }
+            match used.get(digest) {
+                Some(expires) if *expires > now => false,
+                _ => {
+                    used.insert(*digest, expires_at_ms);
+                    true
+                }
+            }
+        });
+        Box::pin(async move { result })
+    }
+}
+
+/// A replay cache in Redis (cargo feature `redis`): `SET key NX PXAT expiry`, so a state used
+/// on one replica is refused on every other.
+#[cfg(feature = "redis")]
+#[derive(Clone)]
+pub struct RedisReplayCache {
+    connection: redis::aio::ConnectionManager,
+    prefix: String,
+}
+
+#[cfg(feature = "redis")]
+impl std::fmt::Debug for RedisReplayCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisReplayCache").field("prefix", &self.prefix).finish_non_exhaustive()
+    }
+}
+
+#[cfg(feature = "redis")]
+impl RedisReplayCache {
+    /// Connect to `url`; keys are prefixed `roundtrip:used:`.
+    pub async fn connect(url: &str) -> Result<Self, String> {
+        let client = redis::Client::open(url).map_err(|e| format!("redis: {e}"))?;
+        let connection = redis::aio::ConnectionManager::new(client).await.map_err(|e| format!("redis: {e}"))?;
+        Ok(Self { connection, prefix: "roundtrip:used:".into() })
+    }
+
+    /// Use another key prefix.
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+}
+
+#[cfg(feature = "redis")]
+impl ReplayCache for RedisReplayCache {
+    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+        Box::pin(async move {
+            use std::fmt::Write as _;
+            let mut key = self.prefix.clone();
+            for b in digest {
+                let _ = write!(key, "{b:02x}");
+            }
+            let mut c = self.connection.clone();
+            let set: Option<String> = redis::cmd("SET")
+                .arg(&key)
+                .arg(1)
+                .arg("NX")
+                .arg("PXAT")
+                .arg(expires_at_ms.max(1))
+                .query_async(&mut c)
+                .await
+                .map_err(|e| format!("redis: {e}"))?;
+            Ok(set.is_some())
+        })
+    }
+}
+
+impl<T: ReplayCache> ReplayCache for std::sync::Arc<T> {
+    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+        (**self).first_use(digest, expires_at_ms)
+    }
+}
