@@ -27,6 +27,18 @@ pub enum ClientError {
     /// The flow did not complete within the round budget.
     #[error("the request did not complete within {0} rounds (the client's max_rounds)")]
     TooManyRounds(usize),
+    /// The request provably never reached a server (the connection was refused or failed
+    /// before the request was sent); safe to send again.
+    #[error("unreachable: {0}")]
+    Unreached(String),
+    /// A proxy or the server answered 502 or 503 (it may or may not have run the request).
+    #[error("HTTP {status}: the server is unavailable")]
+    Unavailable {
+        /// 502 or 503.
+        status: u16,
+        /// The `Retry-After` the answer gave, in seconds.
+        retry_after: Option<u64>,
+    },
     /// The call ran as a task, and the task was cancelled (the server's word on why).
     #[error("the task was cancelled: {0}")]
     TaskCancelled(String),

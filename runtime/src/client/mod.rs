@@ -234,6 +234,7 @@ impl ClientBuilder {
             server_capabilities: ServerCapabilities::default(),
             instructions: None,
             tool_headers: Mutex::new(HashMap::new()),
+            idempotent: Mutex::new(Default::default()),
             _child: child,
         };
         match self.mode {
@@ -275,6 +276,8 @@ struct Inner {
     instructions: Option<String>,
     /// The `x-mcp-header` arguments of each tool, from the latest `tools/list`.
     tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
+    /// The tools marked idempotent (`annotations.idempotentHint`), from the latest `tools/list`.
+    idempotent: Mutex<std::collections::HashSet<String>>,
     _child: Option<tokio::process::Child>,
 }
 
@@ -360,7 +363,51 @@ impl Inner {
         } else {
             Headers::default()
         };
-        self.wire.call(method, Value::Object(params), headers).await
+        let params = Value::Object(params);
+        let mut attempt = 0;
+        loop {
+            let outcome = self.wire.call(method, params.clone(), headers.clone()).await;
+            let wait = match &outcome {
+                Err(e) if attempt < RETRIES && self.may_retry(method, &params, e) => retry_wait(attempt, e),
+                _ => return outcome,
+            };
+            tracing::debug!(target: "roundtrip::client", method, attempt, "retrying after {:?}: {:?}", wait, outcome);
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    /// The retry rule. A request that provably never reached a server (the connection was
+    /// refused or failed before anything was sent) is sent again, whatever it is. A 502 or 503
+    /// (the server or a proxy in front of it may have run the request) is sent again only
+    /// when running it twice does no harm: the task methods (`tasks/get` reads; `tasks/update`
+    /// ignores answered keys; `tasks/cancel` is idempotent), reads and lists, and `tools/call`
+    /// of a tool marked idempotent in the latest `tools/list`.
+    fn may_retry(&self, method: &str, params: &Value, error: &ClientError) -> bool {
+        match error {
+            ClientError::Unreached(_) => true,
+            ClientError::Unavailable { .. } => match method {
+                "tools/call" => params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| self.idempotent.lock().is_ok_and(|set| set.contains(n))),
+                "tasks/get" | "tasks/update" | "tasks/cancel" | "resources/read" | "prompts/get"
+                | "server/discover" | "ping" => true,
+                m => m.ends_with("/list"),
+            },
+            _ => false,
+        }
+    }
+}
+
+/// How often a request is sent again under the retry rule.
+const RETRIES: u32 = 4;
+
+/// 50 ms doubling per attempt, or the server's `Retry-After` (at most 2 s).
+fn retry_wait(attempt: u32, error: &ClientError) -> Duration {
+    match error {
+        ClientError::Unavailable { retry_after: Some(s), .. } => Duration::from_secs((*s).min(2)),
+        _ => Duration::from_millis(50 << attempt.min(5)),
     }
 }
 
@@ -452,6 +499,15 @@ impl Client {
 
     /// Drop the tools whose `x-mcp-header` declarations are invalid; remember the others'.
     fn keep_valid_tools(&self, tools: &mut Vec<crate::protocol::Tool>) -> Result<(), ClientError> {
+        if let Ok(mut idempotent) = self.inner.idempotent.lock() {
+            for tool in tools.iter() {
+                if tool.annotations.as_ref().and_then(|a| a.idempotent_hint) == Some(true) {
+                    idempotent.insert(tool.name.clone());
+                } else {
+                    idempotent.remove(&tool.name);
+                }
+            }
+        }
         let mut known = self.inner.tool_headers.lock().map_err(|_| ClientError::Protocol("poisoned lock".into()))?;
         tools.retain(|tool| match header_params(&tool.input_schema) {
             Ok(params) => {

@@ -234,6 +234,11 @@ fn transport(e: reqwest::Error) -> ClientError {
     ClientError::Transport(e.to_string())
 }
 
+/// A failure to send: unreached when the connection itself failed (nothing was sent).
+fn sending(e: reqwest::Error) -> ClientError {
+    if e.is_connect() { ClientError::Unreached(e.to_string()) } else { transport(e) }
+}
+
 impl Wire for HttpWire {
     fn call(&self, method: &str, params: Value, headers: Headers) -> BoxFuture<'static, Result<Value, ClientError>> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
@@ -242,13 +247,21 @@ impl Wire for HttpWire {
         let endpoint = self.endpoint.clone();
         let incoming = self.incoming.clone();
         Box::pin(async move {
-            let response = send.await.map_err(transport)?;
+            let response = send.await.map_err(sending)?;
             if let Some(sid) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
                 && let Ok(mut s) = endpoint.session.lock()
             {
                 *s = Some(sid.to_owned());
             }
             let status = response.status();
+            if status.as_u16() == 502 || status.as_u16() == 503 {
+                let retry_after = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok());
+                return Err(ClientError::Unavailable { status: status.as_u16(), retry_after });
+            }
             let is_sse = response
                 .headers()
                 .get("content-type")

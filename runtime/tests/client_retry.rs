@@ -1,0 +1,91 @@
+//! The client's retry rule: a request that never reached a server is sent again; a 502/503 is
+//! sent again only when doing so is harmless (a tool marked idempotent, the task methods,
+//! reads and lists).
+
+#![allow(clippy::unwrap_used)] // a test fails loudly
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::middleware::{Next, from_fn};
+use axum::response::{IntoResponse, Response};
+use roundtrip::client::{Client, ClientError};
+use roundtrip::prelude::*;
+use serde_json::json;
+
+/// Reads a setting: running it twice changes nothing.
+#[tool(idempotent)]
+async fn setting() -> String {
+    "on".into()
+}
+
+/// Charges a card: not idempotent.
+#[tool]
+async fn charge() -> String {
+    "charged".into()
+}
+
+fn server() -> Server {
+    Server::new("retry", "1").tools(tools![setting, charge])
+}
+
+/// Serve `server` behind a layer that answers 503 to the first `failures` `tools/call`s.
+async fn flaky(failures: usize) -> (String, Arc<AtomicUsize>) {
+    let refused = Arc::new(AtomicUsize::new(0));
+    let counter = refused.clone();
+    let router = server().router().layer(from_fn(move |request: Request, next: Next| {
+        let counter = counter.clone();
+        async move {
+            let is_call = request.headers().get("mcp-method").is_some_and(|m| m == "tools/call");
+            if is_call && counter.fetch_add(1, Ordering::SeqCst) < failures {
+                return (http::StatusCode::SERVICE_UNAVAILABLE, "overloaded").into_response();
+            }
+            next.run(request).await
+        }
+    }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (url, refused)
+}
+
+#[tokio::test]
+async fn a_503_is_retried_for_an_idempotent_tool_and_not_for_another() {
+    let (url, refused) = flaky(2).await;
+    let client = Client::builder("retry-test", "1").connect_http(&url).await.unwrap();
+    client.list_tools().await.unwrap();
+    let result = client.call_tool("setting", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("on"));
+    assert_eq!(refused.load(Ordering::SeqCst), 3, "two refusals, then the retry that went through");
+
+    let (url, refused) = flaky(1).await;
+    let client = Client::builder("retry-test", "1").connect_http(&url).await.unwrap();
+    client.list_tools().await.unwrap();
+    let err = client.call_tool("charge", json!({})).await.unwrap_err();
+    assert_eq!(err, ClientError::Unavailable { status: 503, retry_after: None });
+    assert_eq!(refused.load(Ordering::SeqCst), 1, "sent once: it may have run");
+}
+
+#[tokio::test]
+async fn a_request_that_never_reached_a_server_is_sent_again() {
+    let first = server().bind_http("127.0.0.1:0").await.unwrap();
+    let (addr, url) = (first.local_addr(), first.url());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(first.run_until(async move {
+        let _ = stopped.await;
+    }));
+    let client = Client::builder("retry-test", "1").connect_http(&url).await.unwrap();
+    // The server goes away; a new one takes the same address a little later.
+    let _ = stop.send(());
+    let _ = running.await;
+    let restart = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        server().bind_http(addr).await.unwrap().run().await
+    });
+    // Not idempotent, yet resent: the refused connection carried nothing.
+    let result = client.call_tool("charge", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("charged"));
+    restart.abort();
+}
