@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use axum::extract::Request;
 use axum::middleware::{Next, from_fn};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use roundtrip::client::{Client, ClientError};
 use roundtrip::prelude::*;
 use serde_json::json;
