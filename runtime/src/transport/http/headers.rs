@@ -34,7 +34,7 @@ fn decoded(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObjec
 }
 
 /// Undo the `=?base64?{base64(utf8)}?=` encoding; plain values pass unchanged.
-pub(super) fn decode(value: &str) -> Option<String> {
+pub(crate) fn decode(value: &str) -> Option<String> {
     match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
         Some(b64) => {
             let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
@@ -48,7 +48,7 @@ pub(super) fn decode(value: &str) -> Option<String> {
 ///
 /// Body problems (no `_meta`, no version key, no `name`) are left to the server, which
 /// answers them with its own codes.
-pub(super) fn check_modern(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
+pub(crate) fn check_modern(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
     let params = request.params.as_ref();
     let claimed = RequestMeta::raw(params).and_then(|m| m.get(META_PROTOCOL_VERSION));
     match (claimed, raw(headers, PROTOCOL_VERSION)?) {

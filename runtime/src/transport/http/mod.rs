@@ -7,6 +7,16 @@
 //! its reply is ready before anything else has to be sent, otherwise with an SSE stream of its
 //! notifications (and, on legacy sessions, server-to-client requests) ending with the reply.
 //!
+//! Every limit has a safe default and is set in [`HttpOptions`]: a request head must arrive
+//! within [`header_read_timeout`](HttpOptions::header_read_timeout) and its body within
+//! [`request_body_timeout`](HttpOptions::request_body_timeout); a connection with nothing to
+//! do is closed after [`idle_timeout`](HttpOptions::idle_timeout); at most
+//! [`max_connections`](HttpOptions::max_connections) connections,
+//! [`max_in_flight`](HttpOptions::max_in_flight) requests,
+//! [`max_get_streams`](HttpOptions::max_get_streams) standalone `GET` streams and
+//! [`max_sessions`](HttpOptions::max_sessions) legacy sessions exist at once. What is over a
+//! limit is refused at once (`503 Service Unavailable` with `Retry-After`), never queued.
+//!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
 //! let server = roundtrip::Server::new("demo", "1.0.0");
@@ -16,11 +26,14 @@
 //! # }
 //! ```
 
-mod headers;
+mod conn;
+pub(crate) mod headers;
 mod host;
+mod limits;
 mod post;
 mod respond;
 mod sessions;
+mod stream;
 
 use std::future::Future;
 use std::io;
@@ -33,6 +46,7 @@ use axum::extract::{Request, State as AxumState};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use ::http::{HeaderValue, Method, StatusCode, header};
@@ -41,11 +55,22 @@ pub use host::HostCheck;
 
 use crate::protocol::ErrorObject;
 use crate::server::Server;
+use conn::{ConnLimits, ConnTracker, LimitedListener};
 use host::{HostPolicy, Refusal};
 use respond::error_response;
 use sessions::SessionStore;
 
-/// How the HTTP endpoint behaves.
+/// How the HTTP endpoint behaves, limits included.
+///
+/// Connection-level limits ([`header_read_timeout`](Self::header_read_timeout),
+/// [`idle_timeout`](Self::idle_timeout), [`max_connections`](Self::max_connections)) apply
+/// where roundtrip owns the connections: [`Server::bind_http`], [`Server::serve_http`] and
+/// their `_with` forms. Request-level limits ([`max_in_flight`](Self::max_in_flight),
+/// [`max_get_streams`](Self::max_get_streams),
+/// [`request_body_timeout`](Self::request_body_timeout), [`max_body_bytes`](Self::max_body_bytes),
+/// [`max_sessions`](Self::max_sessions)) live in the router and apply to
+/// [`Server::router_with`] mounted in an application too; that application's server then owns
+/// the connection limits.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -62,11 +87,45 @@ pub struct HttpOptions {
     /// The most legacy sessions kept at once; a new one evicts an idle or the least recently
     /// used one (default 10 000).
     pub max_sessions: usize,
-    /// A legacy session unused this long, with no request in flight, is forgotten
-    /// (default 30 minutes).
+    /// A legacy session unused this long, with no request in flight and no open `GET` stream,
+    /// is forgotten (default 30 minutes).
     pub session_idle_timeout: Duration,
-    /// The interval of SSE keep-alive comments; `None` sends none (default 15 s).
+    /// The interval of SSE keep-alive comments, on request streams and standalone `GET`
+    /// streams; `None` sends none (default 15 s).
     pub keep_alive: Option<Duration>,
+    /// How long a request head (request line and headers) may take, from its first byte until
+    /// its last; a connection that has not sent a whole head by then is closed without an
+    /// answer (default 10 s). This is what ends slow-loris connections that trickle headers:
+    /// honest clients send a head in one packet. Connection level.
+    pub header_read_timeout: Duration,
+    /// How long a connection may have nothing to do before it is closed: since it opened or
+    /// since its last response, with no byte of a new request (an idle keep-alive connection,
+    /// or one opened and left silent), and how long a write may stall because the client reads
+    /// nothing (default 60 s). A connection whose request is in hand (a running handler, an
+    /// open SSE stream) is never idle, however quiet. Connection level.
+    pub idle_timeout: Duration,
+    /// How long a request body may take to arrive once its head is in; a slower one is
+    /// answered `408 Request Timeout` and its connection closed (default 30 s), so a client
+    /// cannot hold a request slot by never finishing its body.
+    pub request_body_timeout: Duration,
+    /// The most connections open at once (default 10 000). A connection beyond it is accepted,
+    /// answered `503 Service Unavailable` with `Retry-After: 1` and `Connection: close` at
+    /// once, without its request being read, and closed; service resumes as soon as
+    /// connections close. Keep it below the process's open-file limit (`ulimit -n`), which
+    /// also counts the server's other files: past that limit new connections wait in the
+    /// kernel's backlog until one closes. Connection level.
+    pub max_connections: usize,
+    /// The most requests in flight at once, each from its arrival until its response is
+    /// written (an SSE response until its stream ends); the excess is answered at once with
+    /// `503 Service Unavailable`, `Retry-After: 1` and a JSON-RPC error, never queued
+    /// (default 4096). Standalone `GET` streams are bounded by
+    /// [`max_get_streams`](Self::max_get_streams) instead.
+    pub max_in_flight: usize,
+    /// The most standalone `GET` streams of legacy sessions open at once (default 4096); the
+    /// excess is answered `503` with `Retry-After: 1`. A session has at most one: a new `GET`
+    /// on a session ends the stream it had, so a client that reconnects is never locked out
+    /// by a stream it lost.
+    pub max_get_streams: usize,
 }
 
 impl Default for HttpOptions {
@@ -79,6 +138,12 @@ impl Default for HttpOptions {
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
             keep_alive: Some(Duration::from_secs(15)),
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            request_body_timeout: Duration::from_secs(30),
+            max_connections: 10_000,
+            max_in_flight: 4096,
+            max_get_streams: 4096,
         }
     }
 }
@@ -125,6 +190,56 @@ impl HttpOptions {
         self.keep_alive = interval;
         self
     }
+
+    /// Close a connection whose request head is not complete `timeout` after its first byte
+    /// (see [`header_read_timeout`](Self::header_read_timeout)).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Close a connection with nothing to do for `timeout`
+    /// (see [`idle_timeout`](Self::idle_timeout)).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Answer `408` to a request whose body takes longer than `timeout`
+    /// (see [`request_body_timeout`](Self::request_body_timeout)).
+    pub fn request_body_timeout(mut self, timeout: Duration) -> Self {
+        self.request_body_timeout = timeout;
+        self
+    }
+
+    /// Keep at most `max` connections open (at least 1); refuse the others with `503`
+    /// (see [`max_connections`](Self::max_connections)).
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max;
+        self
+    }
+
+    /// Serve at most `max` requests at once (at least 1); refuse the others with `503`
+    /// (see [`max_in_flight`](Self::max_in_flight)).
+    pub fn max_in_flight(mut self, max: usize) -> Self {
+        self.max_in_flight = max;
+        self
+    }
+
+    /// Keep at most `max` standalone `GET` streams open (at least 1); refuse the others with
+    /// `503` (see [`max_get_streams`](Self::max_get_streams)).
+    pub fn max_get_streams(mut self, max: usize) -> Self {
+        self.max_get_streams = max;
+        self
+    }
+
+    fn conn_limits(&self) -> ConnLimits {
+        ConnLimits {
+            header_read_timeout: self.header_read_timeout,
+            idle_timeout: self.idle_timeout,
+            max_connections: self.max_connections,
+        }
+    }
 }
 
 /// The shared state of one endpoint.
@@ -135,6 +250,14 @@ struct State {
     sessions: SessionStore,
     /// Parent of every request's cancellation token.
     shutdown: CancellationToken,
+    /// One permit a request in flight ([`HttpOptions::max_in_flight`]).
+    in_flight: Arc<Semaphore>,
+    /// One permit an open standalone `GET` stream ([`HttpOptions::max_get_streams`]).
+    get_streams: Arc<Semaphore>,
+}
+
+fn semaphore(max: usize) -> Arc<Semaphore> {
+    Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS)))
 }
 
 impl Server {
@@ -164,11 +287,16 @@ impl Server {
         let state = Arc::new(State {
             server: self.clone(),
             sessions: SessionStore::new(options.max_sessions, options.session_idle_timeout),
+            in_flight: semaphore(options.max_in_flight),
+            get_streams: semaphore(options.max_get_streams),
             options,
             policy,
             shutdown,
         });
-        Router::new().route(&path, any(endpoint)).with_state(state)
+        Router::new()
+            .route(&path, any(endpoint))
+            .layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit))
+            .with_state(state)
     }
 
     /// Serve at `http://{addr}/mcp` until an I/O error.
@@ -193,8 +321,9 @@ impl Server {
         let local_addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
         let path = endpoint_path(&options.path);
+        let limits = options.conn_limits();
         let router = self.build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone());
-        Ok(HttpServer { listener, router, local_addr, path, shutdown })
+        Ok(HttpServer { listener, router, local_addr, path, shutdown, limits })
     }
 }
 
@@ -206,6 +335,7 @@ pub struct HttpServer {
     local_addr: SocketAddr,
     path: String,
     shutdown: CancellationToken,
+    limits: ConnLimits,
 }
 
 impl HttpServer {
@@ -219,16 +349,19 @@ impl HttpServer {
         format!("http://{}{}", self.local_addr, self.path)
     }
 
-    /// Serve until an I/O error.
+    /// Serve until an I/O error, with the connection limits of its [`HttpOptions`].
     pub async fn run(self) -> io::Result<()> {
-        axum::serve(self.listener, self.router).await
+        let listener = LimitedListener::new(self.listener, self.limits);
+        axum::serve(listener, self.router.into_make_service_with_connect_info::<ConnTracker>()).await
     }
 
     /// Serve until `signal` completes, then cancel every request in flight (ending open
-    /// streams) and finish once the connections are closed.
+    /// streams) and finish once the connections are closed (a connection still reading a
+    /// request head closes within the header-read timeout).
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let shutdown = self.shutdown.clone();
-        axum::serve(self.listener, self.router)
+        let listener = LimitedListener::new(self.listener, self.limits);
+        axum::serve(listener, self.router.into_make_service_with_connect_info::<ConnTracker>())
             .with_graceful_shutdown(async move {
                 signal.await;
                 shutdown.cancel();
@@ -258,6 +391,7 @@ async fn endpoint(AxumState(state): AxumState<Arc<State>>, request: Request) -> 
     }
     match parts.method {
         Method::POST => post::post(state, parts, body).await,
+        Method::GET => stream::get(&state, &parts.headers),
         Method::DELETE => post::delete(&state, &parts.headers),
         _ => method_not_allowed(),
     }

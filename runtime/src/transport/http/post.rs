@@ -14,6 +14,7 @@ use super::State;
 use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::respond::{Answer, error_response, reply_response, run};
 use super::sessions::LegacySession;
+use super::stream::{legacy_target, session_not_found};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, META_PROTOCOL_VERSION, Message, Notification, ProtocolVersion,
     Request, RequestId, RequestMeta, Response as RpcResponse,
@@ -66,11 +67,20 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
     if content_length(&parts.headers).is_some_and(|n| n > limit as u64) {
         return too_large();
     }
-    let bytes = match read_limited(body, limit).await {
-        Ok(b) => b,
-        Err(BodyError::TooLarge) => return too_large(),
-        Err(BodyError::Broken) => {
+    let bytes = match tokio::time::timeout(state.options.request_body_timeout, read_limited(body, limit)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(BodyError::TooLarge)) => return too_large(),
+        Ok(Err(BodyError::Broken)) => {
             return bad_request(None, ErrorObject::invalid_request("the request body could not be read"));
+        }
+        Err(_) => {
+            let mut response = error_response(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                ErrorObject::invalid_request("the request body did not arrive in time"),
+            );
+            response.headers_mut().insert(::http::header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
         }
     };
     // serde_json's recursion limit (128) turns deep nesting into a parse error.
@@ -241,11 +251,12 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
     }
 }
 
-/// `DELETE` ends a legacy session; without one there is nothing to delete (405).
+/// `DELETE` ends a legacy session (`200`); see [`legacy_target`] for the other answers.
 pub(super) fn delete(state: &State, headers: &HeaderMap) -> Response {
-    match headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) {
-        Some(id) if state.sessions.remove(id.trim()) => StatusCode::OK.into_response(),
-        Some(_) => UnknownSession.response(),
-        None => super::method_not_allowed(),
+    match legacy_target(state, headers) {
+        Ok((id, _)) if state.sessions.remove(&id) => StatusCode::OK.into_response(),
+        // Ended between the lookup and now.
+        Ok(_) => session_not_found(),
+        Err(response) => response,
     }
 }

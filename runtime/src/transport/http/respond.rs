@@ -196,7 +196,7 @@ async fn recv(rx: &mut Option<mpsc::Receiver<Message>>) -> Option<Message> {
     }
 }
 
-async fn tick(ticker: &mut Option<tokio::time::Interval>) {
+pub(super) async fn tick(ticker: &mut Option<tokio::time::Interval>) {
     match ticker {
         Some(t) => {
             t.tick().await;
@@ -206,7 +206,7 @@ async fn tick(ticker: &mut Option<tokio::time::Interval>) {
 }
 
 /// One SSE event carrying one JSON-RPC message.
-fn frame<T: Serialize>(message: &T) -> Bytes {
+pub(super) fn frame<T: Serialize>(message: &T) -> Bytes {
     let json = serde_json::to_string(message).unwrap_or_else(|e| {
         // Only a non-string map key or a failing Serialize impl gets here.
         serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
@@ -216,7 +216,7 @@ fn frame<T: Serialize>(message: &T) -> Bytes {
     Bytes::from(format!("data: {json}\n\n"))
 }
 
-fn sse_response(stream: impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static) -> Response {
+pub(super) fn sse_response(stream: impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static) -> Response {
     let mut response = Body::from_stream(stream).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));

@@ -2,7 +2,7 @@
 //! each with its back-channel table and its requests in flight.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,13 @@ pub(super) struct LegacySession {
     next_seq: AtomicU64,
     /// Milliseconds since the store's epoch.
     last_used: AtomicU64,
+    /// Cancelled when the session ends (deleted, expired or evicted): ends its GET stream.
+    closed: CancellationToken,
+    /// The stop signal of the open standalone GET stream, if any.
+    stream: Mutex<Option<CancellationToken>>,
+    /// Open standalone GET streams (0 or 1, briefly 2 while one replaces another); a session
+    /// with one is in use and does not expire.
+    streams: AtomicUsize,
 }
 
 impl LegacySession {
@@ -42,8 +49,20 @@ impl LegacySession {
         }
     }
 
+    /// Open the session's standalone GET stream, ending the one before if any: a client that
+    /// reconnects is not locked out by a stream it lost.
+    pub fn open_stream(self: &Arc<Self>) -> StreamGuard {
+        let stop = self.closed.child_token();
+        let previous = self.stream.lock().ok().and_then(|mut s| s.replace(stop.clone()));
+        if let Some(previous) = previous {
+            previous.cancel();
+        }
+        self.streams.fetch_add(1, Ordering::AcqRel);
+        StreamGuard { session: self.clone(), stop }
+    }
+
     fn busy(&self) -> bool {
-        self.in_flight.lock().map(|m| !m.is_empty()).unwrap_or(false)
+        self.streams.load(Ordering::Acquire) > 0 || self.in_flight.lock().map(|m| !m.is_empty()).unwrap_or(false)
     }
 
     /// Cancel everything in flight and fail every waiting server-to-client request.
@@ -54,6 +73,33 @@ impl LegacySession {
             token.cancel();
         }
         self.pending.close();
+        self.closed.cancel();
+    }
+}
+
+/// An open standalone GET stream of a session.
+#[derive(Debug)]
+pub(super) struct StreamGuard {
+    session: Arc<LegacySession>,
+    stop: CancellationToken,
+}
+
+impl StreamGuard {
+    /// Cancelled when the stream must end: the session ended or another stream replaced it.
+    pub fn stop(&self) -> &CancellationToken {
+        &self.stop
+    }
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.session.streams.fetch_sub(1, Ordering::AcqRel);
+        // Forget our own stop signal; a newer stream keeps its own.
+        if let Ok(mut s) = self.session.stream.lock()
+            && s.as_ref() == Some(&self.stop)
+        {
+            *s = None;
+        }
     }
 }
 
@@ -108,6 +154,9 @@ impl SessionStore {
             in_flight: Mutex::new(HashMap::new()),
             next_seq: AtomicU64::new(0),
             last_used: AtomicU64::new(now),
+            closed: CancellationToken::new(),
+            stream: Mutex::new(None),
+            streams: AtomicUsize::new(0),
         });
         let mut gone = Vec::new();
         if let Ok(mut map) = self.map.lock() {

@@ -1,0 +1,165 @@
+//! The standalone `GET` stream of a legacy session (2025-era streamable HTTP): server-initiated
+//! messages that belong to no request. It carries the list changes the server announces
+//! ([`Server::notify_list_changed`](crate::Server::notify_list_changed)) and SSE keep-alive
+//! comments; it ends when the session ends, when the client opens another one for the same
+//! session, or when the server shuts down.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::response::Response;
+use bytes::Bytes;
+use futures::Stream;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::sync::broadcast::{self, error::RecvError};
+use tokio_util::sync::CancellationToken;
+
+use ::http::{HeaderMap, StatusCode, header};
+
+use super::State;
+use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
+use super::limits::unavailable;
+use super::respond::{error_response, frame, sse_response, tick};
+use super::sessions::{LegacySession, StreamGuard};
+use crate::protocol::{ErrorObject, Notification, ProtocolVersion};
+use crate::server::{ListChange, Server};
+
+/// The legacy session a `GET` or `DELETE` is about, or the answer when there is none.
+///
+/// Without `Mcp-Session-Id` the request is a 2026-era one or one from a client that has no
+/// session yet: `405`, unless its `MCP-Protocol-Version` names a legacy revision (`400`, the
+/// session is missing). A 2026-07-28 version header means the session id is to be ignored
+/// (`405`); an unknown one is `400`; an unknown or ended session is `404`.
+pub(super) fn legacy_target(state: &State, headers: &HeaderMap) -> Result<(String, Arc<LegacySession>), Response> {
+    let version = match headers::raw(headers, PROTOCOL_VERSION) {
+        Ok(v) => v,
+        Err(e) => return Err(error_response(StatusCode::BAD_REQUEST, None, ErrorObject::invalid_request(e.message))),
+    };
+    let parsed = version.as_deref().map(ProtocolVersion::parse);
+    let Some(id) = headers.get(SESSION_ID) else {
+        return Err(match parsed {
+            Some(Some(v)) if !v.is_modern() => {
+                error_response(StatusCode::BAD_REQUEST, None, ErrorObject::invalid_request("missing Mcp-Session-Id"))
+            }
+            _ => super::method_not_allowed(),
+        });
+    };
+    match parsed {
+        Some(Some(v)) if v.is_modern() => return Err(super::method_not_allowed()),
+        Some(None) => {
+            let v = version.unwrap_or_default();
+            return Err(error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::invalid_request(format!("Unsupported MCP-Protocol-Version header: {v}")),
+            ));
+        }
+        _ => {}
+    }
+    let id = id.to_str().map(str::trim).map_err(|_| session_not_found())?;
+    let session = state.sessions.get(id).ok_or_else(session_not_found)?;
+    Ok((id.to_owned(), session))
+}
+
+pub(super) fn session_not_found() -> Response {
+    error_response(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found or expired"))
+}
+
+/// Whether the client takes an SSE stream (`Accept: text/event-stream`, `text/*` or `*/*`).
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|range| {
+        let media = range.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        media == "text/event-stream" || media == "text/*" || media == "*/*"
+    })
+}
+
+/// `GET` on the endpoint: open the session's standalone stream.
+pub(super) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response {
+    let session = match legacy_target(state, headers) {
+        Ok((_, session)) => session,
+        Err(response) => return response,
+    };
+    if !accepts_event_stream(headers) {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            ErrorObject::invalid_request("Not Acceptable: the client must accept text/event-stream"),
+        );
+    }
+    let Ok(slot) = state.get_streams.clone().try_acquire_owned() else {
+        tracing::debug!("refusing a GET stream: max_get_streams reached");
+        return unavailable("Server busy: too many open GET streams; retry later");
+    };
+    let guard = session.open_stream();
+    let stream = GetStream {
+        changes: state.server.subscribe_changes(),
+        server: state.server.clone(),
+        shutdown: state.shutdown.clone(),
+        keep_alive: state.options.keep_alive,
+        queued: VecDeque::new(),
+        _slot: slot,
+        guard,
+    };
+    sse_response(stream.into_stream())
+}
+
+struct GetStream {
+    changes: broadcast::Receiver<ListChange>,
+    server: Server,
+    shutdown: CancellationToken,
+    keep_alive: Option<Duration>,
+    /// Events decided but not yet sent (after a lag: one of each list).
+    queued: VecDeque<Bytes>,
+    _slot: OwnedSemaphorePermit,
+    guard: StreamGuard,
+}
+
+enum Step {
+    Change(Result<ListChange, RecvError>),
+    KeepAlive,
+    End,
+}
+
+fn list_changed(change: &ListChange) -> Bytes {
+    frame(&Notification::new(change.method(), None))
+}
+
+impl GetStream {
+    fn into_stream(self) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
+        let ticker = self.keep_alive.map(|period| {
+            let mut t = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            t
+        });
+        futures::stream::unfold((self, ticker), |(mut s, mut ticker)| async move {
+            loop {
+                if let Some(event) = s.queued.pop_front() {
+                    return Some((Ok(event), (s, ticker)));
+                }
+                let step = tokio::select! {
+                    biased;
+                    () = s.guard.stop().cancelled() => Step::End,
+                    () = s.shutdown.cancelled() => Step::End,
+                    change = s.changes.recv() => Step::Change(change),
+                    () = tick(&mut ticker) => Step::KeepAlive,
+                };
+                match step {
+                    Step::End | Step::Change(Err(RecvError::Closed)) => return None,
+                    Step::Change(Ok(change)) => return Some((Ok(list_changed(&change)), (s, ticker))),
+                    // Missed changes: say every list may have changed.
+                    Step::Change(Err(RecvError::Lagged(_))) => {
+                        let offered = [
+                            (ListChange::Tools, s.server.offers_tools()),
+                            (ListChange::Prompts, s.server.offers_prompts()),
+                            (ListChange::Resources, s.server.offers_resources()),
+                        ];
+                        s.queued.extend(offered.iter().filter(|(_, on)| *on).map(|(c, _)| list_changed(c)));
+                    }
+                    Step::KeepAlive => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (s, ticker))),
+                }
+            }
+        })
+    }
+}
