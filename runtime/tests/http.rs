@@ -573,6 +573,117 @@ async fn client_response_without_a_known_session() {
     assert_eq!(h.raw(&[("Mcp-Session-Id", "gone")], answer).await.status().as_u16(), 404);
 }
 
+/// `GET` on the endpoint with these headers.
+async fn get(h: &Harness, headers: &[(&str, &str)]) -> reqwest::Response {
+    let mut req = h.client.get(&h.url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    req.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn legacy_get_stream_carries_list_changes() {
+    let h = start().await;
+    let session = initialize(&h).await;
+    let sh = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", LEGACY)];
+    let r = get(&h, &[sh[0], sh[1], ("Accept", "text/event-stream")]).await;
+    assert_eq!(r.headers().get("cache-control").unwrap(), "no-cache");
+    let mut sse = Sse::new(r);
+
+    h.server.notify_list_changed(ListChange::Tools);
+    let change = sse.next().await.unwrap();
+    assert_eq!(change["method"], "notifications/tools/list_changed");
+    assert!(change.get("id").is_none());
+    h.server.notify_list_changed(ListChange::Resources);
+    assert_eq!(sse.next().await.unwrap()["method"], "notifications/resources/list_changed");
+
+    // Requests still get their answers on their own POST, not on the GET stream.
+    let (s, b) = json_of(h.raw(&sh, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).await).await;
+    assert_eq!((s, b["id"].clone()), (200, json!(1)));
+    h.server.notify_list_changed(ListChange::Prompts);
+    assert_eq!(sse.next().await.unwrap()["method"], "notifications/prompts/list_changed");
+
+    // Ending the session ends its stream.
+    let r = h.client.delete(&h.url).header(sh[0].0, sh[0].1).header(sh[1].0, sh[1].1).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(sse.next().await.is_none(), "the stream ends with its session");
+}
+
+#[tokio::test]
+async fn legacy_get_stream_sends_keep_alive_comments() {
+    let h = start_with(HttpOptions::default().keep_alive(Some(Duration::from_millis(50)))).await;
+    let session = initialize(&h).await;
+    let r = get(&h, &[("Mcp-Session-Id", &session), ("Accept", "text/event-stream")]).await;
+    assert_eq!(r.status().as_u16(), 200);
+    let mut body = r.bytes_stream();
+    let mut seen = String::new();
+    let found = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(chunk) = body.next().await {
+            seen.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+            if seen.matches(": keep-alive\n\n").count() >= 2 {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(found, Ok(true), "keep-alive comments: {seen:?}");
+}
+
+#[tokio::test]
+async fn delete_ends_the_session() {
+    let h = start().await;
+    let session = initialize(&h).await;
+    let other = initialize(&h).await;
+    let sh = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", LEGACY)];
+    let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#;
+    assert_eq!(json_of(h.raw(&sh, list).await).await.0, 200);
+
+    let r = h.client.delete(&h.url).header(sh[0].0, sh[0].1).header(sh[1].0, sh[1].1).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    // Every later request with that id: 404 (the client starts a new session).
+    let (s, b) = json_of(h.raw(&sh, list).await).await;
+    assert_eq!((s, code(&b)), (404, -32600));
+    let (s, _) = json_of(get(&h, &[sh[0], sh[1], ("Accept", "text/event-stream")]).await).await;
+    assert_eq!(s, 404);
+    let r = h.client.delete(&h.url).header(sh[0].0, sh[0].1).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    // Other sessions live on.
+    assert_eq!(json_of(h.raw(&[("Mcp-Session-Id", &other)], list).await).await.0, 200);
+}
+
+#[tokio::test]
+async fn get_and_delete_answers_without_a_usable_session() {
+    let h = start().await;
+    let session = initialize(&h).await;
+    let sse = ("Accept", "text/event-stream");
+    let sid = ("Mcp-Session-Id", session.as_str());
+    // A legacy revision without a session: the session is missing (400).
+    let (s, b) = json_of(get(&h, &[sse, ("MCP-Protocol-Version", LEGACY)]).await).await;
+    assert_eq!((s, code(&b)), (400, -32600));
+    let (s, _) = json_of(h.client.delete(&h.url).header("MCP-Protocol-Version", LEGACY).send().await.unwrap()).await;
+    assert_eq!(s, 400);
+    // An unknown session: 404.
+    let (s, _) = json_of(get(&h, &[sse, ("Mcp-Session-Id", "no-such-session")]).await).await;
+    assert_eq!(s, 404);
+    // A 2026-07-28 request ignores the session id: 405, and the session lives on.
+    let r = get(&h, &[sse, sid, ("MCP-Protocol-Version", V)]).await;
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(r.headers().get("allow").unwrap(), "POST");
+    let r = h.client.delete(&h.url).header(sid.0, sid.1).header("MCP-Protocol-Version", V).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    // An unsupported revision: 400.
+    let (s, _) = json_of(get(&h, &[sse, sid, ("MCP-Protocol-Version", "1999-01-01")]).await).await;
+    assert_eq!(s, 400);
+    // A client that does not take SSE: 406.
+    let (s, _) = json_of(get(&h, &[sid, ("Accept", "application/json")]).await).await;
+    assert_eq!(s, 406);
+    // The session is still there.
+    let r = get(&h, &[sse, sid]).await;
+    assert_eq!(r.status().as_u16(), 200);
+}
+
 #[tokio::test]
 async fn run_until_ends_open_streams_and_returns() {
     let server = test_server(Arc::new(AtomicBool::new(false)));

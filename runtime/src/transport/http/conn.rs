@@ -2,8 +2,9 @@
 //! connections are open at once, how long a request head may take to arrive, how long a
 //! connection may sit idle or stall a write.
 //!
-//! The listener refuses a connection beyond the limit at once (`503`, `Retry-After: 1`,
-//! closed). Every accepted connection is wrapped in [`ConnIo`], which keeps one timer: from
+//! The listener refuses a connection beyond the limit without ever holding a slot for it:
+//! `503` with `Retry-After: 1` as soon as its request head is in (at most a second later),
+//! then closed. Every accepted connection is wrapped in [`ConnIo`], which keeps one timer: from
 //! the first byte of a request head until the head reaches the router (the header-read
 //! timeout), from the end of a response (or the connection's start) until the first byte of
 //! the next request (the idle timeout), and while a write cannot make progress (the idle
@@ -12,7 +13,7 @@
 //! in hand until its response has been written (a streamed body until it ends).
 
 use std::future::Future;
-use std::io::{self, Write as _};
+use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -23,7 +24,7 @@ use std::time::Duration;
 use axum::extract::connect_info::Connected;
 use axum::serve::{IncomingStream, Listener};
 use futures::task::AtomicWaker;
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, Sleep};
@@ -36,14 +37,15 @@ pub(super) struct ConnLimits {
     pub max_connections: usize,
 }
 
-/// How many refused connections may linger at once (reading what the client still sends, so
-/// that it reads the `503` rather than a reset); beyond that a refused connection is closed
-/// right after the `503` is written.
-const MAX_LINGERING: usize = 256;
-/// How long a refused connection lingers at most.
-const LINGER: Duration = Duration::from_secs(2);
-/// How much a lingering connection reads at most before it is closed.
-const LINGER_BYTES: usize = 64 * 1024;
+/// How many refused connections are answered at once; beyond that a refused connection is
+/// closed at once, without an answer.
+const MAX_REFUSING: usize = 256;
+/// How long a refused connection is given to send its request head before the `503` goes out
+/// anyway, and then how long it lingers (reading what the client still sends, so that it reads
+/// the `503` rather than a reset).
+const REFUSAL_WAIT: Duration = Duration::from_secs(1);
+/// How much of a refused connection's request is read at most.
+const REFUSAL_READ_BYTES: usize = 64 * 1024;
 /// The pause after an accept error that is not about one connection (e.g. no file
 /// descriptor left), so the loop does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -64,7 +66,7 @@ static REFUSAL: LazyLock<Vec<u8>> = LazyLock::new(|| {
 pub(super) struct LimitedListener {
     inner: TcpListener,
     slots: Arc<Semaphore>,
-    lingering: Arc<Semaphore>,
+    refusing: Arc<Semaphore>,
     limits: ConnLimits,
     last_error_log: Option<Instant>,
 }
@@ -74,7 +76,7 @@ impl LimitedListener {
         Self {
             inner,
             slots: Arc::new(Semaphore::new(limits.max_connections.clamp(1, Semaphore::MAX_PERMITS))),
-            lingering: Arc::new(Semaphore::new(MAX_LINGERING)),
+            refusing: Arc::new(Semaphore::new(MAX_REFUSING)),
             limits,
             last_error_log: None,
         }
@@ -113,7 +115,7 @@ impl Listener for LimitedListener {
             };
             match self.slots.clone().try_acquire_owned() {
                 Ok(slot) => return (ConnIo::new(stream, slot, self.limits), addr),
-                Err(_) => refuse(stream, &self.lingering),
+                Err(_) => refuse(stream, &self.refusing),
             }
         }
     }
@@ -123,27 +125,48 @@ impl Listener for LimitedListener {
     }
 }
 
-/// Answer `503` to a connection over the limit and close it, never waiting on the client.
-fn refuse(stream: TcpStream, lingering: &Arc<Semaphore>) {
+/// Answer `503` to a connection over the limit and close it. The request head is read first
+/// (a client may not take an answer to a request it has not sent: hyper's client does not),
+/// for at most [`REFUSAL_WAIT`]; with too many refusals under way, close it at once.
+fn refuse(stream: TcpStream, refusing: &Arc<Semaphore>) {
+    let Ok(permit) = refusing.clone().try_acquire_owned() else {
+        tracing::debug!("closing a connection: max_connections reached");
+        return;
+    };
     tracing::debug!("refusing a connection: max_connections reached");
-    // A std socket writes without waiting for readiness; the send buffer of a fresh
-    // connection takes these few bytes at once (the socket stays non-blocking).
-    let Ok(std) = stream.into_std() else { return };
-    let _ = (&std).write(&REFUSAL);
-    let _ = std.shutdown(std::net::Shutdown::Write);
-    let Ok(permit) = lingering.clone().try_acquire_owned() else { return };
-    let Ok(stream) = TcpStream::from_std(std) else { return };
-    // Read (and discard) what the client sends until it closes: closing with unread data
-    // would reset the connection and could destroy the 503 before the client reads it.
     tokio::spawn(async move {
         let _permit = permit;
         let mut stream = stream;
+        let mut seen = Vec::new();
         let mut buf = [0u8; 4096];
-        let mut total = 0;
-        let _ = tokio::time::timeout(LINGER, async {
-            while total < LINGER_BYTES {
+        let _ = tokio::time::timeout(REFUSAL_WAIT, async {
+            while seen.len() < REFUSAL_READ_BYTES {
                 match stream.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => seen.extend_from_slice(&buf[..n]),
+                }
+                if seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    return;
+                }
+            }
+        })
+        .await;
+        let answered = tokio::time::timeout(REFUSAL_WAIT, async {
+            stream.write_all(&REFUSAL).await?;
+            stream.shutdown().await
+        })
+        .await;
+        if !matches!(answered, Ok(Ok(()))) {
+            return;
+        }
+        // Read (and discard) what the client still sends, e.g. its body, until it closes:
+        // closing with unread data would reset the connection and could destroy the 503
+        // before the client reads it.
+        let mut total = 0;
+        let _ = tokio::time::timeout(REFUSAL_WAIT, async {
+            while total < REFUSAL_READ_BYTES {
+                match stream.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
                     Ok(n) => total += n,
                 }
             }

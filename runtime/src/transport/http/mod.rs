@@ -108,9 +108,11 @@ pub struct HttpOptions {
     /// answered `408 Request Timeout` and its connection closed (default 30 s), so a client
     /// cannot hold a request slot by never finishing its body.
     pub request_body_timeout: Duration,
-    /// The most connections open at once (default 10 000). A connection beyond it is accepted,
-    /// answered `503 Service Unavailable` with `Retry-After: 1` and `Connection: close` at
-    /// once, without its request being read, and closed; service resumes as soon as
+    /// The most connections open at once (default 10 000). A connection beyond it holds no
+    /// slot: it is answered `503 Service Unavailable` with `Retry-After: 1` and
+    /// `Connection: close` as soon as its request head has arrived (at most a second later;
+    /// HTTP clients take no answer to a request they have not sent) and closed; when 256
+    /// refusals are already under way, it is closed at once. Service resumes as soon as
     /// connections close. Keep it below the process's open-file limit (`ulimit -n`), which
     /// also counts the server's other files: past that limit new connections wait in the
     /// kernel's backlog until one closes. Connection level.

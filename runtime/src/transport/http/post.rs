@@ -14,7 +14,7 @@ use super::State;
 use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::respond::{Answer, error_response, reply_response, run};
 use super::sessions::LegacySession;
-use super::stream::{legacy_target, session_not_found};
+use super::stream::{NoSession, legacy_target};
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, META_PROTOCOL_VERSION, Message, Notification, ProtocolVersion,
     Request, RequestId, RequestMeta, Response as RpcResponse,
@@ -256,7 +256,7 @@ pub(super) fn delete(state: &State, headers: &HeaderMap) -> Response {
     match legacy_target(state, headers) {
         Ok((id, _)) if state.sessions.remove(&id) => StatusCode::OK.into_response(),
         // Ended between the lookup and now.
-        Ok(_) => session_not_found(),
-        Err(response) => response,
+        Ok(_) => NoSession::NotFound.response(),
+        Err(no) => no.response(),
     }
 }

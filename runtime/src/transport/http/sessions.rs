@@ -2,10 +2,11 @@
 //! each with its back-channel table and its requests in flight.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::RequestId;
@@ -23,11 +24,21 @@ pub(super) struct LegacySession {
     last_used: AtomicU64,
     /// Cancelled when the session ends (deleted, expired or evicted): ends its GET stream.
     closed: CancellationToken,
-    /// The stop signal of the open standalone GET stream, if any.
-    stream: Mutex<Option<CancellationToken>>,
-    /// Open standalone GET streams (0 or 1, briefly 2 while one replaces another); a session
-    /// with one is in use and does not expire.
-    streams: AtomicUsize,
+    /// Its standalone GET stream.
+    stream: Mutex<StreamState>,
+}
+
+/// The standalone GET stream of a session.
+#[derive(Debug, Default)]
+struct StreamState {
+    /// The stop signal of the current stream.
+    stop: Option<CancellationToken>,
+    /// Streams not yet dropped: 0 or 1, briefly 2 while one replaces another. A session with
+    /// one is in use and does not expire.
+    open: usize,
+    /// The endpoint-wide slot the session holds while it has a stream, passed from a stream
+    /// to the one that replaces it.
+    slot: Option<OwnedSemaphorePermit>,
 }
 
 impl LegacySession {
@@ -49,20 +60,25 @@ impl LegacySession {
         }
     }
 
-    /// Open the session's standalone GET stream, ending the one before if any: a client that
-    /// reconnects is not locked out by a stream it lost.
-    pub fn open_stream(self: &Arc<Self>) -> StreamGuard {
+    /// Open the session's standalone GET stream, ending the one before if any (a client that
+    /// reconnects is not locked out by a stream it lost). A session without a stream takes one
+    /// of `slots` first; `None` when none is left.
+    pub fn open_stream(self: &Arc<Self>, slots: &Arc<Semaphore>) -> Option<StreamGuard> {
+        let mut state = self.stream.lock().ok()?;
+        if state.slot.is_none() {
+            state.slot = Some(slots.clone().try_acquire_owned().ok()?);
+        }
         let stop = self.closed.child_token();
-        let previous = self.stream.lock().ok().and_then(|mut s| s.replace(stop.clone()));
-        if let Some(previous) = previous {
+        if let Some(previous) = state.stop.replace(stop.clone()) {
             previous.cancel();
         }
-        self.streams.fetch_add(1, Ordering::AcqRel);
-        StreamGuard { session: self.clone(), stop }
+        state.open += 1;
+        Some(StreamGuard { session: self.clone(), stop })
     }
 
     fn busy(&self) -> bool {
-        self.streams.load(Ordering::Acquire) > 0 || self.in_flight.lock().map(|m| !m.is_empty()).unwrap_or(false)
+        self.stream.lock().map(|s| s.open > 0).unwrap_or(false)
+            || self.in_flight.lock().map(|m| !m.is_empty()).unwrap_or(false)
     }
 
     /// Cancel everything in flight and fail every waiting server-to-client request.
@@ -93,12 +109,15 @@ impl StreamGuard {
 
 impl Drop for StreamGuard {
     fn drop(&mut self) {
-        self.session.streams.fetch_sub(1, Ordering::AcqRel);
-        // Forget our own stop signal; a newer stream keeps its own.
-        if let Ok(mut s) = self.session.stream.lock()
-            && s.as_ref() == Some(&self.stop)
-        {
-            *s = None;
+        if let Ok(mut state) = self.session.stream.lock() {
+            state.open = state.open.saturating_sub(1);
+            // Forget our own stop signal; a newer stream keeps its own.
+            if state.stop.as_ref() == Some(&self.stop) {
+                state.stop = None;
+            }
+            if state.open == 0 {
+                state.slot = None;
+            }
         }
     }
 }
@@ -155,8 +174,7 @@ impl SessionStore {
             next_seq: AtomicU64::new(0),
             last_used: AtomicU64::new(now),
             closed: CancellationToken::new(),
-            stream: Mutex::new(None),
-            streams: AtomicUsize::new(0),
+            stream: Mutex::new(StreamState::default()),
         });
         let mut gone = Vec::new();
         if let Ok(mut map) = self.map.lock() {

@@ -12,7 +12,6 @@ use std::time::Duration;
 use axum::response::Response;
 use bytes::Bytes;
 use futures::Stream;
-use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio_util::sync::CancellationToken;
 
@@ -26,45 +25,64 @@ use super::sessions::{LegacySession, StreamGuard};
 use crate::protocol::{ErrorObject, Notification, ProtocolVersion};
 use crate::server::{ListChange, Server};
 
-/// The legacy session a `GET` or `DELETE` is about, or the answer when there is none.
+/// Why a `GET` or `DELETE` names no usable legacy session.
+#[derive(Debug)]
+pub(super) enum NoSession {
+    /// A 2026-era request, or one from a client with no session yet: `405`.
+    NotAllowed,
+    /// A legacy revision without `Mcp-Session-Id`: `400`.
+    Missing,
+    /// An unsupported or unreadable `MCP-Protocol-Version`: `400`.
+    BadVersion(String),
+    /// An unknown or ended session: `404`.
+    NotFound,
+}
+
+impl NoSession {
+    pub fn response(self) -> Response {
+        match self {
+            Self::NotAllowed => super::method_not_allowed(),
+            Self::Missing => {
+                error_response(StatusCode::BAD_REQUEST, None, ErrorObject::invalid_request("missing Mcp-Session-Id"))
+            }
+            Self::BadVersion(message) => {
+                error_response(StatusCode::BAD_REQUEST, None, ErrorObject::invalid_request(message))
+            }
+            Self::NotFound => error_response(
+                StatusCode::NOT_FOUND,
+                None,
+                ErrorObject::invalid_request("Session not found or expired"),
+            ),
+        }
+    }
+}
+
+/// The legacy session a `GET` or `DELETE` is about, with its id.
 ///
 /// Without `Mcp-Session-Id` the request is a 2026-era one or one from a client that has no
 /// session yet: `405`, unless its `MCP-Protocol-Version` names a legacy revision (`400`, the
 /// session is missing). A 2026-07-28 version header means the session id is to be ignored
 /// (`405`); an unknown one is `400`; an unknown or ended session is `404`.
-pub(super) fn legacy_target(state: &State, headers: &HeaderMap) -> Result<(String, Arc<LegacySession>), Response> {
-    let version = match headers::raw(headers, PROTOCOL_VERSION) {
-        Ok(v) => v,
-        Err(e) => return Err(error_response(StatusCode::BAD_REQUEST, None, ErrorObject::invalid_request(e.message))),
-    };
+pub(super) fn legacy_target(state: &State, headers: &HeaderMap) -> Result<(String, Arc<LegacySession>), NoSession> {
+    let version = headers::raw(headers, PROTOCOL_VERSION).map_err(|e| NoSession::BadVersion(e.message))?;
     let parsed = version.as_deref().map(ProtocolVersion::parse);
     let Some(id) = headers.get(SESSION_ID) else {
         return Err(match parsed {
-            Some(Some(v)) if !v.is_modern() => {
-                error_response(StatusCode::BAD_REQUEST, None, ErrorObject::invalid_request("missing Mcp-Session-Id"))
-            }
-            _ => super::method_not_allowed(),
+            Some(Some(v)) if !v.is_modern() => NoSession::Missing,
+            _ => NoSession::NotAllowed,
         });
     };
     match parsed {
-        Some(Some(v)) if v.is_modern() => return Err(super::method_not_allowed()),
+        Some(Some(v)) if v.is_modern() => return Err(NoSession::NotAllowed),
         Some(None) => {
             let v = version.unwrap_or_default();
-            return Err(error_response(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorObject::invalid_request(format!("Unsupported MCP-Protocol-Version header: {v}")),
-            ));
+            return Err(NoSession::BadVersion(format!("Unsupported MCP-Protocol-Version header: {v}")));
         }
         _ => {}
     }
-    let id = id.to_str().map(str::trim).map_err(|_| session_not_found())?;
-    let session = state.sessions.get(id).ok_or_else(session_not_found)?;
+    let id = id.to_str().map(str::trim).map_err(|_| NoSession::NotFound)?;
+    let session = state.sessions.get(id).ok_or(NoSession::NotFound)?;
     Ok((id.to_owned(), session))
-}
-
-pub(super) fn session_not_found() -> Response {
-    error_response(StatusCode::NOT_FOUND, None, ErrorObject::invalid_request("Session not found or expired"))
 }
 
 /// Whether the client takes an SSE stream (`Accept: text/event-stream`, `text/*` or `*/*`).
@@ -79,7 +97,7 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
 pub(super) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response {
     let session = match legacy_target(state, headers) {
         Ok((_, session)) => session,
-        Err(response) => return response,
+        Err(no) => return no.response(),
     };
     if !accepts_event_stream(headers) {
         return error_response(
@@ -88,18 +106,16 @@ pub(super) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response {
             ErrorObject::invalid_request("Not Acceptable: the client must accept text/event-stream"),
         );
     }
-    let Ok(slot) = state.get_streams.clone().try_acquire_owned() else {
+    let Some(guard) = session.open_stream(&state.get_streams) else {
         tracing::debug!("refusing a GET stream: max_get_streams reached");
         return unavailable("Server busy: too many open GET streams; retry later");
     };
-    let guard = session.open_stream();
     let stream = GetStream {
         changes: state.server.subscribe_changes(),
         server: state.server.clone(),
         shutdown: state.shutdown.clone(),
         keep_alive: state.options.keep_alive,
         queued: VecDeque::new(),
-        _slot: slot,
         guard,
     };
     sse_response(stream.into_stream())
@@ -112,7 +128,6 @@ struct GetStream {
     keep_alive: Option<Duration>,
     /// Events decided but not yet sent (after a lag: one of each list).
     queued: VecDeque<Bytes>,
-    _slot: OwnedSemaphorePermit,
     guard: StreamGuard,
 }
 
