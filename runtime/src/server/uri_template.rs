@@ -134,7 +134,8 @@ fn percent_decode(s: &str) -> Option<String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
+            // Two hex digits: `from_str_radix` alone would also take a sign (`%+9`).
+            let hex = s.get(i + 1..i + 3).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -159,6 +160,16 @@ mod tests {
         let t = UriTemplate::parse("notes://{id}").unwrap();
         assert_eq!(t.matches("notes://4%202"), Some(vec![("id".into(), "4 2".into())]));
         assert_eq!(t.to_string(), "notes://{id}");
+    }
+
+    #[test]
+    fn percent_escapes_are_two_hex_digits() {
+        // Found by fuzzing: `%+9` was read as a tab (`u8::from_str_radix` takes a leading `+`).
+        let t = UriTemplate::parse("notes://{id}").unwrap();
+        assert_eq!(t.matches("notes://%+9"), None);
+        assert_eq!(t.matches("notes://a%+f"), None);
+        assert_eq!(t.matches("notes://%4"), None);
+        assert_eq!(t.matches("notes://%2b%2B"), Some(vec![("id".into(), "++".into())]));
     }
 
     #[test]
