@@ -1,9 +1,21 @@
 //! The command line every example server shares: `--stdio`, `--http ADDR`, or
 //! `--describe json|markdown` (print the server's tools and their questions, then exit).
+//!
+//! For deployments with several replicas, two environment variables configure what replicas
+//! must share:
+//!
+//! - `ROUNDTRIP_STATE_KEYS`: the keys that seal `requestState`, comma-separated, hex or base64,
+//!   each at least 32 bytes. The first seals, all verify: rotate by adding the new key second,
+//!   then first, then dropping the old one (a rolling restart at each step).
+//! - `ROUNDTRIP_TASK_STORE`: `redis://host:port/db`: tasks, and the used states of single-use
+//!   tools, live in Redis, so any replica answers `tasks/get`, `tasks/update` and
+//!   `tasks/cancel` for a task running on another.
 
 use std::process::ExitCode;
 
-use roundtrip::Server;
+use roundtrip::seal::RedisReplayCache;
+use roundtrip::task::RedisStore;
+use roundtrip::{RequestStateSecurity, Server};
 use tracing_subscriber::EnvFilter;
 
 enum Mode {
@@ -34,6 +46,13 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
+    let server = match configure(server).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mode = match args.as_slice() {
         [flag] if flag == "--stdio" => Mode::Stdio,
         [flag, addr] if flag == "--http" => Mode::Http(addr.clone()),
@@ -43,15 +62,22 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
         }
     };
     let served = match mode {
-        Mode::Stdio => server.serve_stdio().await,
-        Mode::Http(addr) => match server.bind_http(&addr).await {
+        Mode::Stdio => server.clone().serve_stdio().await,
+        Mode::Http(addr) => match server.clone().bind_http(&addr).await {
             Ok(bound) => {
                 tracing::info!("serving MCP at {}", bound.url());
-                bound.run().await
+                // SIGTERM (a rolling restart) stops taking connections and lets the requests
+                // in flight finish; SIGKILL is what loses them.
+                bound.run_until(terminated()).await
             }
             Err(e) => Err(e),
         },
     };
+    // Let the task bodies of this process finish before it goes away.
+    let left = server.drain_tasks(std::time::Duration::from_secs(10)).await;
+    if left > 0 {
+        tracing::warn!("{left} task(s) still running at exit; they fail once their lease runs out");
+    }
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -59,4 +85,44 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Apply `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE` when they are set.
+async fn configure(mut server: Server) -> Result<Server, String> {
+    if std::env::var_os("ROUNDTRIP_STATE_KEYS").is_some() {
+        let policy = RequestStateSecurity::keys_from_env("ROUNDTRIP_STATE_KEYS").map_err(|e| e.to_string())?;
+        server = server.security(policy).map_err(|e| e.to_string())?;
+        tracing::info!("requestState sealed with the keys of ROUNDTRIP_STATE_KEYS");
+    }
+    if let Ok(url) = std::env::var("ROUNDTRIP_TASK_STORE") {
+        if !url.starts_with("redis://") {
+            return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// URL, not `{url}`"));
+        }
+        let store = RedisStore::connect(&url).await.map_err(|e| e.to_string())?;
+        let replay = RedisReplayCache::connect(&url).await?;
+        server = server.task_store(store).replay_cache(replay);
+        tracing::info!("tasks and single-use states kept in {url}");
+    }
+    Ok(server)
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn terminated() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    () = ctrl_c => {}
+                }
+            }
+            Err(_) => ctrl_c.await,
+        }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await;
 }

@@ -7,7 +7,7 @@
 use roundtrip::prelude::*;
 
 /// Provision a database. Asks which region to put it in.
-#[tool]
+#[tool(idempotent)]
 pub async fn provision(
     /// Name of the database.
     name: String,
@@ -17,7 +17,7 @@ pub async fn provision(
 }
 
 /// Greet the user: asks their name, then (knowing it) their age.
-#[tool]
+#[tool(idempotent)]
 pub async fn wizard(
     #[resolve(elicit = "What is your name?")] name: String,
     #[resolve(elicit = "How old are you, {name}?")] age: u32,
@@ -82,7 +82,7 @@ pub async fn workspace(#[resolve(roots)] roots: Vec<Root>) -> String {
 
 /// Back up a database. Asks the region first; then runs as a task that reports progress and
 /// asks, mid-run, whether to overwrite the backup that is already there.
-#[tool(task)]
+#[tool(task, idempotent)]
 pub async fn backup(
     /// The database.
     database: String,

@@ -42,9 +42,9 @@
 
 mod callbacks;
 mod error;
-mod params;
+pub(crate) mod params;
 mod tasks;
-mod wire;
+pub(crate) mod wire;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -235,6 +235,7 @@ impl ClientBuilder {
             instructions: None,
             tool_headers: Mutex::new(HashMap::new()),
             idempotent: Mutex::new(Default::default()),
+            retries: std::sync::atomic::AtomicU64::new(0),
             _child: child,
         };
         match self.mode {
@@ -278,6 +279,8 @@ struct Inner {
     tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
     /// The tools marked idempotent (`annotations.idempotentHint`), from the latest `tools/list`.
     idempotent: Mutex<std::collections::HashSet<String>>,
+    /// How many requests (and idempotent calls whose task lost its runner) were sent again.
+    retries: std::sync::atomic::AtomicU64,
     _child: Option<tokio::process::Child>,
 }
 
@@ -372,6 +375,7 @@ impl Inner {
                 _ => return outcome,
             };
             tracing::debug!(target: "roundtrip::client", method, attempt, "retrying after {:?}: {:?}", wait, outcome);
+            self.retries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             tokio::time::sleep(wait).await;
             attempt += 1;
         }
@@ -400,8 +404,9 @@ impl Inner {
     }
 }
 
-/// How often a request is sent again under the retry rule.
-const RETRIES: u32 = 4;
+/// How often a request is sent again under the retry rule (about 3 s of backoff in all: a
+/// replica that stops gracefully, or a load balancer that has not yet noticed one is gone).
+const RETRIES: u32 = 6;
 
 /// 50 ms doubling per attempt, or the server's `Retry-After` (at most 2 s).
 fn retry_wait(attempt: u32, error: &ClientError) -> Duration {
@@ -460,6 +465,16 @@ impl Client {
     /// The server's instructions, if any.
     pub fn instructions(&self) -> Option<&str> {
         self.inner.instructions.as_deref()
+    }
+
+    /// How many requests this client sent again under its retry rule (and idempotent calls it
+    /// started again because the replica running their task stopped).
+    pub fn retries(&self) -> u64 {
+        self.inner.retries.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn is_idempotent(&self, tool: &str) -> bool {
+        self.inner.idempotent.lock().is_ok_and(|set| set.contains(tool))
     }
 
     /// Send any request and return its raw result.
@@ -648,7 +663,14 @@ impl Client {
             let result = self.leg(method, base.clone(), name, responses.take(), state.take()).await?;
             match result.get("resultType").and_then(Value::as_str) {
                 Some("input_required") => {}
-                Some("task") => return self.follow_task(parse(result)?).await,
+                Some("task") => match self.follow_task(parse(result)?).await {
+                    // The replica running it stopped: an idempotent call is started again.
+                    Err(ClientError::Rpc(e)) if runner_lost(&e) && self.is_idempotent(name) => {
+                        self.inner.retries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        continue;
+                    }
+                    other => return other,
+                },
                 _ => return Ok(result),
             }
             let round: InputRequiredResult = parse(result)?;
@@ -671,6 +693,11 @@ impl Client {
         }
         Err(ClientError::TooManyRounds(self.inner.max_rounds))
     }
+}
+
+/// A task failed because the replica running it stopped.
+fn runner_lost(error: &crate::protocol::ErrorObject) -> bool {
+    error.data.as_ref().and_then(|d| d.get(crate::task::RUNNER_LOST)) == Some(&Value::Bool(true))
 }
 
 fn tool_params(name: &str, arguments: Value) -> JsonObject {

@@ -14,6 +14,9 @@ use crate::protocol::{ErrorObject, GetTaskResult, JsonObject, Task, TaskStatus};
 /// Poll at least this often and at most this rarely, whatever the server says.
 const POLL_BOUNDS: (u64, u64) = (10, 5_000);
 
+/// How long polls may keep finding no server before the call gives up on its task.
+const UNREACHABLE_FOR: Duration = Duration::from_secs(30);
+
 /// Sends `tasks/cancel` when the call that follows a task is dropped before the task ends.
 struct CancelOnDrop {
     client: Option<Client>,
@@ -63,10 +66,26 @@ impl Client {
         let mut guard = CancelOnDrop { client: Some(self.clone()), task_id: created.task_id.clone() };
         let mut answered: HashSet<String> = HashSet::new();
         let mut interval = created.poll_interval_ms;
+        let mut unreachable_since: Option<tokio::time::Instant> = None;
         loop {
             let wait = interval.unwrap_or(500).clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
             tokio::time::sleep(Duration::from_millis(wait)).await;
-            let got = self.get_task(&created.task_id).await?.task;
+            // The task lives on in the store: a poll that found no server is tried again at the
+            // next interval, for as long as `UNREACHABLE_FOR`.
+            let got = match self.get_task(&created.task_id).await {
+                Ok(got) => {
+                    unreachable_since = None;
+                    got.task
+                }
+                Err(e @ (ClientError::Unreached(_) | ClientError::Unavailable { .. } | ClientError::Transport(_))) => {
+                    let since = *unreachable_since.get_or_insert_with(tokio::time::Instant::now);
+                    if since.elapsed() > UNREACHABLE_FOR {
+                        return Err(e);
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             interval = got.task.poll_interval_ms.or(interval);
             match got.task.status {
                 TaskStatus::Working => {}

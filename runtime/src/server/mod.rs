@@ -301,6 +301,13 @@ impl Server {
         &self.inner.tasks
     }
 
+    /// Wait until the task bodies running in this process end, or `within` passed (for a
+    /// graceful shutdown: stop taking requests first); how many still run. A task left
+    /// running reads `failed` once its lease runs out.
+    pub async fn drain_tasks(&self, within: std::time::Duration) -> usize {
+        self.inner.tasks.drain(within).await
+    }
+
     /// Whether any tool may run as a task (the server then offers the tasks extension).
     pub(crate) fn offers_tasks(&self) -> bool {
         self.inner.tools.iter().any(|t| t.tool.task_support() != crate::protocol::TaskSupport::Forbidden)

@@ -35,6 +35,10 @@ pub use store::{Modify, StoreError, TaskRecord, TaskStore};
 
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskStatus};
 
+/// `error.data` of a task that failed because the replica running it stopped: a client may
+/// start an idempotent call again.
+pub const RUNNER_LOST: &str = "taskRunnerLost";
+
 /// How long tasks live and how often clients should poll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskOptions {
@@ -68,6 +72,8 @@ pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     pub(crate) options: TaskOptions,
     changes: broadcast::Sender<String>,
+    /// Bodies running in this process, and a wake-up when one ends (for draining).
+    running: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -89,7 +95,23 @@ fn store_failed(e: StoreError) -> ErrorObject {
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, options: TaskOptions) -> Self {
         let (changes, _) = broadcast::channel(1024);
-        Self { store, options, changes }
+        Self { store, options, changes, running: Arc::default() }
+    }
+
+    /// Wait until no task body runs in this process, or `within` passed; how many still run.
+    pub(crate) async fn drain(&self, within: Duration) -> usize {
+        use std::sync::atomic::Ordering;
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let ended = self.running.1.notified();
+            let left = self.running.0.load(Ordering::SeqCst);
+            if left == 0 {
+                return 0;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                return self.running.0.load(Ordering::SeqCst);
+            }
+        }
     }
 
     /// Task ids changed in this process.
@@ -121,7 +143,10 @@ impl Tasks {
             }
             r.status = TaskStatus::Failed;
             r.status_message = Some("the server running this task stopped".into());
-            r.error = Some(ErrorObject::internal("the server running this task stopped before it finished"));
+            r.error = Some(
+                ErrorObject::internal("the server running this task stopped before it finished")
+                    .with_data(serde_json::json!({ RUNNER_LOST: true })),
+            );
             r.pending.clear();
             true
         };
@@ -200,6 +225,7 @@ impl Tasks {
         // working until its lease runs out.
         let body = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(body(link.clone())));
         let tasks = self.clone();
+        tasks.running.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tokio::spawn(async move {
             let watcher = tokio::spawn(watch(tasks.clone(), id.clone(), cancel.clone()));
             let outcome = tokio::select! {
@@ -238,6 +264,8 @@ impl Tasks {
             if let Err(e) = tasks.modify(&id, &finish).await {
                 tracing::error!(target: "roundtrip::task", task = %id, "could not record the end of a task: {}", e.message);
             }
+            tasks.running.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            tasks.running.1.notify_waiters();
         });
         Ok(seed)
     }
