@@ -299,11 +299,12 @@ async fn idle_connections_are_closed_after_the_idle_timeout() {
 
 #[tokio::test]
 async fn a_quiet_stream_is_not_idle() {
-    // No keep-alive comments: the GET stream says nothing for longer than the idle timeout,
-    // and stays open because its request is in hand.
+    // No keep-alive comments: the streams say nothing for longer than the idle and header-read
+    // timeouts, and stay open because their requests are in hand.
     let idle = Duration::from_millis(300);
-    let e = start(HttpOptions::default().idle_timeout(idle).keep_alive(None)).await;
+    let e = start(HttpOptions::default().idle_timeout(idle).header_read_timeout(idle).keep_alive(None)).await;
     let client = fresh_client();
+    // A legacy session's GET stream.
     let session = initialize(&client, &e.url).await;
     let r = client
         .get(&e.url)
@@ -314,12 +315,36 @@ async fn a_quiet_stream_is_not_idle() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 200);
-    let mut body = r.bytes_stream();
-    tokio::time::sleep(idle * 3).await;
+    let mut get_stream = r.bytes_stream();
+    // A 2026 subscriptions/listen stream (a POST answered with SSE).
+    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+        "params": {"_meta": {META_VERSION: V, META_CAPS: {}}, "notifications": {"toolsListChanged": true}}});
+    let r = client
+        .post(&e.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", V)
+        .header("Mcp-Method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let mut listen_stream = r.bytes_stream();
+    let ack = timeout(Duration::from_secs(5), listen_stream.next()).await.unwrap().unwrap().unwrap();
+    assert!(String::from_utf8_lossy(&ack).contains("notifications/subscriptions/acknowledged"));
+
+    tokio::time::sleep(idle * 4).await;
     e.server.notify_list_changed(ListChange::Tools);
-    let chunk = timeout(Duration::from_secs(5), body.next()).await.expect("an event").expect("open").unwrap();
-    let text = String::from_utf8_lossy(&chunk);
-    assert!(text.contains("notifications/tools/list_changed"), "{text}");
+    for (name, stream) in [("GET", &mut get_stream), ("subscriptions/listen", &mut listen_stream)] {
+        let chunk = timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("an event")
+            .expect("open")
+            .unwrap_or_else(|e| panic!("the {name} stream: {e:?}"));
+        let text = String::from_utf8_lossy(&chunk);
+        assert!(text.contains("notifications/tools/list_changed"), "{text}");
+    }
 }
 
 async fn initialize(client: &reqwest::Client, url: &str) -> String {
