@@ -61,6 +61,27 @@ static REFUSAL: LazyLock<Vec<u8>> = LazyLock::new(|| {
     .into_bytes()
 });
 
+/// The process's soft limit on open files, where the platform tells it without `unsafe`
+/// (Linux: `/proc/self/limits`).
+fn open_file_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// Warn when `max_connections` cannot be reached: past the open-file limit, accepting fails
+/// and new connections wait in the kernel's backlog instead of being served or refused.
+pub(super) fn check_file_limit(max_connections: usize) {
+    if let Some(limit) = open_file_limit()
+        && u64::try_from(max_connections).unwrap_or(u64::MAX) >= limit
+    {
+        tracing::warn!(
+            "max_connections is {max_connections} but this process may open only {limit} files: \
+             raise the limit (ulimit -n) or lower max_connections"
+        );
+    }
+}
+
 /// A TCP listener that bounds the connections it hands out and times them.
 #[derive(Debug)]
 pub(super) struct LimitedListener {

@@ -324,6 +324,7 @@ impl Server {
         let shutdown = CancellationToken::new();
         let path = endpoint_path(&options.path);
         let limits = options.conn_limits();
+        conn::check_file_limit(limits.max_connections);
         let router = self.build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone());
         Ok(HttpServer { listener, router, local_addr, path, shutdown, limits })
     }
