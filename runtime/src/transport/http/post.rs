@@ -170,13 +170,18 @@ async fn request_post(state: Arc<State>, parts: Parts, request: Request) -> Resp
     }
 }
 
-fn inbound(state: &State, parts: Parts, modern_hint: bool) -> Inbound {
+/// The inbound side of one request. A graceful shutdown ends the long-lived
+/// `subscriptions/listen` streams at once; every other request in flight finishes (it is
+/// cancelled only when its client goes away), so a rolling restart answers what it took.
+fn inbound(state: &State, parts: Parts, modern_hint: bool, method: &str) -> Inbound {
     let principal = parts.extensions.get::<Principal>().cloned();
     let mut inbound = Inbound::new(Arc::new(NullPeer));
     inbound.modern_hint = modern_hint;
     inbound.principal = principal;
     inbound.http = Some(Arc::new(parts));
-    inbound.cancel = state.shutdown.child_token();
+    if method == "subscriptions/listen" {
+        inbound.cancel = state.shutdown.child_token();
+    }
     inbound
 }
 
@@ -185,7 +190,7 @@ async fn modern(state: Arc<State>, parts: Parts, request: Request) -> Response {
     if let Err(e) = headers::check_modern(&parts.headers, &request, state.server.tool_defs()) {
         return bad_request(Some(request.id), e);
     }
-    let inbound = inbound(&state, parts, true);
+    let inbound = inbound(&state, parts, true, &request.method);
     match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(response) => response,
@@ -214,7 +219,7 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
         Ok(None) => return bad_request(Some(request.id), ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(s)) => s,
     };
-    let mut inbound = inbound(&state, parts, false);
+    let mut inbound = inbound(&state, parts, false, &request.method);
     inbound.session = Some(session.session.clone());
     let in_flight = session.begin(request.id.clone(), inbound.cancel.clone());
     let pending = Some(session.pending.clone());
@@ -233,7 +238,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
         ClientCapabilities::default(),
         Implementation { name: String::new(), version: String::new(), title: None },
     );
-    let mut inbound = inbound(&state, parts, false);
+    let mut inbound = inbound(&state, parts, false, &request.method);
     inbound.session = Some(Arc::new(placeholder));
     match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
         Answer::Streaming(response) => response,
