@@ -38,8 +38,8 @@ TARGET="${CARGO_TARGET_DIR:-$PWD/target}/debug"
 WORK=$(mktemp -d -t roundtrip-fleet.XXXXXX)
 pids=()
 cleanup() {
+  # nginx runs in the foreground (daemon off), so it is one of these.
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  if [ -f "$WORK/nginx.pid" ]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; fi
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
