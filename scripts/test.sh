@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
 #   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration,
-#      trybuild; also the Rust client against an mcp 2.3.0 Python server from .venv), and the
-#      task store tests against a real redis-server (feature `redis`)
+#      trybuild; also the Rust client against an mcp 2.3.0 Python server from .venv), every
+#      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the task store tests against a real
+#      redis-server (feature `redis`)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
 #      `ask` driven through a pseudo-terminal against the provision example)
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
@@ -25,6 +26,9 @@ cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 
 section "cargo test --workspace"
 cargo test --workspace
+
+section "fuzzing: every target for a bounded time"
+scripts/fuzz.sh 15
 
 section "tasks across servers over a real redis-server (feature redis)"
 cargo test -p roundtrip --features redis --test fleet

@@ -4,6 +4,8 @@ pub mod client;
 mod declare;
 pub mod describe;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod protocol;
 pub mod resolve;
 pub mod seal;

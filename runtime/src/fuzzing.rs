@@ -1,0 +1,78 @@
+//! Entry points for the fuzz targets in `fuzz/`, not a public API: they reach private parts of
+//! the runtime (the sealer, the HTTP header checks) so that a target can feed them arbitrary
+//! input directly. Nothing here is stable; it changes with the targets.
+//!
+//! ```text
+//! scripts/fuzz.sh 60            # every target for 60 s each
+//! cd fuzz && cargo fuzz run -s none flow_state corpus/flow_state -- -max_total_time=60
+//! ```
+
+use ::http::HeaderMap;
+use serde_json::Value;
+
+use crate::protocol::{ErrorObject, JsonObject, Request};
+use crate::seal::{Binding, RequestStateSecurity, SealConfigError, Sealer};
+use crate::server::ToolDef;
+
+/// Seals and opens `requestState` exactly as a server named `server_name` with the same
+/// policy does, so that a target can hand a server arbitrary *verified* plaintext state (and
+/// read the plaintext of the state it answers with). No principal is bound: the requests it
+/// seals for are served without one.
+#[derive(Debug)]
+pub struct StateSealer {
+    sealer: Sealer,
+}
+
+impl StateSealer {
+    /// A sealer for `policy` on a server named `server_name`.
+    pub fn new(policy: RequestStateSecurity, server_name: &str) -> Result<Self, SealConfigError> {
+        Ok(Self { sealer: Sealer::new(Some(policy), server_name)? })
+    }
+
+    /// `plaintext` sealed for `method` on `target` (a tool's name) with these `arguments`.
+    pub fn seal(
+        &self,
+        method: &str,
+        target: &str,
+        arguments: &JsonObject,
+        plaintext: &[u8],
+    ) -> Result<String, ErrorObject> {
+        self.sealer.seal(&Binding { method, target, arguments, principal: None }, plaintext)
+    }
+
+    /// The plaintext of a state sealed for `method` on `target` with these `arguments`.
+    pub fn open(
+        &self,
+        method: &str,
+        target: &str,
+        arguments: &JsonObject,
+        token: &Value,
+    ) -> Result<Vec<u8>, ErrorObject> {
+        self.sealer.unseal(&Binding { method, target, arguments, principal: None }, token)
+    }
+}
+
+/// A header value with the `=?base64?…?=` encoding undone (`None`: not valid encoding).
+pub fn decode_header_value(value: &str) -> Option<String> {
+    crate::transport::http::headers::decode(value)
+}
+
+/// The check of a 2026-07-28 request's headers (`MCP-Protocol-Version`, `Mcp-Method`,
+/// `Mcp-Name`, `Mcp-Param-*`) against its body, as the HTTP transport runs it.
+pub fn check_modern_headers(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
+    crate::transport::http::headers::check_modern(headers, request, tools)
+}
+
+/// How the Rust client encodes a header value: plain visible ASCII as-is, anything else as
+/// `=?base64?…?=`.
+pub fn client_encode_header_value(value: &str) -> String {
+    crate::client::wire::encode_header_value(value)
+}
+
+/// The `Mcp-Param-*` headers (name, value) the Rust client sends for a call of a tool with
+/// this input schema and these arguments; `Err` when the client refuses the tool's
+/// `x-mcp-header` declarations (it drops such tools from `tools/list`).
+pub fn client_param_headers(schema: &JsonObject, arguments: &Value) -> Result<Vec<(String, String)>, String> {
+    let params = crate::client::params::header_params(schema)?;
+    Ok(crate::client::params::header_values(&params, arguments))
+}
