@@ -9,7 +9,7 @@
 #   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
-#   redis-server        Debian's package, for the Redis task store tests (apt-get)
+#   redis-server, nginx Debian's packages, for the Redis task store tests and the fleet run
 #
 # Only the npm registry, PyPI and crates.io are contacted.
 set -euo pipefail
@@ -55,14 +55,18 @@ PYEOF
     "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect
 fi
 
-# redis-server (Debian's package), for the task store tests over a real Redis.
-if ! command -v redis-server >/dev/null 2>&1; then
-  echo "setup-tools: installing redis-server (apt-get)"
+# redis-server and nginx (Debian's packages), for the task store tests over a real Redis and
+# the fleet run behind nginx.
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup-tools: installing ${missing[*]} (apt-get)"
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   $SUDO apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
-  # Debian starts a system-wide instance; the tests start their own on free ports.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Debian may start system-wide instances; the tests start their own on free ports.
 fi
 
 # cargo-expand, for the macro expansion snapshots (macrotest); it runs on stable.

@@ -8,6 +8,8 @@
 #      `ask` driven through a pseudo-terminal against the provision example)
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
 #      mode (scripts/conformance-client.sh)
+#   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
+#      one SIGKILL and a full key rotation under load, no flow lost
 # and stops at the first section that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,5 +44,8 @@ scripts/conformance.sh
 
 section "conformance suite: client (scored 2026-07-28 scenarios but auth/*)"
 scripts/conformance-client.sh
+
+section "fleet: three replicas behind nginx, SIGKILL and key rotation under load (short run)"
+scripts/fleet.sh --short
 
 section "all tests passed"
