@@ -51,8 +51,10 @@ for target in "${targets[@]}"; do
   else
     failed+=("$target")
     report+=("$(printf '%-14s FAILED' "$target")")
-    echo "---- $target failed; the end of its log:" >&2
-    grep -v -E '^(#[0-9]+|\s*NEW_FUNC)' "$log" | tail -n 40 >&2
+    echo "---- $target failed:" >&2
+    # The panic (or libFuzzer's verdict on a hang or an abort), then where the input is.
+    grep -E -A4 "panicked at|ERROR: libFuzzer|^SUMMARY" "$log" | grep -v -E '^\s+([0-9]+: |at )' | head -n 30 >&2 || true
+    grep -E -A2 "^Reproduce with" "$log" >&2 || tail -n 20 "$log" >&2
   fi
 done
 
