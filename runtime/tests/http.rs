@@ -12,8 +12,10 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use roundtrip::Server;
-use roundtrip::protocol::{CallToolResult, JsonObject, Tool, empty_input_schema};
-use roundtrip::server::{InputRequired, ListChange, Outcome, ToolDef};
+use roundtrip::protocol::{
+    CallToolResult, JsonObject, ReadResourceResult, Resource, ResourceContents, Tool, empty_input_schema,
+};
+use roundtrip::server::{InputRequired, ListChange, Outcome, ResourceDef, ToolDef};
 use roundtrip::transport::http::{HostCheck, HttpOptions};
 use serde_json::{Value, json};
 
@@ -30,6 +32,12 @@ fn name_schema() -> JsonObject {
 
 fn test_server(cancelled: Arc<AtomicBool>) -> Server {
     Server::new("http-test", "1.0.0")
+        .resource(ResourceDef::new(Resource::new("test://watched", "watched"), |cx| async move {
+            Ok(Outcome::Complete(ReadResourceResult {
+                contents: vec![ResourceContents::text(cx.target(), None, "watched")],
+                ..ReadResourceResult::default()
+            }))
+        }))
         .tool(ToolDef::new(Tool::new("hello", empty_input_schema()), |_cx| async {
             Ok(Outcome::Complete(CallToolResult::text("Hello!")))
         }))
@@ -711,4 +719,29 @@ async fn run_until_ends_open_streams_and_returns() {
     assert!(sse.next().await.is_none(), "shutdown ends the stream");
     let result = tokio::time::timeout(Duration::from_secs(10), serving).await.expect("shutdown within 10 s");
     result.expect("no panic").expect("no I/O error");
+}
+
+#[tokio::test]
+async fn legacy_get_stream_carries_updates_of_subscribed_resources_only() {
+    let h = start().await;
+    let session = initialize(&h).await;
+    let sh = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", LEGACY)];
+    let mut sse = Sse::new(get(&h, &[sh[0], sh[1], ("Accept", "text/event-stream")]).await);
+    let subscribe = r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://watched"}}"#;
+    let (s, b) = json_of(h.raw(&sh, subscribe).await).await;
+    assert_eq!((s, b["result"].clone()), (200, json!({})), "{b}");
+    h.server.notify_resource_updated("test://other");
+    h.server.notify_resource_updated("test://watched");
+    let update = sse.next().await.unwrap();
+    assert_eq!(update["method"], "notifications/resources/updated");
+    assert_eq!(update["params"], json!({"uri": "test://watched"}), "only the subscribed URI, and it first");
+    let unsubscribe = r#"{"jsonrpc":"2.0","id":2,"method":"resources/unsubscribe","params":{"uri":"test://watched"}}"#;
+    json_of(h.raw(&sh, unsubscribe).await).await;
+    h.server.notify_resource_updated("test://watched");
+    h.server.notify_list_changed(ListChange::Tools);
+    assert_eq!(
+        sse.next().await.unwrap()["method"],
+        "notifications/tools/list_changed",
+        "no update after unsubscribing"
+    );
 }

@@ -171,3 +171,21 @@ async fn progress_reaches_legacy_clients_that_sent_a_token() {
     let tokens: Vec<&serde_json::Value> = w.events.iter().map(|e| &e["params"]["progressToken"]).collect();
     assert_eq!(tokens, [&json!(7), &json!(7), &json!(7)]);
 }
+
+#[tokio::test]
+async fn updates_of_subscribed_resources_reach_the_session() {
+    let server = fixture();
+    let mut w = Wire::new(server.clone(), LEGACY);
+    let init = json!({"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "legacy", "version": "1"}});
+    w.request("initialize", init).await;
+    w.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let r = w.request("resources/subscribe", json!({"uri": "mem://a"})).await;
+    assert_eq!(r["result"], json!({}), "{r}");
+    server.notify_resource_updated("mem://b");
+    server.notify_resource_updated("mem://a");
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    w.request("ping", json!({})).await;
+    let updates: Vec<&Value> = w.events.iter().filter(|e| e["method"] == "notifications/resources/updated").collect();
+    assert_eq!(updates.len(), 1, "{:?}", w.events);
+    assert_eq!(updates[0]["params"], json!({"uri": "mem://a"}));
+}

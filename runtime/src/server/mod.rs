@@ -378,6 +378,13 @@ impl Server {
         let _ = self.inner.changes.send(change);
     }
 
+    /// Tell the legacy sessions that subscribed to `uri` (`resources/subscribe`) that the
+    /// resource changed (`notifications/resources/updated`, over stdio and on the standalone
+    /// GET stream of HTTP sessions).
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.inner.changes.send(ListChange::ResourceUpdated(uri.into()));
+    }
+
     /// Receive list changes, e.g. to forward them to a legacy session.
     pub fn subscribe_changes(&self) -> broadcast::Receiver<ListChange> {
         self.inner.changes.subscribe()

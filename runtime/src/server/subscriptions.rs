@@ -17,6 +17,9 @@ pub enum ListChange {
     Prompts,
     /// The resource list changed.
     Resources,
+    /// The resource at this URI changed (`notifications/resources/updated`): sent to the
+    /// legacy sessions that subscribed to it (`resources/subscribe`).
+    ResourceUpdated(String),
 }
 
 impl ListChange {
@@ -25,6 +28,7 @@ impl ListChange {
             Self::Tools => "toolsListChanged",
             Self::Prompts => "promptsListChanged",
             Self::Resources => "resourcesListChanged",
+            Self::ResourceUpdated(_) => "resourceUpdated",
         }
     }
 
@@ -34,6 +38,19 @@ impl ListChange {
             Self::Tools => "notifications/tools/list_changed",
             Self::Prompts => "notifications/prompts/list_changed",
             Self::Resources => "notifications/resources/list_changed",
+            Self::ResourceUpdated(_) => "notifications/resources/updated",
+        }
+    }
+
+    /// The notification a legacy session gets, if it is one it wants: list changes always,
+    /// a resource update only when the session subscribed to its URI.
+    pub(crate) fn for_session(&self, session: &super::Session) -> Option<Notification> {
+        match self {
+            Self::ResourceUpdated(uri) => {
+                let subscribed = session.subscriptions.lock().is_ok_and(|s| s.contains(uri));
+                subscribed.then(|| Notification::new(self.method(), Some(json!({ "uri": uri }))))
+            }
+            _ => Some(Notification::new(self.method(), None)),
         }
     }
 }

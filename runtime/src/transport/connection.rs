@@ -77,7 +77,8 @@ impl Connection {
         if let Ok(mut s) = self.session.lock() {
             *s = Some(session);
         }
-        // Forward list changes to the legacy client for as long as the connection lives.
+        // Forward list changes (and updates of subscribed resources) to the legacy client for
+        // as long as the connection lives.
         let conn = self.clone();
         let mut changes = self.server.subscribe_changes();
         tokio::spawn(async move {
@@ -85,7 +86,12 @@ impl Connection {
                 tokio::select! {
                     () = conn.closed.cancelled() => break,
                     change = changes.recv() => match change {
-                        Ok(change) => conn.send_nowait(&Notification::new(change.method(), None)),
+                        Ok(change) => {
+                            let session = conn.session.lock().ok().and_then(|s| s.clone());
+                            if let Some(n) = session.and_then(|s| change.for_session(&s)) {
+                                conn.send_nowait(&n);
+                            }
+                        }
                         Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                             conn.send_nowait(&Notification::new(ListChange::Tools.method(), None));
                         }

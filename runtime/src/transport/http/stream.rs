@@ -111,6 +111,7 @@ pub(super) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response {
         return unavailable("Server busy: too many open GET streams; retry later");
     };
     let stream = GetStream {
+        session: session.session.clone(),
         changes: state.server.subscribe_changes(),
         server: state.server.clone(),
         shutdown: state.shutdown.clone(),
@@ -122,6 +123,7 @@ pub(super) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response {
 }
 
 struct GetStream {
+    session: Arc<crate::server::Session>,
     changes: broadcast::Receiver<ListChange>,
     server: Server,
     shutdown: CancellationToken,
@@ -139,6 +141,11 @@ enum Step {
 
 fn list_changed(change: &ListChange) -> Bytes {
     frame(&Notification::new(change.method(), None))
+}
+
+/// The event a change makes on this session's stream, if the session wants it.
+fn event(change: &ListChange, session: &crate::server::Session) -> Option<Bytes> {
+    change.for_session(session).map(|n| frame(&n))
 }
 
 impl GetStream {
@@ -162,7 +169,10 @@ impl GetStream {
                 };
                 match step {
                     Step::End | Step::Change(Err(RecvError::Closed)) => return None,
-                    Step::Change(Ok(change)) => return Some((Ok(list_changed(&change)), (s, ticker))),
+                    Step::Change(Ok(change)) => match event(&change, &s.session) {
+                        Some(event) => return Some((Ok(event), (s, ticker))),
+                        None => continue,
+                    },
                     // Missed changes: say every list may have changed.
                     Step::Change(Err(RecvError::Lagged(_))) => {
                         let offered = [
