@@ -17,67 +17,18 @@ are matched, not assumed.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import mcp.types as types
 import pytest
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError
 
 pytestmark = pytest.mark.anyio
 
-REPO = Path(__file__).resolve().parents[2]
 MODERN = "2026-07-28"
-
-
-@pytest.fixture(scope="module")
-def ops_bin() -> str:
-    subprocess.run(["cargo", "build", "--quiet", "-p", "roundtrip-examples", "--bin", "ops"], cwd=REPO, check=True)
-    return str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug" / "ops")
-
-
-@pytest.fixture(scope="module")
-def ops_url(ops_bin: str, tmp_path_factory: pytest.TempPathFactory):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = tmp_path_factory.mktemp("ops") / "stderr.log"
-    with open(log, "wb") as err:
-        proc = subprocess.Popen([ops_bin, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL, stdout=err, stderr=err)
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the ops server exited:\n{log.read_text(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("the ops server did not listen within 15 s")
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
-
-
-@pytest.fixture(params=["stdio", "http"])
-def target(request, ops_bin: str):
-    if request.param == "stdio":
-        return StdioServerParameters(command=ops_bin, args=["--stdio"])
-    return request.getfixturevalue("ops_url")
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request) -> str:
-    return request.param
+EXAMPLE = "ops"
 
 
 class InTurn(list):

@@ -9,68 +9,19 @@ questions arrive as server-to-client requests inside the one call).
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import mcp.types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 pytestmark = pytest.mark.anyio
 
-REPO = Path(__file__).resolve().parents[2]
 MODERN = "2026-07-28"
-
-
-@pytest.fixture(scope="module")
-def provision_bin() -> str:
-    subprocess.run(["cargo", "build", "--quiet", "-p", "roundtrip-examples", "--bin", "provision"], cwd=REPO, check=True)
-    return str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug" / "provision")
-
-
-@pytest.fixture(scope="module")
-def provision_url(provision_bin: str, tmp_path_factory: pytest.TempPathFactory):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = tmp_path_factory.mktemp("provision") / "stderr.log"
-    with open(log, "wb") as err:
-        proc = subprocess.Popen([provision_bin, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL, stdout=err, stderr=err)
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"the provision server exited:\n{log.read_text(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("the provision server did not listen within 15 s")
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
-
-
-@pytest.fixture(params=["stdio", "http"])
-def target(request, provision_bin: str):
-    if request.param == "stdio":
-        return StdioServerParameters(command=provision_bin, args=["--stdio"])
-    return request.getfixturevalue("provision_url")
-
-
-@pytest.fixture(params=["auto", "legacy"])
-def mode(request) -> str:
-    return request.param
+EXAMPLE = "provision"
 
 
 @dataclass
@@ -241,8 +192,8 @@ def first_leg(url: str, tool: str, args: dict[str, Any]) -> str:
     return reply["result"]["requestState"]
 
 
-def test_tampered_and_replayed_state_get_the_frozen_error(provision_url):
-    state = first_leg(provision_url, "wizard", {})
+def test_tampered_and_replayed_state_get_the_frozen_error(example_url):
+    state = first_leg(example_url, "wizard", {})
     answer = {"name": {"action": "accept", "content": {"name": "Ada"}}}
     flipped = state[:-2] + ("A" if state[-2] != "A" else "B") + state[-1]
     for bad_state, tool, args in [
@@ -252,14 +203,14 @@ def test_tampered_and_replayed_state_get_the_frozen_error(provision_url):
         (state, "wizard", {"extra": 1}),  # replayed with other arguments
     ]:
         status, reply = post(
-            provision_url,
+            example_url,
             {"method": "tools/call", "params": {"name": tool, "arguments": args, "inputResponses": answer, "requestState": bad_state}},
         )
         assert status == 400, reply
         assert reply["error"] == FROZEN, reply
     # The original still goes on to its second round.
     status, reply = post(
-        provision_url,
+        example_url,
         {"method": "tools/call", "params": {"name": "wizard", "arguments": {}, "inputResponses": answer, "requestState": state}},
     )
     assert status == 200 and reply["result"]["resultType"] == "input_required", reply
@@ -286,15 +237,15 @@ async def test_notes_ask_the_passphrase(target, mode):
     assert [m for _, m in user.asked] == ["Passphrase for note 42?"]
 
 
-def test_prompt_state_is_refused_when_tampered_or_replayed_on_a_resource(provision_url):
-    status, reply = post(provision_url, {"method": "prompts/get", "params": {"name": "greeting", "arguments": {}}})
+def test_prompt_state_is_refused_when_tampered_or_replayed_on_a_resource(example_url):
+    status, reply = post(example_url, {"method": "prompts/get", "params": {"name": "greeting", "arguments": {}}})
     assert status == 200 and reply["result"]["resultType"] == "input_required", reply
     state = reply["result"]["requestState"]
     tampered = {"name": "greeting", "arguments": {}, "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}, "requestState": state + "x"}
-    status, reply = post(provision_url, {"method": "prompts/get", "params": tampered})
+    status, reply = post(example_url, {"method": "prompts/get", "params": tampered})
     assert (status, reply["error"]) == (400, FROZEN), reply
     replayed = {"uri": "notes://42", "inputResponses": {"passphrase": {"action": "accept", "content": {"passphrase": "x"}}}, "requestState": state}
-    status, reply = post(provision_url, {"method": "resources/read", "params": replayed})
+    status, reply = post(example_url, {"method": "resources/read", "params": replayed})
     assert (status, reply["error"]) == (400, FROZEN), reply
 
 
