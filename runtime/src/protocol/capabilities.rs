@@ -51,6 +51,11 @@ pub struct SamplingCapability {
 }
 
 impl ClientCapabilities {
+    /// Whether the client declared the extension `id` (e.g. the tasks extension).
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
+
     /// Form elicitation: a bare `elicitation: {}` counts.
     pub fn elicitation_form(&self) -> bool {
         self.elicitation.as_ref().is_some_and(|e| e.form.is_some() || e.url.is_none())

@@ -134,15 +134,13 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             }
             _ => None,
         };
-        let recorded_with = input_pin.as_ref().and_then(|p| {
-            previous
-                .records
-                .get(node.name)
-                .filter(|r| &r.pin == p)
-                .is_some()
-                .then(|| previous.records.remove(node.name))
-        });
-        let question = match recorded_with.flatten() {
+        let recorded_with = match &input_pin {
+            Some(p) if previous.records.get(node.name).is_some_and(|r| &r.pin == p) => {
+                previous.records.remove(node.name)
+            }
+            _ => None,
+        };
+        let question = match recorded_with {
             Some(record) => {
                 if let Some(leg) = settle(node, record, &mut known, &mut values, &mut next) {
                     return Ok(leg);

@@ -104,7 +104,7 @@ impl Server {
                 let def = &self.inner.tools[i];
                 if let Era::Modern(meta) = &era
                     && def.tool.task_support() == TaskSupport::Required
-                    && !meta.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+                    && !meta.client_capabilities.has_extension(TASKS_EXTENSION)
                 {
                     return Err(Failure::rejected(tasks_required()));
                 }
@@ -207,7 +207,9 @@ impl Server {
         };
         let log = LogFilter::Requested(meta.log_level);
         let answers = (std::mem::take(&mut carrier.input_responses), state);
-        let cx = carrier.context(self, inbound, answers, meta, ProtocolVersion::V2026_07_28, log);
+        // The caller as the seal binds it is also the owner of the tasks it creates.
+        let owner = principal.clone().ok().flatten();
+        let cx = carrier.context(self, inbound, answers, (meta, owner), ProtocolVersion::V2026_07_28, log);
         let caps = cx.meta.client_capabilities.clone();
         let outcome = tokio::select! {
             outcome = handler.call(cx) => outcome?,
@@ -280,7 +282,7 @@ impl Carrier {
         server: &Server,
         inbound: &Inbound,
         (input_responses, state): (JsonObject, Option<Vec<u8>>),
-        meta: RequestMeta,
+        (meta, owner): (RequestMeta, Option<String>),
         version: ProtocolVersion,
         log: LogFilter,
     ) -> RequestContext {
@@ -297,7 +299,7 @@ impl Carrier {
             log,
             peer: inbound.peer.clone(),
             cancel: inbound.cancel.clone(),
-            owner: server.owner(inbound),
+            owner,
             task: None,
         }
     }

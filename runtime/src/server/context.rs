@@ -197,13 +197,7 @@ impl RequestContext {
 
     /// Whether the client declared the tasks extension on this request.
     pub fn accepts_tasks(&self) -> bool {
-        self.version.is_modern()
-            && self
-                .meta
-                .client_capabilities
-                .extensions
-                .as_ref()
-                .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION))
+        self.version.is_modern() && self.meta.client_capabilities.has_extension(crate::protocol::TASKS_EXTENSION)
     }
 
     /// This context, for a body that runs as `task`: progress becomes the task's status

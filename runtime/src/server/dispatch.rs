@@ -298,7 +298,7 @@ impl Server {
         meta: &RequestMeta,
         inbound: &Inbound,
     ) -> Result<Value, Failure> {
-        if !meta.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION)) {
+        if !meta.client_capabilities.has_extension(TASKS_EXTENSION) {
             return Err(Failure::rejected(super::carrier::tasks_required()));
         }
         let owner = self.owner(inbound);

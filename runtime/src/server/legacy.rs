@@ -32,10 +32,11 @@ impl Server {
             progress_token: carrier.progress_token.clone(),
             ..RequestMeta::default()
         };
+        let owner = self.owner(inbound);
         for _ in 0..max_rounds {
             let answers = (std::mem::take(&mut input_responses), state.take());
             let log = LogFilter::Session(session.log_level());
-            let cx = carrier.context(self, inbound, answers, meta.clone(), session.version, log);
+            let cx = carrier.context(self, inbound, answers, (meta.clone(), owner.clone()), session.version, log);
             let outcome = tokio::select! {
                 outcome = handler.call(cx) => outcome?,
                 () = inbound.cancel.cancelled() => return Ok(None),

@@ -91,9 +91,7 @@ pub(crate) async fn listen(
             )));
         }
     };
-    if !task_ids.is_empty()
-        && !meta.client_capabilities.extensions.as_ref().is_some_and(|e| e.contains_key(TASKS_EXTENSION))
-    {
+    if !task_ids.is_empty() && !meta.client_capabilities.has_extension(TASKS_EXTENSION) {
         return Err(Failure::rejected(super::carrier::tasks_required()));
     }
     let owner = server.owner(inbound);
