@@ -22,7 +22,9 @@ use std::sync::OnceLock;
 use base64::Engine as _;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use libfuzzer_sys::fuzz_target;
-use roundtrip::fuzzing::{check_modern_headers, client_encode_header_value, client_param_headers, decode_header_value};
+use roundtrip::fuzzing::{
+    check_modern_headers, client_encode_header_value, client_param_headers, decode_header_value, marked_headers,
+};
 use roundtrip::protocol::{CallToolResult, JsonObject, Request, RequestId, Tool};
 use roundtrip::server::{Outcome, ToolDef};
 use serde_json::{Value, json};
@@ -64,20 +66,6 @@ fn insert(headers: &mut HeaderMap, name: &str, value: &str) -> bool {
 /// The value at `path` in the arguments, when present and not null.
 fn at<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter().try_fold(arguments, |v, k| v.get(k)).filter(|v| !v.is_null())
-}
-
-/// The `x-mcp-header` marks of a schema: (header name, path), through `properties` only.
-fn marks(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
-    for (key, sub) in props {
-        let Some(sub) = sub.as_object() else { continue };
-        path.push(key.clone());
-        if let Some(name) = sub.get("x-mcp-header").and_then(Value::as_str) {
-            out.push((name.to_owned(), path.clone()));
-        }
-        marks(sub, path, out);
-        path.pop();
-    }
 }
 
 fn default_schema() -> &'static JsonObject {
@@ -123,8 +111,7 @@ fuzz_target!(|data: &[u8]| {
     insert(&mut base, "mcp-method", "tools/call");
     assert!(insert(&mut base, "mcp-name", &client_encode_header_value(name)), "the client can send Mcp-Name {name:?}");
 
-    let mut marked = Vec::new();
-    marks(&schema, &mut Vec::new(), &mut marked);
+    let marked = marked_headers(&schema);
 
     // What the Rust client sends passes, when it could send every argument the schema marks
     // (it sends none for a value a header cannot carry: a fraction, an object, an array; the

@@ -76,3 +76,11 @@ pub fn client_param_headers(schema: &JsonObject, arguments: &Value) -> Result<Ve
     let params = crate::client::params::header_params(schema)?;
     Ok(crate::client::params::header_values(&params, arguments))
 }
+
+/// The `x-mcp-header` marks the server checks a call's headers against: (header name, path of
+/// the argument), through `properties` only.
+pub fn marked_headers(schema: &JsonObject) -> Vec<(String, Vec<String>)> {
+    let mut marked = Vec::new();
+    crate::transport::http::headers::collect_marked(schema, &mut Vec::new(), &mut marked);
+    marked
+}

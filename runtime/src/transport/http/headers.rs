@@ -138,7 +138,7 @@ fn check_params(headers: &HeaderMap, schema: &JsonObject, arguments: Option<&Jso
     Ok(())
 }
 
-fn collect_marked(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
+pub(crate) fn collect_marked(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
     for (key, sub) in props {
         let Some(sub) = sub.as_object() else { continue };
