@@ -155,7 +155,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let request = Request::new(RequestId::Number(7), "tools/call", Some(call));
     let reply = fx.rt.block_on(fx.server.handle(request, Inbound::new(Arc::new(NullPeer))));
-    let response = reply.response.expect("a tools/call is answered");
+    let response = reply.response.expect("a tools/call is answered").into_response();
     assert_eq!(response.id, Some(RequestId::Number(7)));
     match response.body {
         ResponseBody::Error(e) => {

@@ -150,9 +150,10 @@ async fn decoded(server: &Server, value: Value) {
         assert!(listen, "Server::handle never answered");
         return;
     };
-    if let Some(response) = reply.response {
+    if let Some(message) = reply.response {
+        let again = serde_json::to_value(&message).expect("a response serializes");
+        let response = message.into_response();
         assert_eq!(response.id.as_ref(), Some(&id), "the answer carries the request's id");
-        let again = serde_json::to_value(&response).expect("a response serializes");
         match Message::from_value(again) {
             Ok(Message::Response(r)) => assert_eq!(r, response),
             other => panic!("a response re-decodes as {other:?}"),

@@ -66,7 +66,7 @@ fn inbound() -> Inbound {
 
 async fn result(server: &Server, request: Request) -> Value {
     let reply = server.handle(request, inbound()).await;
-    match reply.response.expect("a response").body {
+    match reply.response.expect("a response").into_response().body {
         ResponseBody::Result(v) => v,
         ResponseBody::Error(e) => panic!("error: {e:?}"),
     }

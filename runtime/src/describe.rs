@@ -71,7 +71,7 @@ fn questions(graph: &Graph) -> Value {
                 match &n.resolver {
                     Resolver::Elicit { message, schema, .. } => {
                         q["message"] = json!(message.source());
-                        q["requestedSchema"] = json!(schema);
+                        q["requestedSchema"] = json!(**schema);
                     }
                     Resolver::ElicitUrl { url, message } => {
                         q["url"] = json!(url.source());

@@ -26,7 +26,7 @@ fn ask(name: &'static str, message: &'static [Part], property_type: &str) -> Nod
     let schema = roundtrip::resolve::single_property_form(name, &json!({"type": property_type})).unwrap();
     Node {
         name,
-        resolver: Resolver::Elicit { message: Template(message), schema, property: Some(name) },
+        resolver: Resolver::Elicit { message: Template(message), schema: schema.into(), property: Some(name) },
         refusable: false,
         check: any,
         static_pin: name,
@@ -359,7 +359,7 @@ fn optional_choices_are_plain_optional_fields() {
     let form = roundtrip::__private::elicit_schema::<optional_form::Form>("form");
     let titled = json!([{ "const": "One", "title": "First" }, { "const": "Two", "title": "Second" }]);
     assert_eq!(
-        Value::Object(form),
+        Value::Object((*form).clone()),
         json!({
             "type": "object",
             "properties": {

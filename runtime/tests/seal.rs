@@ -174,7 +174,7 @@ impl Call {
         inbound.principal = self.principal.map(|p| Principal(p.into()));
         let request = Request::new(RequestId::Number(1), self.method, Some(self.params(state)));
         let reply = server.handle(request, inbound).await;
-        match reply.response.map(|r| r.body) {
+        match reply.response.map(|r| r.into_response().body) {
             Some(ResponseBody::Result(v)) => Ok(v),
             Some(ResponseBody::Error(e)) => Err(e),
             None => Err(ErrorObject::internal("no response")),

@@ -102,7 +102,7 @@ impl<T: DeserializeOwned + JsonSchema> Argument for T {}
 /// # Panics
 /// When the type's schema is not flat, which the `Elicit` derive rules out at compile time;
 /// a hand-written `Elicit` impl can still get it wrong, and the server then refuses to start.
-pub fn elicit_schema<T: Elicit>(param: &str) -> JsonObject {
+pub fn elicit_schema<T: Elicit>(param: &str) -> std::sync::Arc<JsonObject> {
     let mut generated = schema_of::<T>();
     if let Some(root) = generated.as_object_mut() {
         // The root title is the type's name ("string", "Region"), not something to show.
@@ -114,7 +114,7 @@ pub fn elicit_schema<T: Elicit>(param: &str) -> JsonObject {
     }
     let form = crate::resolve::requested_schema(&generated, T::SINGLE.then_some(param));
     match form {
-        Ok(form) => form,
+        Ok(form) => std::sync::Arc::new(form),
         Err(why) => panic!("`{param}` cannot be elicited: {why}"),
     }
 }

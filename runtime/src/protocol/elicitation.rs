@@ -1,5 +1,7 @@
 //! `elicitation/create`: form and URL modes, and the answer.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::JsonObject;
@@ -16,8 +18,8 @@ pub enum ElicitParams {
 
 impl ElicitParams {
     /// A form elicitation.
-    pub fn form(message: impl Into<String>, requested_schema: JsonObject) -> Self {
-        Self::Form(ElicitFormParams { mode: None, message: message.into(), requested_schema })
+    pub fn form(message: impl Into<String>, requested_schema: impl Into<Arc<JsonObject>>) -> Self {
+        Self::Form(ElicitFormParams { mode: None, message: message.into(), requested_schema: requested_schema.into() })
     }
 
     /// A URL elicitation.
@@ -48,8 +50,9 @@ pub struct ElicitFormParams {
     pub mode: Option<FormMode>,
     /// The question.
     pub message: String,
-    /// A flat object schema of primitive properties.
-    pub requested_schema: JsonObject,
+    /// A flat object schema of primitive properties (shared: a declared question's schema is
+    /// built once, not per leg).
+    pub requested_schema: Arc<JsonObject>,
 }
 
 /// The literal `"form"`.

@@ -65,7 +65,7 @@ impl Notification {
 }
 
 /// A JSON-RPC response: a result or an error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Response {
     /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
@@ -86,6 +86,24 @@ pub enum ResponseBody {
     /// Failure.
     #[serde(rename = "error")]
     Error(ErrorObject),
+}
+
+// Written out rather than derived: `#[serde(flatten)]` serializes through a buffering map
+// serializer, and every response of the server goes through here.
+impl Serialize for Response {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Response", if self.id.is_some() { 3 } else { 2 })?;
+        st.serialize_field("jsonrpc", &self.jsonrpc)?;
+        if let Some(id) = &self.id {
+            st.serialize_field("id", id)?;
+        }
+        match &self.body {
+            ResponseBody::Result(v) => st.serialize_field("result", v)?,
+            ResponseBody::Error(e) => st.serialize_field("error", e)?,
+        }
+        st.end()
+    }
 }
 
 impl Response {
@@ -140,7 +158,7 @@ impl Message {
         };
         let id = match obj.get("id") {
             None => None,
-            Some(v) => match serde_json::from_value::<RequestId>(v.clone()) {
+            Some(v) => match RequestId::deserialize(v) {
                 Ok(id) => Some(id),
                 Err(_) => {
                     return Err((None, ErrorObject::invalid_request("the id must be a string or an integer")));

@@ -78,7 +78,7 @@ impl RequestMeta {
             _ => return Err(unsupported_version(version)),
         };
         let client_capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
-            Some(v @ Value::Object(_)) => serde_json::from_value(v.clone()).map_err(|e| {
+            Some(v @ Value::Object(_)) => ClientCapabilities::deserialize(v).map_err(|e| {
                 ErrorObject::invalid_params(format!("_meta[\"{META_CLIENT_CAPABILITIES}\"] is malformed: {e}"))
             })?,
             Some(_) => {
@@ -92,11 +92,11 @@ impl RequestMeta {
                 )));
             }
         };
-        let client_info = meta.get(META_CLIENT_INFO).and_then(|v| serde_json::from_value(v.clone()).ok());
+        let client_info = meta.get(META_CLIENT_INFO).and_then(|v| Implementation::deserialize(v).ok());
         let log_level =
             match meta.get(META_LOG_LEVEL) {
                 None => None,
-                Some(v) => Some(serde_json::from_value(v.clone()).map_err(|_| {
+                Some(v) => Some(LoggingLevel::deserialize(v).map_err(|_| {
                     ErrorObject::invalid_params(format!("_meta[\"{META_LOG_LEVEL}\"] is not a log level"))
                 })?),
             };
@@ -116,7 +116,7 @@ impl RequestMeta {
 }
 
 fn progress_token(meta: &JsonObject) -> Option<ProgressToken> {
-    meta.get(META_PROGRESS_TOKEN).and_then(|v| serde_json::from_value(v.clone()).ok())
+    meta.get(META_PROGRESS_TOKEN).and_then(|v| ProgressToken::deserialize(v).ok())
 }
 
 /// `-32022` naming the modern versions this crate serves per request.

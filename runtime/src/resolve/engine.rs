@@ -121,7 +121,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
     let mut values = Values::default();
     let mut next = FlowState::default();
     let mut round = InputRequired::new();
-    for node in graph.nodes() {
+    for (i, node) in graph.nodes().iter().enumerate() {
         let deps = node.resolver.deps();
         if !deps.iter().all(|d| known.contains_key(d)) {
             continue; // waits for an answer of this round
@@ -160,7 +160,13 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
                 Resolution::Ask(q) => q,
             },
         };
-        let pin = pin(node.static_pin, &question.request);
+        let pin = match (graph.schema_digest(i), &question.request) {
+            // A declared elicitation: its schema is the node's, digested once.
+            (Some(schema), InputRequest::Elicit(ElicitParams::Form(form))) => {
+                elicitation_pin(node.static_pin, schema, &form.message)
+            }
+            (_, request) => pin(node.static_pin, request),
+        };
         let recorded = previous.records.remove(node.name).filter(|r| r.pin == pin);
         let record = match recorded {
             Some(r) => Some(r),
@@ -244,6 +250,17 @@ async fn question_for(node: &Node, known: &HashMap<&str, Value>, cx: &RequestCon
     }))
 }
 
+/// The pin of a declared elicitation: the declaration's digest, the digest of its requested
+/// schema and the rendered message (the whole question as sent, without serializing it).
+fn elicitation_pin(static_pin: &str, schema: &[u8; 32], message: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(static_pin.as_bytes());
+    h.update([1]);
+    h.update(schema);
+    h.update(message.as_bytes());
+    hex_pin(&h.finalize())
+}
+
 /// The pin of a rendered question (the declaration's digest and the question as sent), or of
 /// a `with` fn's inputs.
 fn pin(static_pin: &str, request: &impl Serialize) -> String {
@@ -258,15 +275,19 @@ fn pin(static_pin: &str, request: &impl Serialize) -> String {
             Ok(())
         }
     }
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut h = Sha256::new();
     h.update(static_pin.as_bytes());
     h.update([0]);
     // Serializing a question into a writer that never fails cannot fail.
     let _ = serde_json::to_writer(Digest(&mut h), request);
-    let digest = h.finalize();
+    hex_pin(&h.finalize())
+}
+
+/// The first 96 bits of a digest, in hex.
+fn hex_pin(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut pin = String::with_capacity(24);
-    for b in &digest[..12] {
+    for b in digest.iter().take(12) {
         pin.push(char::from(HEX[usize::from(b >> 4)]));
         pin.push(char::from(HEX[usize::from(b & 0xf)]));
     }

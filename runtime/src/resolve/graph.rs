@@ -58,8 +58,8 @@ pub enum Resolver {
     Elicit {
         /// The question, with placeholders.
         message: Template,
-        /// The requested schema.
-        schema: JsonObject,
+        /// The requested schema (built once; each question shares it).
+        schema: Arc<JsonObject>,
         /// The property whose value is the parameter (primitives), or `None` (whole form).
         property: Option<&'static str>,
     },
@@ -120,6 +120,19 @@ impl Resolver {
         }
     }
 
+    /// A digest of an elicitation's requested schema (the part of its question that never
+    /// changes between legs).
+    fn schema_digest(&self) -> Option<[u8; 32]> {
+        use sha2::{Digest, Sha256};
+        match self {
+            Self::Elicit { schema, .. } => {
+                let bytes = serde_json::to_vec(&**schema).unwrap_or_default();
+                Some(Sha256::digest(&bytes).into())
+            }
+            _ => None,
+        }
+    }
+
     /// The kind, as a word for documentation.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -156,6 +169,9 @@ pub struct Graph {
     arguments: Vec<&'static str>,
     nodes: Vec<Node>,
     checks: Vec<Check>,
+    /// Per node, in `nodes` order: a digest of the requested schema of an elicitation,
+    /// computed once here so that pinning a question on every leg hashes only its message.
+    schema_digests: Vec<Option<[u8; 32]>>,
 }
 
 impl Graph {
@@ -188,7 +204,8 @@ impl Graph {
                 }
             }
         }
-        Ok(Self { arguments, nodes: ordered, checks: Vec::new() })
+        let schema_digests = ordered.iter().map(|n| n.resolver.schema_digest()).collect();
+        Ok(Self { arguments, nodes: ordered, checks: Vec::new(), schema_digests })
     }
 
     /// Run these checks on every leg before any question (each may take arguments only).
@@ -217,6 +234,11 @@ impl Graph {
     /// The resolved parameters in evaluation order.
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
+    }
+
+    /// The digest of the requested schema of the `i`-th node, when it is an elicitation.
+    pub(crate) fn schema_digest(&self, i: usize) -> Option<&[u8; 32]> {
+        self.schema_digests.get(i)?.as_ref()
     }
 
     /// The round in which each node is asked when every answer is accepted: 1 + the

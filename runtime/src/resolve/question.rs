@@ -2,6 +2,8 @@
 //! parameter's value. A `with` fn builds them at run time, e.g. a choice whose options come
 //! from the application's state.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -40,12 +42,16 @@ pub enum Extract {
 
 impl Question {
     /// A form question whose answer is the whole form.
-    pub fn form(message: impl Into<String>, schema: JsonObject) -> Self {
+    pub fn form(message: impl Into<String>, schema: impl Into<Arc<JsonObject>>) -> Self {
         Self { request: InputRequest::Elicit(ElicitParams::form(message, schema)), extract: Extract::Form }
     }
 
     /// A one-property form question whose answer is that property.
-    pub fn property(message: impl Into<String>, schema: JsonObject, property: impl Into<String>) -> Self {
+    pub fn property(
+        message: impl Into<String>,
+        schema: impl Into<Arc<JsonObject>>,
+        property: impl Into<String>,
+    ) -> Self {
         Self {
             request: InputRequest::Elicit(ElicitParams::form(message, schema)),
             extract: Extract::Property(property.into()),
@@ -92,7 +98,7 @@ impl Question {
     pub fn with_default(mut self, property: &str, value: impl Serialize) -> Self {
         if let InputRequest::Elicit(ElicitParams::Form(form)) = &mut self.request
             && let Some(Value::Object(prop)) =
-                form.requested_schema.get_mut("properties").and_then(|p| p.get_mut(property))
+                Arc::make_mut(&mut form.requested_schema).get_mut("properties").and_then(|p| p.get_mut(property))
             && let Ok(value) = serde_json::to_value(value)
         {
             prop.insert("default".into(), value);

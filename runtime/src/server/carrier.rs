@@ -2,12 +2,12 @@
 //! `resources/read`): parameter checks, the requestState boundary, capability gating, and the
 //! shape of each outcome on the wire.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Server;
 use super::context::{LogFilter, RequestContext};
-use super::dispatch::{Era, Failure, Routed, to_value};
+use super::dispatch::{Era, Failure, Routed, to_json};
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
 use crate::protocol::{
@@ -61,21 +61,22 @@ impl Server {
     pub(crate) async fn carrier(
         &self,
         method: &str,
-        params: Option<&Value>,
+        params: Option<Value>,
         era: Era<'_>,
         inbound: &Inbound,
     ) -> Result<Routed, Failure> {
-        let empty = JsonObject::new();
-        let params = match params {
-            None => &empty,
+        let mut params = match params {
+            None => JsonObject::new(),
             Some(Value::Object(p)) => p,
             Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("params must be an object"))),
         };
-        let (input_responses, request_state) = input_fields(params)?;
+        let (input_responses, request_state) = input_fields(&mut params)?;
+        let arguments = params.remove("arguments");
+        let params = &params;
         let progress_token = params
             .get("_meta")
             .and_then(|m| m.get(META_PROGRESS_TOKEN))
-            .and_then(|t| serde_json::from_value(t.clone()).ok());
+            .and_then(|t| ProgressToken::deserialize(t).ok());
         let version = match &era {
             Era::Modern(_) => ProtocolVersion::V2026_07_28,
             Era::Legacy(s) => s.version,
@@ -96,9 +97,9 @@ impl Server {
                 let Some(&i) = self.inner.tool_index.get(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown tool: {name}"))));
                 };
-                let arguments = match params.get("arguments") {
+                let arguments = match arguments {
                     None | Some(Value::Null) => JsonObject::new(),
-                    Some(Value::Object(a)) => a.clone(),
+                    Some(Value::Object(a)) => a,
                     Some(_) => return Err(ErrorObject::invalid_params("params.arguments must be an object").into()),
                 };
                 let def = &self.inner.tools[i];
@@ -119,9 +120,9 @@ impl Server {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown prompt: {name}"))));
                 };
                 let def = &self.inner.prompts[i];
-                let arguments = match params.get("arguments") {
+                let arguments = match arguments {
                     None | Some(Value::Null) => JsonObject::new(),
-                    Some(Value::Object(a)) if a.values().all(Value::is_string) => a.clone(),
+                    Some(Value::Object(a)) if a.values().all(Value::is_string) => a,
                     Some(_) => {
                         return Err(ErrorObject::invalid_params("params.arguments must be an object of strings").into());
                     }
@@ -172,7 +173,7 @@ impl Server {
             Era::Legacy(session) => {
                 let result = self.run_legacy(handler, carrier, session, inbound).await?;
                 match result {
-                    Some(result) => Ok(Routed::Value(to_value(result)?)),
+                    Some(result) => Ok(Routed::Json(to_json(&result)?)),
                     None => Ok(Routed::Silent),
                 }
             }
@@ -218,10 +219,10 @@ impl Server {
         match outcome {
             Outcome::Complete(mut result) => {
                 result.mark_modern(self);
-                Ok(Routed::Value(to_value(result)?))
+                Ok(Routed::Json(to_json(&result)?))
             }
             Outcome::Task(task) => {
-                Ok(Routed::Value(to_value(CreateTaskResult { result_type: TaskResultType::Task, task })?))
+                Ok(Routed::Json(to_json(&CreateTaskResult { result_type: TaskResultType::Task, task })?))
             }
             Outcome::InputRequired(round) => {
                 let (requests, state) = round.into_parts();
@@ -248,7 +249,7 @@ impl Server {
                     request_state,
                     meta: None,
                 };
-                Ok(Routed::Value(to_value(result)?))
+                Ok(Routed::Json(to_json(&result)?))
             }
         }
     }
@@ -317,8 +318,8 @@ fn binding<'a>(carrier: &'a Carrier, principal: Option<&'a str>) -> Binding<'a> 
 /// `inputResponses` (absent or `null`: none; otherwise an object of objects) and
 /// `requestState` (absent or `null`: none; otherwise it must be a string, checked when it is
 /// unsealed so that every malformed state gets the same answer).
-fn input_fields(params: &JsonObject) -> Result<(JsonObject, Option<Value>), Failure> {
-    let input_responses = match params.get("inputResponses") {
+fn input_fields(params: &mut JsonObject) -> Result<(JsonObject, Option<Value>), Failure> {
+    let input_responses = match params.remove("inputResponses") {
         None | Some(Value::Null) => JsonObject::new(),
         Some(Value::Object(map)) => {
             if let Some((key, _)) = map.iter().find(|(_, v)| !v.is_object()) {
@@ -326,13 +327,13 @@ fn input_fields(params: &JsonObject) -> Result<(JsonObject, Option<Value>), Fail
                     "inputResponses[\"{key}\"] must be an object (an elicitation, sampling or roots result)"
                 ))));
             }
-            map.clone()
+            map
         }
         Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("inputResponses must be an object"))),
     };
-    let request_state = match params.get("requestState") {
+    let request_state = match params.remove("requestState") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(v.clone()),
+        Some(v) => Some(v),
     };
     Ok((input_responses, request_state))
 }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::peer::{Inbound, Session};
@@ -12,7 +13,7 @@ use crate::protocol::{
     CacheScope, CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject,
     InitializeParams, InitializeResult, JsonObject, ListChangedCapability, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, ProtocolVersion, Request, RequestMeta, ResourcesCapability, Response, ResultType,
+    META_SERVER_INFO, ProtocolVersion, Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType,
     ServerCapabilities, TASKS_EXTENSION, TaskIdParams, Tool, UpdateTaskParams, codes,
 };
 
@@ -20,11 +21,52 @@ use crate::protocol::{
 #[derive(Debug)]
 pub struct Reply {
     /// The response; `None` when the request was cancelled and nothing may be sent.
-    pub response: Option<Response>,
+    pub response: Option<ReplyMessage>,
     /// The HTTP status that fits: 200, or 400/404 for a request rejected before any handler ran.
     pub http_status: u16,
     /// A legacy session the request created (`initialize`).
     pub session: Option<Arc<Session>>,
+}
+
+/// A response ready to write: a message, or a result the handler serialized once (straight
+/// from its typed form, with no `Value` tree in between).
+#[derive(Debug)]
+pub enum ReplyMessage {
+    /// A response message.
+    Response(Response),
+    /// A successful result, already serialized.
+    Result {
+        /// The request answered.
+        id: RequestId,
+        /// The `result` member.
+        json: Box<RawValue>,
+    },
+}
+
+impl ReplyMessage {
+    /// As a [`Response`] (a serialized result is parsed back; for tests and inspection).
+    pub fn into_response(self) -> Response {
+        match self {
+            Self::Response(r) => r,
+            Self::Result { id, json } => Response::result(id, serde_json::from_str(json.get()).unwrap_or(Value::Null)),
+        }
+    }
+}
+
+impl Serialize for ReplyMessage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        match self {
+            Self::Response(r) => r.serialize(s),
+            Self::Result { id, json } => {
+                let mut st = s.serialize_struct("Response", 3)?;
+                st.serialize_field("jsonrpc", "2.0")?;
+                st.serialize_field("id", id)?;
+                st.serialize_field("result", json)?;
+                st.end()
+            }
+        }
+    }
 }
 
 /// A failed request: the JSON-RPC error, and whether it is a rejection of the request itself
@@ -69,6 +111,8 @@ impl From<ErrorObject> for Failure {
 
 pub(crate) enum Routed {
     Value(Value),
+    /// A result serialized once, from its typed form.
+    Json(Box<RawValue>),
     NewSession(Value, Arc<Session>),
     /// Cancelled: send nothing.
     Silent,
@@ -102,22 +146,32 @@ impl Server {
     /// The era comes from the request: a `_meta` protocol version claim (or a transport that
     /// knows, see [`Inbound::modern_hint`]) makes it a 2026-07-28 request; otherwise it belongs
     /// to the legacy session in `inbound`, or starts one with `initialize`.
-    pub async fn handle(&self, request: Request, inbound: Inbound) -> Reply {
+    pub async fn handle(&self, mut request: Request, inbound: Inbound) -> Reply {
         let id = request.id.clone();
-        match self.route(&request, &inbound).await {
-            Ok(Routed::Value(v)) => Reply { response: Some(Response::result(id, v)), http_status: 200, session: None },
-            Ok(Routed::NewSession(v, s)) => {
-                Reply { response: Some(Response::result(id, v)), http_status: 200, session: Some(s) }
+        match self.route(&mut request, &inbound).await {
+            Ok(Routed::Value(v)) => Reply {
+                response: Some(ReplyMessage::Response(Response::result(id, v))),
+                http_status: 200,
+                session: None,
+            },
+            Ok(Routed::Json(json)) => {
+                Reply { response: Some(ReplyMessage::Result { id, json }), http_status: 200, session: None }
             }
+            Ok(Routed::NewSession(v, s)) => Reply {
+                response: Some(ReplyMessage::Response(Response::result(id, v))),
+                http_status: 200,
+                session: Some(s),
+            },
             Ok(Routed::Silent) => Reply { response: None, http_status: 200, session: None },
             Err(failure) => {
                 let http_status = failure.http_status();
-                Reply { response: Some(Response::error(Some(id), failure.error)), http_status, session: None }
+                let response = ReplyMessage::Response(Response::error(Some(id), failure.error));
+                Reply { response: Some(response), http_status, session: None }
             }
         }
     }
 
-    async fn route(&self, request: &Request, inbound: &Inbound) -> Result<Routed, Failure> {
+    async fn route(&self, request: &mut Request, inbound: &Inbound) -> Result<Routed, Failure> {
         let params = request.params.as_ref();
         let claims_modern = RequestMeta::raw(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
         let legacy = !claims_modern && !inbound.modern_hint;
@@ -128,7 +182,7 @@ impl Server {
         }
     }
 
-    async fn route_modern(&self, request: &Request, inbound: &Inbound) -> Result<Routed, Failure> {
+    async fn route_modern(&self, request: &mut Request, inbound: &Inbound) -> Result<Routed, Failure> {
         let method = request.method.as_str();
         if !MODERN_METHODS.contains(&method) {
             return Err(Failure::rejected(ErrorObject::method_not_found(method)));
@@ -149,6 +203,7 @@ impl Server {
                 to_value(self.task_method(method, params, &meta, inbound).await?)?
             }
             carrier => {
+                let params = request.params.take();
                 return self.carrier(carrier, params, Era::Modern(Box::new(meta)), inbound).await;
             }
         };
@@ -157,7 +212,7 @@ impl Server {
 
     async fn route_legacy(
         &self,
-        request: &Request,
+        request: &mut Request,
         session: &Arc<Session>,
         inbound: &Inbound,
     ) -> Result<Routed, Failure> {
@@ -203,6 +258,7 @@ impl Server {
             }
             "tools/call" | "prompts/get" | "resources/read" => {
                 self.check_offered(method)?;
+                let params = request.params.take();
                 return self.carrier(method, params, Era::Legacy(session), inbound).await;
             }
             _ => return Err(Failure::rejected(ErrorObject::method_not_found(method))),
@@ -425,6 +481,12 @@ fn tool_for(tool: &Tool, version: ProtocolVersion) -> Tool {
         tool.output_schema = None;
     }
     tool
+}
+
+/// Serialize a result once, for the wire.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<Box<RawValue>, Failure> {
+    serde_json::value::to_raw_value(value)
+        .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
 }
 
 pub(crate) fn to_value<T: Serialize>(value: T) -> Result<Value, Failure> {

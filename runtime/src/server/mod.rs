@@ -27,7 +27,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use context::RequestContext;
-pub use dispatch::Reply;
+pub use dispatch::{Reply, ReplyMessage};
 pub use handler::{
     Completer, Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceEntry,
     ResourceTemplateDef, ToolDef,

@@ -59,7 +59,7 @@ impl Connection {
         }
     }
 
-    async fn send(&self, response: &Response) {
+    async fn send(&self, response: &impl serde::Serialize) {
         match serde_json::to_string(response) {
             Ok(line) => {
                 // The writer is gone only when the connection is closing.

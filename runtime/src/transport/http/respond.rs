@@ -3,23 +3,24 @@
 //! has to go out first.
 
 use std::convert::Infallible;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use futures::Stream;
 use futures::future::BoxFuture;
+use futures::{FutureExt, Stream};
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use ::http::{HeaderValue, StatusCode, header};
 
 use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response as RpcResponse};
-use crate::server::{Inbound, Peer, Reply, Server};
+use crate::server::{Inbound, Peer, Reply, ReplyMessage, Server};
 use crate::transport::pending::Pending;
 
 /// How many events may wait for a slow client before notifications are dropped
@@ -83,6 +84,11 @@ pub(super) enum Answer {
 
 /// Run `request` with a peer whose events become this request's SSE stream.
 ///
+/// The handler runs inside the request's own future (no task is spawned): when the reply
+/// comes before any event, it is answered as JSON; otherwise the handler moves into the SSE
+/// stream, which drives it to its end. Dropping the response (the client went away) drops
+/// the handler and cancels the request. A handler that panics answers with an internal error.
+///
 /// `pending` is the back-channel of a legacy session; `hold` lives as long as the handler runs.
 pub(super) async fn run<H: Send + 'static>(
     server: &Server,
@@ -96,38 +102,56 @@ pub(super) async fn run<H: Send + 'static>(
     let (tx, mut rx) = mpsc::channel(EVENT_BUFFER);
     inbound.peer = Arc::new(ChannelPeer { tx, pending });
     let mut guard = CancelOnDrop(Some(inbound.cancel.clone()));
-    let (done_tx, mut done) = oneshot::channel();
     let server = server.clone();
-    tokio::spawn(async move {
-        let _hold = hold;
-        let reply = server.handle(request, inbound).await;
-        let _ = done_tx.send(reply);
-    });
+    let mut handling: Handling = Box::pin(
+        AssertUnwindSafe(async move {
+            let _hold = hold;
+            server.handle(request, inbound).await
+        })
+        .catch_unwind(),
+    );
     let first = tokio::select! {
         biased;
         event = rx.recv() => event,
-        reply = &mut done => {
-            guard.disarm();
-            return Answer::Done(reply.unwrap_or_else(|_| crashed(id)));
+        reply = &mut handling => {
+            let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
+            match rx.try_recv() {
+                // Nothing went out before the reply.
+                Err(_) => {
+                    guard.disarm();
+                    return Answer::Done(reply);
+                }
+                // Events were sent before the reply (in the same poll): they go first.
+                Ok(event) => {
+                    handling = Box::pin(std::future::ready(Ok(reply)));
+                    Some(event)
+                }
+            }
         }
     };
     match first {
         Some(event) => {
-            let stream = SseState { first: Some(event), rx: Some(rx), done: Some(done), guard, keep_alive, id };
+            let stream = SseState { first: Some(event), rx: Some(rx), handling: Some(handling), guard, keep_alive, id };
             Answer::Streaming(sse_response(stream.into_stream()))
         }
         // Every peer handle is gone: only the reply is left to come.
         None => {
-            let reply = done.await.unwrap_or_else(|_| crashed(id));
+            let reply = handling.await.unwrap_or_else(|_| crashed(id));
             guard.disarm();
             Answer::Done(reply)
         }
     }
 }
 
+/// The handler of one request, run in place; `Err` when it panicked.
+type Handling = BoxFuture<'static, Result<Reply, Box<dyn std::any::Any + Send>>>;
+
 fn crashed(id: RequestId) -> Reply {
     Reply {
-        response: Some(RpcResponse::error(Some(id), ErrorObject::internal("the request handler panicked"))),
+        response: Some(ReplyMessage::Response(RpcResponse::error(
+            Some(id),
+            ErrorObject::internal("the request handler panicked"),
+        ))),
         http_status: 500,
         session: None,
     }
@@ -136,7 +160,7 @@ fn crashed(id: RequestId) -> Reply {
 struct SseState {
     first: Option<Message>,
     rx: Option<mpsc::Receiver<Message>>,
-    done: Option<oneshot::Receiver<Reply>>,
+    handling: Option<Handling>,
     guard: CancelOnDrop,
     keep_alive: Option<Duration>,
     id: RequestId,
@@ -155,11 +179,11 @@ impl SseState {
             }
             loop {
                 let step = {
-                    let done = s.done.as_mut()?;
+                    let handling = s.handling.as_mut()?;
                     tokio::select! {
                         biased;
                         event = recv(&mut s.rx) => Step::Event(event),
-                        reply = done => Step::Reply(reply.ok()),
+                        reply = handling => Step::Reply(reply.ok()),
                         () = tick(&mut ticker) => Step::KeepAlive,
                     }
                 };
@@ -168,7 +192,7 @@ impl SseState {
                     // Every peer handle is gone; the reply is still to come.
                     Step::Event(None) => s.rx = None,
                     Step::Reply(reply) => {
-                        s.done = None;
+                        s.handling = None;
                         s.guard.disarm();
                         let response = match reply {
                             Some(reply) => reply.response?,
