@@ -157,14 +157,15 @@ measure() {
   # key=value fields of the RESULT line
   local -A f
   for kv in ${line#RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
-  local cpu_us
+  local cpu_us busy client_us fps="${f[fps]}"
   cpu_us="$(awk -v t=$((c1 - c0)) -v hz="$tick" -v n="${f[requests]}" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')"
-  local fps="${f[fps]}"
+  busy="$(awk -v t=$((c1 - c0)) -v hz="$tick" -v s="${f[seconds]}" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')"
+  client_us="$(awk -v t="${f[client_ticks]}" -v hz="$tick" -v n="${f[requests]}" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')"
   [ "$scenario" = flow ] || fps="-"
-  printf '  round %-6s %-9s %-5s %9s flows/s %9s req/s  p50 %8s µs  p99 %8s µs  server CPU %7s µs/req  (%s ticks, %s checks failed)\n' \
-    "$round" "$label" "$scenario" "$fps" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "$cpu_us" "$((c1 - c0))" "${f[failures]}"
+  printf '  round %-6s %-9s %-5s %9s flows/s %9s req/s  p50 %8s µs  p99 %8s µs  server CPU %6s µs/req, busy %3s%%  (generator %5s µs/req; %s checks failed)\n' \
+    "$round" "$label" "$scenario" "$fps" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "$cpu_us" "$busy" "$client_us" "${f[failures]}"
   [ "$round" = warmup ] && return 0
-  echo "$label $scenario ${f[fps]} ${f[rps]} ${f[p50_us]} ${f[p99_us]} $cpu_us ${f[failures]}" >>"$results"
+  echo "$label $scenario ${f[fps]} ${f[rps]} ${f[p50_us]} ${f[p99_us]} $cpu_us $busy $client_us ${f[failures]}" >>"$results"
 }
 
 echo "warm-up: ${warmup} s per server and scenario (not counted)"
@@ -255,16 +256,18 @@ def med(key, i):
 
 order = [("roundtrip", "flow"), ("roundtrip", "call"), ("rmcp", "flow"), ("rmcp", "call"),
          ("python", "flow"), ("python", "call"), ("hyper", "fixed")]
-print(f"median of {rounds} round(s); a flow is 2 requests (leg 1 asks, leg 2 completes); CPU is the server process's alone")
-print(f"{'server':<10} {'scenario':<9} {'flows/s':>9} {'req/s':>9} {'p50 µs':>9} {'p99 µs':>9} {'CPU µs/req':>11} {'vs floor':>9}")
+print(f"median of {rounds} round(s). A flow is 2 requests (leg 1 asks, leg 2 completes); p50/p99 are per request.")
+print("CPU µs/req: the server process's own utime+stime over the run / its requests; busy: that CPU time / the run's")
+print("wall time (near 100% per pinned core = the server was the bottleneck; well below = the generator or the machine was).")
+print(f"{'server':<10} {'scenario':<9} {'flows/s':>9} {'req/s':>9} {'p50 µs':>9} {'p99 µs':>9} {'CPU µs/req':>11} {'vs floor':>9} {'busy':>6}")
 floor = med(("hyper", "fixed"), 4)
 for key in order:
     if key not in rows:
         continue
-    fps, rps, p50, p99, cpu = (med(key, i) for i in range(5))
+    fps, rps, p50, p99, cpu, busy = (med(key, i) for i in range(6))
     fps = fps if key[1] == "flow" else float("nan")
     print(f"{key[0]:<10} {key[1]:<9} {num(fps, '.0f'):>9} {num(rps, '.0f'):>9} {num(p50, '.1f'):>9} {num(p99, '.1f'):>9} "
-          f"{num(cpu, '.1f'):>11} {num(ratio(cpu, floor), '.2f'):>8}x")
+          f"{num(cpu, '.1f'):>11} {num(ratio(cpu, floor), '.2f'):>8}x {num(busy, '.0f'):>5}%")
 
 
 rt_f, rm_f, py_f = (med((s, "flow"), 0) for s in ("roundtrip", "rmcp", "python"))
@@ -281,7 +284,7 @@ for name, value, op, target in checks:
     print(f"  {name:<50} {num(value, '8.2f')}x  [{op} {target}x: {'met' if ok else 'NOT met'}]")
 for name, key in (("rmcp 3.11", "rmcp"), ("Python SDK", "python")):
     print(f"  {name + ' CPU per MRTR leg / hyper floor':<50} {num(ratio(med((key, 'flow'), 4), floor), '8.2f')}x")
-bad = sum(r[5] for v in rows.values() for r in v)
+bad = sum(r[7] for v in rows.values() for r in v)
 print(f"\nfailed body checks: {bad:.0f}")
 PY
 

@@ -366,7 +366,6 @@ async fn iteration(shared: &Shared, conn: &mut Conn, c: usize, n: u64, rec: &mut
                 .map_err(|e| format!("leg 2: {e}"))?;
         }
     }
-    rec.last = Some(Instant::now());
     Ok(())
 }
 
@@ -391,7 +390,9 @@ async fn connection(
         if Instant::now() >= end || shared.requests.load(Ordering::Relaxed) >= shared.max_requests {
             break;
         }
-        if let Err(cause) = iteration(&shared, current, c, n, &mut rec).await {
+        let outcome = iteration(&shared, current, c, n, &mut rec).await;
+        rec.last = Some(Instant::now());
+        if let Err(cause) = outcome {
             shared.fail(cause).await;
             // The connection may be gone or mid-response: start a fresh one.
             conn = Conn::open(shared.target.addr).await.ok();
@@ -399,6 +400,16 @@ async fn connection(
         n += 1;
     }
     rec
+}
+
+/// This process's CPU time (utime + stime) in clock ticks, from `/proc/self/stat`; 0 elsewhere.
+fn own_cpu_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses: state is the first, utime the 12th.
+    let rest = stat.rsplit_once(") ").map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    field(11) + field(12)
 }
 
 fn quantile(sorted: &[u64], q: f64) -> f64 {
@@ -428,6 +439,7 @@ async fn run(o: Options) -> Result<bool, String> {
         failures: AtomicU64::new(0),
         causes: Mutex::new(Vec::new()),
     });
+    let ticks_before = own_cpu_ticks();
     let barrier = Arc::new(Barrier::new(o.connections + 1));
     let deadline = Arc::new(Mutex::new(None));
     let tasks: Vec<_> = (0..o.connections)
@@ -449,6 +461,7 @@ async fn run(o: Options) -> Result<bool, String> {
         flows.extend(rec.flows);
         last = last.max(rec.last.unwrap_or(start));
     }
+    let client_ticks = own_cpu_ticks().saturating_sub(ticks_before);
     requests.sort_unstable();
     flows.sort_unstable();
     let secs = (last - start).as_secs_f64().max(1e-9);
@@ -468,7 +481,7 @@ async fn run(o: Options) -> Result<bool, String> {
         println!("failed check: {cause}");
     }
     println!(
-        "RESULT scenario={scenario} requests={n_req} flows={n_flow} seconds={secs:.3} rps={:.1} fps={:.1} p50_us={:.1} p99_us={:.1} flow_p50_us={:.1} flow_p99_us={:.1} failures={failures}",
+        "RESULT scenario={scenario} requests={n_req} flows={n_flow} seconds={secs:.3} rps={:.1} fps={:.1} p50_us={:.1} p99_us={:.1} flow_p50_us={:.1} flow_p99_us={:.1} client_ticks={client_ticks} failures={failures}",
         n_req as f64 / secs,
         n_flow as f64 / secs,
         quantile(&requests, 0.5),
