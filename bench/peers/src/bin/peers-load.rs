@@ -29,6 +29,8 @@
 //! start of the connections to the last response, latencies are per HTTP request (and per
 //! flow for `flow`).
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -37,10 +39,11 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST};
-use hyper::{Request, Uri};
+use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use hyper::{Method, Request, Uri};
 use hyper_util::rt::TokioIo;
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio::sync::{Barrier, Mutex};
 
@@ -130,11 +133,11 @@ impl Options {
     }
 }
 
-/// Where and how to send.
+/// Where and how to send; the header values are built once.
 struct Target {
     addr: SocketAddr,
-    host: String,
-    path: String,
+    path: Uri,
+    host: HeaderValue,
 }
 
 impl Target {
@@ -148,119 +151,174 @@ impl Target {
             .map_err(|e| format!("{authority}: {e}"))?
             .next()
             .ok_or_else(|| format!("{authority}: no address"))?;
-        let path = uri.path_and_query().map_or("/".to_owned(), |p| p.to_string());
-        Ok(Self { addr, host: authority, path })
+        let path = uri.path_and_query().map_or("/", |p| p.as_str()).parse().map_err(|e| format!("{url}: {e}"))?;
+        let host = HeaderValue::from_str(&authority).map_err(|e| e.to_string())?;
+        Ok(Self { addr, path, host })
     }
 
-    fn request(&self, tool: &str, body: Vec<u8>) -> Result<Request<Full<Bytes>>, String> {
-        Request::post(&self.path)
-            .header(HOST, &self.host)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header("mcp-protocol-version", VERSION)
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool)
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| e.to_string())
+    /// A `tools/call` POST of `tool` (its name is the `Mcp-Name` header) with `body`.
+    fn request(&self, tool: &'static str, body: String) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(Bytes::from(body)));
+        *request.method_mut() = Method::POST;
+        *request.uri_mut() = self.path.clone();
+        let h = request.headers_mut();
+        h.insert(HOST, self.host.clone());
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+        h.insert(HeaderName::from_static("mcp-protocol-version"), HeaderValue::from_static(VERSION));
+        h.insert(HeaderName::from_static("mcp-method"), HeaderValue::from_static("tools/call"));
+        h.insert(HeaderName::from_static("mcp-name"), HeaderValue::from_static(tool));
+        request
     }
 }
 
-/// The body of a 2026-07-28 `tools/call`.
-fn call_body(id: u64, tool: &str, arguments: Value, extra: Option<(Value, &str)>) -> Vec<u8> {
-    let mut params = json!({
-        "name": tool,
-        "arguments": arguments,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": VERSION,
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-            "io.modelcontextprotocol/clientInfo": {"name": "peers-load", "version": "0.1.0"},
-        },
-    });
-    if let (Some((responses, state)), Some(p)) = (extra, params.as_object_mut()) {
-        p.insert("inputResponses".to_owned(), responses);
-        p.insert("requestState".to_owned(), Value::String(state.to_owned()));
-    }
-    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
-        .unwrap_or_default()
+/// The `_meta` of every request: the 2026-07-28 revision, the client's capabilities and info.
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"peers-load","version":"0.1.0"}}"#;
+
+/// A JSON string literal.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
-/// The JSON-RPC message of a body: the body itself, or the last `data:` line of an event stream.
-fn message(body: &[u8]) -> Result<Value, String> {
-    let text = std::str::from_utf8(body).map_err(|_| "the body is not UTF-8".to_owned())?;
-    if text.trim_start().starts_with('{') {
-        return serde_json::from_str(text).map_err(|e| format!("the body is not JSON ({e}): {}", clip(text)));
-    }
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .rfind(|v| v.get("result").is_some() || v.get("error").is_some())
-        .ok_or_else(|| format!("no JSON-RPC response in the body: {}", clip(text)))
+/// The body of a 2026-07-28 `tools/call`: `arguments` and `extra` are JSON text (`extra` the
+/// members `inputResponses` and `requestState` of a retry, or empty).
+fn call_body(id: u64, tool: &str, arguments: &str, extra: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments},{extra}{META}}}}}"#
+    )
 }
 
-fn clip(text: &str) -> String {
-    text.chars().take(300).collect()
+/// The parts of a response the checks read; strings borrow from the body when they can.
+#[derive(Deserialize)]
+struct Response<'a> {
+    id: Option<u64>,
+    #[serde(borrow)]
+    result: Option<ToolResult<'a>>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolResult<'a> {
+    #[serde(borrow)]
+    result_type: Option<Cow<'a, str>>,
+    is_error: Option<bool>,
+    #[serde(borrow)]
+    content: Option<Vec<Content<'a>>>,
+    #[serde(borrow)]
+    input_requests: Option<BTreeMap<Cow<'a, str>, InputRequest<'a>>>,
+    #[serde(borrow)]
+    request_state: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Content<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct InputRequest<'a> {
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(borrow)]
+    params: Option<ElicitParams<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ElicitParams<'a> {
+    #[serde(borrow)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    requested_schema: Option<Schema<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Schema<'a> {
+    #[serde(borrow)]
+    properties: Option<BTreeMap<Cow<'a, str>, Property<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct Property<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+}
+
+fn clip(body: &[u8]) -> String {
+    String::from_utf8_lossy(body).chars().take(300).collect()
+}
+
+/// The JSON-RPC message of a body: the body itself, or the last `data:` line of an event
+/// stream that holds a response.
+fn message(body: &[u8]) -> &[u8] {
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        return body;
+    }
+    body.split(|&b| b == b'\n')
+        .filter_map(|line| line.strip_prefix(b"data:"))
+        .rfind(|data| data.windows(9).any(|w| w == b"\"result\":" || w == b"\"error\":{"))
+        .unwrap_or(body)
 }
 
 /// The `result` of a response with id `id`, or why not.
-fn result(body: &[u8], id: u64) -> Result<Value, String> {
-    let mut m = message(body)?;
-    if m.get("id").and_then(Value::as_u64) != Some(id) {
-        return Err(format!("expected id {id}: {}", clip(&m.to_string())));
+fn result(body: &[u8], id: u64) -> Result<ToolResult<'_>, String> {
+    let response: Response<'_> =
+        serde_json::from_slice(message(body)).map_err(|e| format!("not a JSON-RPC response ({e}): {}", clip(body)))?;
+    if response.id != Some(id) {
+        return Err(format!("expected id {id}: {}", clip(body)));
     }
-    match m.get_mut("result") {
-        Some(r) => Ok(r.take()),
-        None => Err(format!("not a result: {}", clip(&m.to_string()))),
+    match (response.result, response.error) {
+        (Some(r), None) => Ok(r),
+        _ => Err(format!("not a result: {}", clip(body))),
     }
 }
 
 /// The single text of a complete, successful `CallToolResult`.
-fn check_complete(r: &Value, want: &str) -> Result<(), String> {
-    let fail = || format!("expected a complete result with the text {want:?}: {}", clip(&r.to_string()));
-    match r.get("resultType").and_then(Value::as_str) {
-        None | Some("complete") => {}
-        Some(_) => return Err(fail()),
-    }
-    if r.get("isError").and_then(Value::as_bool) == Some(true) {
-        return Err(fail());
-    }
-    let content = r.get("content").and_then(Value::as_array).ok_or_else(fail)?;
-    match content.as_slice() {
-        [c] if c.get("type").and_then(Value::as_str) == Some("text")
-            && c.get("text").and_then(Value::as_str) == Some(want) =>
-        {
-            Ok(())
-        }
-        _ => Err(fail()),
-    }
+fn check_complete(body: &[u8], id: u64, want: &str) -> Result<(), String> {
+    let r = result(body, id)?;
+    let complete = matches!(r.result_type.as_deref(), None | Some("complete"))
+        && r.is_error != Some(true)
+        && matches!(r.content.as_deref(), Some([c]) if c.kind == "text" && c.text.as_deref() == Some(want));
+    if complete { Ok(()) } else { Err(format!("expected a complete result with the text {want:?}: {}", clip(body))) }
 }
 
 /// Leg 1 of `provision`: exactly one question, the region's, and the state to echo. Returns the
 /// question's key (the server chooses it: `region` for roundtrip and the rmcp peer, the
 /// resolver's qualified name for the Python SDK) and the state.
-fn check_ask(r: &Value, name: &str) -> Result<(String, String), String> {
-    let fail = |why: &str| format!("leg 1: {why}: {}", clip(&r.to_string()));
-    if r.get("resultType").and_then(Value::as_str) != Some("input_required") {
+fn check_ask(body: &[u8], id: u64, name: &str) -> Result<(String, String), String> {
+    let r = result(body, id)?;
+    let fail = |why: &str| format!("leg 1: {why}: {}", clip(body));
+    if r.result_type.as_deref() != Some("input_required") {
         return Err(fail("resultType is not input_required"));
     }
-    let requests = r.get("inputRequests").and_then(Value::as_object).ok_or_else(|| fail("no inputRequests"))?;
+    let requests = r.input_requests.as_ref().ok_or_else(|| fail("no inputRequests"))?;
     let (key, question) = match requests.iter().next() {
         Some((key, q)) if requests.len() == 1 => (key, q),
         _ => return Err(fail("expected exactly one input request")),
     };
-    if question.get("method").and_then(Value::as_str) != Some("elicitation/create") {
+    if question.method != "elicitation/create" {
         return Err(fail("the input request is not elicitation/create"));
     }
-    let params = question.get("params").ok_or_else(|| fail("the input request has no params"))?;
-    let want = format!("Which region should {name} live in?");
-    if params.get("message").and_then(Value::as_str) != Some(want.as_str()) {
+    let params = question.params.as_ref().ok_or_else(|| fail("the input request has no params"))?;
+    let message = params.message.as_deref().unwrap_or_default();
+    // "Which region should {name} live in?", without formatting it.
+    let asks = message
+        .strip_prefix("Which region should ")
+        .and_then(|m| m.strip_suffix(" live in?"))
+        .is_some_and(|n| n == name);
+    if !asks {
         return Err(fail("unexpected message"));
     }
-    let schema = params.get("requestedSchema").ok_or_else(|| fail("no requestedSchema"))?;
-    if schema.pointer("/properties/region/type").and_then(Value::as_str) != Some("string") {
+    let region = params.requested_schema.as_ref().and_then(|s| s.properties.as_ref()).and_then(|p| p.get("region"));
+    if region.and_then(|p| p.kind.as_deref()) != Some("string") {
         return Err(fail("the form has no string field `region`"));
     }
-    match r.get("requestState").and_then(Value::as_str) {
-        Some(s) if !s.is_empty() => Ok((key.clone(), s.to_owned())),
+    match r.request_state.as_deref() {
+        Some(s) if !s.is_empty() => Ok((key.to_string(), s.to_owned())),
         _ => Err(fail("no requestState")),
     }
 }
@@ -288,7 +346,7 @@ impl Conn {
         let status = response.status();
         let body = response.into_body().collect().await.map_err(|e| format!("body: {e}"))?.to_bytes();
         if status != 200 {
-            return Err(format!("status {status}: {}", clip(&String::from_utf8_lossy(&body))));
+            return Err(format!("status {status}: {}", clip(&body)));
         }
         Ok(body)
     }
@@ -330,39 +388,39 @@ async fn iteration(shared: &Shared, conn: &mut Conn, c: usize, n: u64, rec: &mut
     match shared.scenario {
         Scenario::Call | Scenario::Fixed => {
             let start = Instant::now();
-            let body =
-                conn.send(t.request("test_simple_text", call_body(id, "test_simple_text", json!({}), None))?).await?;
+            let body = conn.send(t.request("test_simple_text", call_body(id, "test_simple_text", "{}", ""))).await?;
             rec.requests.push(start.elapsed().as_nanos() as u64);
             shared.requests.fetch_add(1, Ordering::Relaxed);
             match &shared.expect {
                 Some(expect) if shared.scenario == Scenario::Fixed => {
                     if body != *expect {
-                        return Err(format!("body differs from --expect: {}", clip(&String::from_utf8_lossy(&body))));
+                        return Err(format!("body differs from --expect: {}", clip(&body)));
                     }
                 }
-                _ => check_complete(&result(&body, id)?, TEXT)?,
+                _ => check_complete(&body, id, TEXT)?,
             }
         }
         Scenario::Flow => {
             let name = format!("db-{c}-{n}");
+            let arguments = format!(r#"{{"name":"{name}"}}"#);
             let start = Instant::now();
-            let leg1 =
-                conn.send(t.request("provision", call_body(id, "provision", json!({"name": name}), None))?).await?;
+            let leg1 = conn.send(t.request("provision", call_body(id, "provision", &arguments, ""))).await?;
             let mid = Instant::now();
             rec.requests.push((mid - start).as_nanos() as u64);
             shared.requests.fetch_add(1, Ordering::Relaxed);
-            let (key, state) = check_ask(&result(&leg1, id)?, &name)?;
-            let mut answers = serde_json::Map::new();
-            answers.insert(key, json!({"action": "accept", "content": {"region": REGION}}));
-            let answers = Value::Object(answers);
-            let body2 = call_body(id + 1, "provision", json!({"name": name}), Some((answers, &state)));
+            let (key, state) = check_ask(&leg1, id, &name)?;
+            let retry = format!(
+                r#""inputResponses":{{{}:{{"action":"accept","content":{{"region":"{REGION}"}}}}}},"requestState":{},"#,
+                quoted(&key),
+                quoted(&state)
+            );
             let t2 = Instant::now();
-            let leg2 = conn.send(t.request("provision", body2)?).await?;
+            let leg2 = conn.send(t.request("provision", call_body(id + 1, "provision", &arguments, &retry))).await?;
             let end = Instant::now();
             rec.requests.push((end - t2).as_nanos() as u64);
             rec.flows.push((end - start).as_nanos() as u64);
             shared.requests.fetch_add(1, Ordering::Relaxed);
-            check_complete(&result(&leg2, id + 1)?, &format!("Provisioned '{name}' in {REGION}."))
+            check_complete(&leg2, id + 1, &format!("Provisioned '{name}' in {REGION}."))
                 .map_err(|e| format!("leg 2: {e}"))?;
         }
     }
@@ -423,9 +481,8 @@ async fn run(o: Options) -> Result<bool, String> {
     let target = Target::parse(&o.url)?;
     if o.once {
         let mut conn = Conn::open(target.addr).await?;
-        let body =
-            conn.send(target.request("test_simple_text", call_body(1, "test_simple_text", json!({}), None))?).await?;
-        check_complete(&result(&body, 1)?, TEXT)?;
+        let body = conn.send(target.request("test_simple_text", call_body(1, "test_simple_text", "{}", ""))).await?;
+        check_complete(&body, 1, TEXT)?;
         use std::io::Write;
         std::io::stdout().write_all(&body).map_err(|e| e.to_string())?;
         return Ok(true);
