@@ -133,6 +133,10 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 echo "servers pinned to CPU(s) $server_cpus (Rust servers: $workers tokio worker thread(s)), load generator to CPU(s) $load_cpus (1 thread, $connections connections)"
 echo "versions: $(rustc --version), rmcp 3.11.0, mcp $("$python" -c 'import importlib.metadata as m; print(m.version("mcp"))') on $("$python" -V 2>&1), roundtrip $(git rev-parse --short HEAD)"
 echo "plain-call body of roundtrip (the floor's fixed answer): $(wc -c <"$dir/floor-body.json") bytes"
+if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { exit !(l > 0.5) }'; then
+  echo "WARNING: the machine is not quiet (1-minute load average $(cut -d' ' -f1 /proc/loadavg)): other processes share the"
+  echo "         pinned cores, so throughput, latency and CPU per request will be noisy and inflated."
+fi
 echo
 
 failed=0
@@ -256,7 +260,7 @@ def med(key, i):
 
 order = [("roundtrip", "flow"), ("roundtrip", "call"), ("rmcp", "flow"), ("rmcp", "call"),
          ("python", "flow"), ("python", "call"), ("hyper", "fixed")]
-print(f"median of {rounds} round(s). A flow is 2 requests (leg 1 asks, leg 2 completes); p50/p99 are per request.")
+print(f"median of {rounds} round(s), column by column. A flow is 2 requests (leg 1 asks, leg 2 completes); p50/p99 are per request.")
 print("CPU µs/req: the server process's own utime+stime over the run / its requests; busy: that CPU time / the run's")
 print("wall time (near 100% per pinned core = the server was the bottleneck; well below = the generator or the machine was).")
 print(f"{'server':<10} {'scenario':<9} {'flows/s':>9} {'req/s':>9} {'p50 µs':>9} {'p99 µs':>9} {'CPU µs/req':>11} {'vs floor':>9} {'busy':>6}")
