@@ -10,6 +10,10 @@ key), and resumes the call on leg 2 from `inputResponses` and the echoed state.
     python provision_server.py PORT     # streamable HTTP at http://127.0.0.1:PORT/mcp,
                                         # stateless, JSON responses, one process
 
+The functions are `async def`, as roundtrip's tools are `async fn`: the SDK runs a plain `def`
+tool or resolver in a worker thread (`anyio.to_thread`), which would cost it a thread hop per
+call that roundtrip does not pay.
+
 It is served as `MCPServer.run("streamable-http", stateless_http=True, json_response=True)`
 would (the SDK's Starlette app under one uvicorn process), except that uvicorn's
 per-request access log is off: the Rust servers of the comparison log nothing per request.
@@ -31,7 +35,7 @@ class Region(BaseModel):
     region: str
 
 
-def ask_region(name: str) -> Elicit[Region]:
+async def ask_region(name: str) -> Elicit[Region]:
     return Elicit(f"Which region should {name} live in?", Region)
 
 
@@ -39,13 +43,13 @@ mcp = MCPServer("provisioner", version="1.0.0")
 
 
 @mcp.tool()
-def provision(name: str, region: Annotated[Region, Resolve(ask_region)]) -> str:
+async def provision(name: str, region: Annotated[Region, Resolve(ask_region)]) -> str:
     """Provision a database. Asks which region to put it in."""
     return f"Provisioned '{name}' in {region.region}."
 
 
 @mcp.tool()
-def test_simple_text() -> str:
+async def test_simple_text() -> str:
     """Returns simple text (the plain tools/call of the benchmark)."""
     return TEXT
 
