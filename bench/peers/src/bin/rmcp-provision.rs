@@ -79,9 +79,10 @@ impl Provision {
         Ok(Self { codec: Arc::new(codec), tools: Arc::new(vec![provision, simple]) })
     }
 
-    /// What the state is bound to: the method, the tool and its arguments (as roundtrip's seal
-    /// binds method, target and an arguments digest). The arguments are bound by their
-    /// serialized form; rmcp's JSON object keeps insertion order, and `provision` has one.
+    /// What the state is bound to, as the codec's associated data (mixed into the HMAC, not
+    /// stored): the method, the tool and its one argument, `name` (roundtrip's seal binds the
+    /// method, the target and a digest of the canonical arguments). A state echoed with another
+    /// `name` fails to open.
     fn binding(name: &str) -> Vec<u8> {
         let mut binding = b"tools/call\0provision\0".to_vec();
         binding.extend_from_slice(name.as_bytes());
