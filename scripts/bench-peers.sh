@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
     --connections) connections="$2"; shift 2 ;;
     --wrk) use_wrk=1; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
