@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 
 use super::ClientError;
 use super::callbacks::Callbacks;
-use super::oauth::{Authorizer, Denial, bearer_challenge};
+use super::oauth::{Authorizer, Denial, Recovery, bearer_challenge};
 use crate::protocol::{ErrorObject, InputRequest, Message, Notification, Request, RequestId, Response};
 use crate::transport::pending::Pending;
 
@@ -218,7 +218,10 @@ impl Endpoint {
         if let Some(oauth) = &self.oauth {
             oauth.before_request().await;
         }
+        // Each denial is recovered from once (a refresh the server still refuses is followed
+        // by one authorization), so a server that never accepts ends the request.
         let mut recovered: Vec<Denial> = Vec::new();
+        let mut may_refresh = true;
         loop {
             let sent = self.authorization();
             let response = self.post(body, method, headers).send().await.map_err(sending)?;
@@ -245,8 +248,10 @@ impl Endpoint {
             if recovered.contains(&denial) {
                 return Err(ClientError::Auth(format!("HTTP {status} again after authorizing")));
             }
-            recovered.push(denial);
-            oauth.recover(denial, challenge.as_ref(), sent.as_deref()).await?;
+            match oauth.recover(denial, challenge.as_ref(), sent.as_deref(), may_refresh).await? {
+                Recovery::Refreshed => may_refresh = false,
+                Recovery::Authorized => recovered.push(denial),
+            }
         }
     }
 

@@ -209,6 +209,15 @@ impl fmt::Debug for Authorizer {
     }
 }
 
+/// How [`Authorizer::recover`] got a new token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Recovery {
+    /// With the refresh token: if the server still says 401, authorize.
+    Refreshed,
+    /// By authorizing (or another request did).
+    Authorized,
+}
+
 /// Why a request came back unauthorized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Denial {
@@ -228,9 +237,15 @@ impl Authorizer {
         Ok(Self { config, http, server, client_name: client_name.to_owned(), flow: tokio::sync::Mutex::new(None) })
     }
 
-    /// The `Authorization` header value for the next request, if a token is held.
+    /// The `Authorization` header value for the next request, if a token is held for a
+    /// resource that covers this server (a store shared between servers never hands one
+    /// server's token to another).
     pub fn header(&self) -> Option<String> {
-        self.config.store.tokens().map(|t| format!("Bearer {}", t.access_token))
+        self.config
+            .store
+            .tokens()
+            .filter(|t| resource_covers(&t.resource, &self.server))
+            .map(|t| format!("Bearer {}", t.access_token))
     }
 
     /// Before a request: refresh a token that has expired (or is about to) when a refresh
@@ -259,18 +274,20 @@ impl Authorizer {
     }
 
     /// After a 401 or a 403 `insufficient_scope` for a request sent with `sent` (the header
-    /// value, if any): get a token that may do better. `Ok` means: send the request again.
+    /// value, if any): get a token that may do better, by a refresh when one is held and
+    /// `may_refresh`, else by authorizing. `Ok` says which; either way, send the request again.
     pub async fn recover(
         &self,
         denial: Denial,
         challenge: Option<&Challenge>,
         sent: Option<&str>,
-    ) -> Result<(), ClientError> {
+        may_refresh: bool,
+    ) -> Result<Recovery, ClientError> {
         let mut asked = self.flow.lock().await;
         // Another request already got a new token while this one waited.
         let current = self.header();
         if current.is_some() && current.as_deref() != sent {
-            return Ok(());
+            return Ok(Recovery::Authorized);
         }
         let prm = protected_resource_metadata(&self.http, &self.server, challenge.and_then(|c| c.resource_metadata()))
             .await?;
@@ -292,12 +309,13 @@ impl Authorizer {
 
         let held = self.config.store.tokens();
         if denial == Denial::Unauthorized
+            && may_refresh
             && let Some(tokens) = held.as_ref().filter(|t| t.refresh_token.is_some() && t.issuer == server.issuer)
         {
             match self.refresh(tokens).await {
                 Ok(fresh) => {
                     self.config.store.save_tokens(Some(fresh));
-                    return Ok(());
+                    return Ok(Recovery::Refreshed);
                 }
                 Err(e) => tracing::debug!(target: "roundtrip::client", "refresh failed, authorizing again: {e}"),
             }
@@ -329,7 +347,7 @@ impl Authorizer {
         let tokens = self.authorize(&server, &resource, &scopes).await?;
         *asked = Some(scopes);
         self.config.store.save_tokens(Some(tokens));
-        Ok(())
+        Ok(Recovery::Authorized)
     }
 
     /// Who this client is to `server`: pre-registered credentials, a metadata document URL,
