@@ -307,7 +307,7 @@ impl Authorizer {
         };
         let server = authorization_server_metadata(&self.http, &issuer).await?;
 
-        let held = self.config.store.tokens();
+        let held = self.config.store.tokens().filter(|t| resource_covers(&t.resource, &self.server));
         if denial == Denial::Unauthorized
             && may_refresh
             && let Some(tokens) = held.as_ref().filter(|t| t.refresh_token.is_some() && t.issuer == server.issuer)
