@@ -152,6 +152,25 @@ pub struct AuthorizationServerMetadata {
     pub authorization_response_iss_parameter_supported: Option<bool>,
 }
 
+impl AuthorizationServerMetadata {
+    /// The endpoints a 2025-03-26 server without metadata has: `/authorize`, `/token` and
+    /// `/register` at `origin`, with PKCE (which that revision required).
+    pub fn defaults_at(origin: &str) -> Self {
+        let origin = origin.trim_end_matches('/');
+        Self {
+            issuer: origin.to_owned(),
+            authorization_endpoint: format!("{origin}/authorize"),
+            token_endpoint: format!("{origin}/token"),
+            registration_endpoint: Some(format!("{origin}/register")),
+            scopes_supported: None,
+            code_challenge_methods_supported: Some(vec!["S256".into()]),
+            token_endpoint_auth_methods_supported: None,
+            client_id_metadata_document_supported: None,
+            authorization_response_iss_parameter_supported: None,
+        }
+    }
+}
+
 /// Where to look for the protected resource metadata of `server`: the URL the challenge
 /// named, else the path-based well-known URL (`/.well-known/oauth-protected-resource/<path>`),
 /// then the root one (RFC 9728 §3.1).
@@ -256,12 +275,13 @@ pub(crate) async fn protected_resource_metadata(
     Ok(None)
 }
 
-/// The metadata of the authorization server `issuer`: the first well-known URL that answers.
-/// A document whose `issuer` is not exactly `issuer` is refused (RFC 8414 §3.3).
-pub(crate) async fn authorization_server_metadata(
+/// The metadata of the authorization server `issuer`: the first well-known URL that answers
+/// (`None` when none does). A document whose `issuer` is not exactly `issuer` is refused
+/// (RFC 8414 §3.3).
+pub(crate) async fn find_authorization_server_metadata(
     http: &reqwest::Client,
     issuer: &str,
-) -> Result<AuthorizationServerMetadata, ClientError> {
+) -> Result<Option<AuthorizationServerMetadata>, ClientError> {
     for url in authorization_server_metadata_urls(issuer)? {
         let Some(metadata) = get_json::<AuthorizationServerMetadata>(http, &url).await? else { continue };
         if metadata.issuer != issuer {
@@ -270,9 +290,19 @@ pub(crate) async fn authorization_server_metadata(
                 metadata.issuer
             )));
         }
-        return Ok(metadata);
+        return Ok(Some(metadata));
     }
-    Err(ClientError::Auth(format!("no authorization server metadata found for `{issuer}`")))
+    Ok(None)
+}
+
+/// The metadata of the authorization server `issuer`, which must have some.
+pub(crate) async fn authorization_server_metadata(
+    http: &reqwest::Client,
+    issuer: &str,
+) -> Result<AuthorizationServerMetadata, ClientError> {
+    find_authorization_server_metadata(http, issuer)
+        .await?
+        .ok_or_else(|| ClientError::Auth(format!("no authorization server metadata found for `{issuer}`")))
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub use loopback::LoopbackHandler;
 pub use registration::ClientInfo;
 pub use token::Tokens;
 
-use self::discovery::{authorization_server_metadata, protected_resource_metadata};
+use self::discovery::{authorization_server_metadata, find_authorization_server_metadata, protected_resource_metadata};
 use self::pkce::{Pkce, random_token};
 use self::registration::{RegistrationRequest, is_metadata_document_url, register};
 use self::token::{Grant, request};
@@ -305,7 +305,15 @@ impl Authorizer {
             // authorization server.
             None => (discovery::origin(&self.server), canonical_resource(&self.server)),
         };
-        let server = authorization_server_metadata(&self.http, &issuer).await?;
+        let server = match (find_authorization_server_metadata(&self.http, &issuer).await?, &prm) {
+            (Some(server), _) => server,
+            // Neither kind of metadata: a 2025-03-26 server, whose authorization endpoints
+            // are the default paths at its origin.
+            (None, None) => AuthorizationServerMetadata::defaults_at(&issuer),
+            (None, Some(_)) => {
+                return Err(ClientError::Auth(format!("no authorization server metadata found for `{issuer}`")));
+            }
+        };
 
         let held = self.config.store.tokens().filter(|t| resource_covers(&t.resource, &self.server));
         if denial == Denial::Unauthorized
