@@ -224,7 +224,7 @@ impl Endpoint {
         let mut may_refresh = true;
         loop {
             let sent = self.authorization();
-            let response = self.post(body, method, headers).send().await.map_err(sending)?;
+            let response = self.post(body, method, headers, sent.as_deref()).send().await.map_err(sending)?;
             let challenge = response
                 .headers()
                 .get_all("www-authenticate")
@@ -255,7 +255,13 @@ impl Endpoint {
         }
     }
 
-    fn post(&self, body: &impl serde::Serialize, method: &str, headers: &Headers) -> reqwest::RequestBuilder {
+    fn post(
+        &self,
+        body: &impl serde::Serialize,
+        method: &str,
+        headers: &Headers,
+        authorization: Option<&str>,
+    ) -> reqwest::RequestBuilder {
         let mut rb = self
             .http
             .post(&self.url)
@@ -274,8 +280,8 @@ impl Endpoint {
         if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
             rb = rb.header("mcp-session-id", session);
         }
-        if let Some(token) = self.authorization() {
-            rb = rb.header("authorization", token);
+        if let Some(value) = authorization {
+            rb = rb.header("authorization", value);
         }
         rb
     }
@@ -333,7 +339,9 @@ impl Wire for HttpWire {
                 .is_some_and(|ct| ct.starts_with("text/event-stream"));
             let message = if is_sse {
                 // Answers to the server's requests (legacy back-channel) carry no 2026 headers.
-                let answer_back = move |r: Response| endpoint.post(&r, "", &Headers::default()).send();
+                let answer_back = move |r: Response| {
+                    endpoint.post(&r, "", &Headers::default(), endpoint.authorization().as_deref()).send()
+                };
                 read_sse(response, &id, &incoming, answer_back).await?
             } else {
                 let bytes = response.bytes().await.map_err(transport)?;

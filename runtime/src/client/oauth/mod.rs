@@ -328,7 +328,11 @@ impl Authorizer {
                 Err(e) => tracing::debug!(target: "roundtrip::client", "refresh failed, authorizing again: {e}"),
             }
         }
-        self.config.store.save_tokens(None);
+        if denial == Denial::Unauthorized {
+            // Refused: forget it. (A token short of scopes still serves other requests until
+            // the step-up replaces it.)
+            self.config.store.save_tokens(None);
+        }
 
         let mut scopes: Vec<String> = match (challenge.and_then(Challenge::scopes), &prm) {
             (Some(challenged), _) => challenged,
@@ -371,12 +375,17 @@ impl Authorizer {
             && is_metadata_document_url(url)
         {
             return Ok(ClientInfo {
-                client_id: url.clone(),
-                client_secret: None,
                 token_endpoint_auth_method: Some("none".into()),
+                ..ClientInfo::public(url.clone())
             });
         }
-        if let Some(client) = self.config.store.client(&server.issuer) {
+        let redirect_uri = self.config.handler.redirect_uri();
+        if let Some(client) = self
+            .config
+            .store
+            .client(&server.issuer)
+            .filter(|c| c.redirect_uris.is_empty() || c.redirect_uris.contains(&redirect_uri))
+        {
             return Ok(client);
         }
         let Some(endpoint) = &server.registration_endpoint else {
@@ -385,7 +394,6 @@ impl Authorizer {
                 server.issuer
             )));
         };
-        let redirect_uri = self.config.handler.redirect_uri();
         let request = RegistrationRequest {
             client_name: self.config.client_name.as_deref().unwrap_or(&self.client_name),
             redirect_uri: &redirect_uri,

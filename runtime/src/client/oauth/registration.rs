@@ -20,17 +20,31 @@ pub struct ClientInfo {
     /// `client_secret_post`; chosen from the server's metadata when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_method: Option<String>,
+    /// The redirect URIs registered (empty: not known). A registration whose list lacks the
+    /// handler's current `redirect_uri` is not reused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirect_uris: Vec<String>,
 }
 
 impl ClientInfo {
     /// A public client (no secret).
     pub fn public(client_id: impl Into<String>) -> Self {
-        Self { client_id: client_id.into(), client_secret: None, token_endpoint_auth_method: None }
+        Self {
+            client_id: client_id.into(),
+            client_secret: None,
+            token_endpoint_auth_method: None,
+            redirect_uris: vec![],
+        }
     }
 
     /// A confidential client.
     pub fn confidential(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
-        Self { client_id: client_id.into(), client_secret: Some(secret.into()), token_endpoint_auth_method: None }
+        Self {
+            client_id: client_id.into(),
+            client_secret: Some(secret.into()),
+            token_endpoint_auth_method: None,
+            redirect_uris: vec![],
+        }
     }
 
     /// The token endpoint authentication method this client uses with `server`.
@@ -114,6 +128,9 @@ pub(crate) async fn register(
     }
     let mut info: ClientInfo = serde_json::from_value(answer)
         .map_err(|e| ClientError::Auth(format!("client registration at {endpoint}: unexpected answer: {e}")))?;
+    if info.redirect_uris.is_empty() {
+        info.redirect_uris.push(request.redirect_uri.to_owned());
+    }
     if info.token_endpoint_auth_method.is_none() {
         info.token_endpoint_auth_method = Some(if info.client_secret.is_some() { method } else { "none" }.to_owned());
     }
