@@ -18,7 +18,7 @@ use axum::routing::{get, post};
 use base64::Engine as _;
 use futures::future::BoxFuture;
 use roundtrip::Server;
-use roundtrip::client::oauth::{AuthorizationHandler, OAuth};
+use roundtrip::client::oauth::{AuthorizationHandler, ClientInfo, OAuth};
 use roundtrip::client::{Client, ClientError};
 use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
 use roundtrip::server::{Outcome, ToolDef};
@@ -111,6 +111,9 @@ async fn token(State(s): State<Shared>, body: Bytes) -> Response {
                 return (StatusCode::BAD_REQUEST, axum::Json(json!({ "error": "invalid_grant" }))).into_response();
             }
             scope.split_whitespace().map(str::to_owned).collect()
+        }
+        "client_credentials" => {
+            f.get("scope").map(|s| s.split_whitespace().map(str::to_owned).collect()).unwrap_or_default()
         }
         "refresh_token" => match s.refresh.get(&f["refresh_token"]) {
             Some(scopes) => scopes.clone(),
@@ -254,4 +257,16 @@ async fn a_token_about_to_expire_is_refreshed_before_the_request() {
     assert_eq!(s.unauthorized, 1);
     assert_eq!(s.grants, ["authorization_code", "refresh_token"]);
     assert_ne!(oauth.tokens().unwrap().access_token, first);
+}
+
+#[tokio::test]
+async fn a_machine_client_uses_the_client_credentials_grant() {
+    let (url, shared) = protected_server().await;
+    let oauth = OAuth::client_credentials(ClientInfo::confidential("c1", "s1"));
+    let client = Client::builder("machine", "1").oauth(oauth.clone()).connect_http(&url).await.unwrap();
+    client.list_all_tools().await.unwrap();
+    let s = shared.lock().unwrap();
+    assert_eq!((s.registrations, s.authorizations.len()), (0, 0));
+    assert_eq!(s.grants, ["client_credentials"]);
+    assert_eq!(oauth.tokens().unwrap().scopes, ["read"]);
 }

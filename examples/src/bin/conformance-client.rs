@@ -85,15 +85,21 @@ fn oauth(context: &Value) -> Result<OAuth, ClientError> {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| ClientError::Transport(e.to_string()))?;
-    let mut oauth = OAuth::new(FollowRedirect { http }).client_metadata_url(CLIENT_METADATA_URL);
-    if let Some(id) = context.get("client_id").and_then(Value::as_str) {
-        let client = match context.get("client_secret").and_then(Value::as_str) {
+    let credentials = context.get("client_id").and_then(Value::as_str).map(|id| {
+        match context.get("client_secret").and_then(Value::as_str) {
             Some(secret) => ClientInfo::confidential(id, secret),
             None => ClientInfo::public(id),
-        };
-        oauth = oauth.pre_registered(client, None);
-    }
-    Ok(oauth)
+        }
+    });
+    // A machine client (the client-credentials extension) signs in without a user.
+    let machine = context.get("name").and_then(Value::as_str) == Some("auth/client-credentials-basic");
+    Ok(match credentials {
+        Some(client) if machine => OAuth::client_credentials(client),
+        Some(client) => {
+            OAuth::new(FollowRedirect { http }).client_metadata_url(CLIENT_METADATA_URL).pre_registered(client, None)
+        }
+        None => OAuth::new(FollowRedirect { http }).client_metadata_url(CLIENT_METADATA_URL),
+    })
 }
 
 async fn connect(url: &str, context: &Value) -> Result<Client, ClientError> {

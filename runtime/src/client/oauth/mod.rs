@@ -112,7 +112,8 @@ impl TokenStore for MemoryTokenStore {
 /// ```
 #[derive(Clone)]
 pub struct OAuth {
-    handler: Arc<dyn AuthorizationHandler>,
+    /// The user agent of the authorization code flow; `None` for client credentials.
+    handler: Option<Arc<dyn AuthorizationHandler>>,
     store: Arc<dyn TokenStore>,
     pre_registered: Option<(ClientInfo, Option<String>)>,
     metadata_url: Option<String>,
@@ -124,7 +125,7 @@ pub struct OAuth {
 impl fmt::Debug for OAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OAuth")
-            .field("redirect_uri", &self.handler.redirect_uri())
+            .field("redirect_uri", &self.handler.as_ref().map(|h| h.redirect_uri()))
             .field("pre_registered", &self.pre_registered.as_ref().map(|(c, i)| (&c.client_id, i)))
             .field("metadata_url", &self.metadata_url)
             .finish_non_exhaustive()
@@ -136,13 +137,28 @@ impl OAuth {
     /// told otherwise.
     pub fn new(handler: impl AuthorizationHandler) -> Self {
         Self {
-            handler: Arc::new(handler),
+            handler: Some(Arc::new(handler)),
             store: Arc::new(MemoryTokenStore::default()),
             pre_registered: None,
             metadata_url: None,
             client_name: None,
             application_type: "native".into(),
             refresh: true,
+        }
+    }
+
+    /// Machine to machine: no user, the `client_credentials` grant (the
+    /// `io.modelcontextprotocol/oauth-client-credentials` extension) with these credentials,
+    /// issued out of band. Scopes and `resource` are chosen as for a user's sign-in.
+    pub fn client_credentials(client: ClientInfo) -> Self {
+        Self {
+            handler: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: Some((client, None)),
+            metadata_url: None,
+            client_name: None,
+            application_type: "native".into(),
+            refresh: false,
         }
     }
 
@@ -379,7 +395,10 @@ impl Authorizer {
                 ..ClientInfo::public(url.clone())
             });
         }
-        let redirect_uri = self.config.handler.redirect_uri();
+        let Some(handler) = &self.config.handler else {
+            return Err(ClientError::Auth(format!("no client credentials for `{}`", server.issuer)));
+        };
+        let redirect_uri = handler.redirect_uri();
         if let Some(client) = self
             .config
             .store
@@ -405,13 +424,20 @@ impl Authorizer {
         Ok(client)
     }
 
-    /// The authorization code flow with PKCE, through the handler.
+    /// The authorization code flow with PKCE, through the handler (or, without one, the
+    /// client credentials grant).
     async fn authorize(
         &self,
         server: &AuthorizationServerMetadata,
         resource: &str,
         scopes: &[String],
     ) -> Result<Tokens, ClientError> {
+        let Some(handler) = &self.config.handler else {
+            let client = self.identity(server).await?;
+            let scope = scopes.join(" ");
+            let grant = Grant::ClientCredentials { scope: Some(scope.as_str()).filter(|s| !s.is_empty()) };
+            return request(&self.http, server, &client, grant, resource, scopes).await;
+        };
         if !server.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256")) {
             return Err(ClientError::Auth(format!(
                 "the authorization server `{}` does not advertise PKCE with S256; refusing to authorize",
@@ -421,7 +447,7 @@ impl Authorizer {
         let client = self.identity(server).await?;
         let pkce = Pkce::new();
         let state = random_token();
-        let redirect_uri = self.config.handler.redirect_uri();
+        let redirect_uri = handler.redirect_uri();
         let mut url = Url::parse(&server.authorization_endpoint)
             .map_err(|e| ClientError::Auth(format!("bad authorization endpoint: {e}")))?;
         {
@@ -437,7 +463,7 @@ impl Authorizer {
                 q.append_pair("scope", &scopes.join(" "));
             }
         }
-        let redirect = self.config.handler.authorize(url.to_string()).await?;
+        let redirect = handler.authorize(url.to_string()).await?;
         let code = check_redirect(&redirect, &state, server)?;
         let grant = Grant::AuthorizationCode { code: &code, redirect_uri: &redirect_uri, verifier: &pkce.verifier };
         request(&self.http, server, &client, grant, resource, scopes).await

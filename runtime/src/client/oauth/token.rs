@@ -60,6 +60,7 @@ struct TokenResponse {
 pub(crate) enum Grant<'a> {
     AuthorizationCode { code: &'a str, redirect_uri: &'a str, verifier: &'a str },
     Refresh { refresh_token: &'a str },
+    ClientCredentials { scope: Option<&'a str> },
 }
 
 /// Ask the token endpoint for tokens.
@@ -85,6 +86,13 @@ pub(crate) async fn request(
         Grant::Refresh { refresh_token } => {
             form.extend([("grant_type", "refresh_token"), ("refresh_token", refresh_token)]);
             Some(refresh_token.to_string())
+        }
+        Grant::ClientCredentials { scope } => {
+            form.push(("grant_type", "client_credentials"));
+            if let Some(scope) = scope {
+                form.push(("scope", scope));
+            }
+            None
         }
     };
     form.push(("resource", resource));
