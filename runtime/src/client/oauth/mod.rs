@@ -15,6 +15,9 @@
 //! Scopes: the challenge's `scope`, else the resource metadata's `scopes_supported`, else
 //! none; plus `offline_access` when the authorization server lists it and the client wants
 //! refresh tokens.
+//!
+//! A client without a user ([`OAuth::client_credentials`]) takes the same steps but gets its
+//! token with the `client_credentials` grant.
 
 mod discovery;
 mod loopback;
