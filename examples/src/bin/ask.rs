@@ -24,7 +24,19 @@
 //!                    cancel a question; `"sampling"` holds model replies, `"roots"` a list
 //!                    of URIs or false); nothing is read from the terminal then
 //!   --legacy         speak the 2025-11-25 handshake instead of probing for 2026-07-28
+//!   --callback-port PORT   the loopback port that takes the sign-in redirect (default: any)
+//!   --client-id ID [--client-secret SECRET]
+//!                    credentials registered with the server's authorization server
+//!                    (otherwise ask registers itself where the server allows it)
+//!   --client-metadata-url URL
+//!                    ask's client metadata document, used as its client id where the
+//!                    authorization server accepts one
 //!   -h, --help       this text
+//!
+//! Signing in: when a server at --url answers 401, ask signs in with OAuth: it prints the
+//! authorization URL to open in a browser and takes the redirect on
+//! http://127.0.0.1:PORT/callback, then sends the request again with the token (and asks for
+//! more scopes once if the server says a call needs them).
 //!
 //! The result's text is printed (and its structuredContent as JSON); the exit status is 1
 //! when the call fails or the tool reports an error, 2 on bad usage.
@@ -35,6 +47,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use roundtrip::client::oauth::{ClientInfo, LoopbackHandler, OAuth};
 use roundtrip::client::{Client, ClientError, Mode, Step};
 use roundtrip::protocol::{
     CallToolResult, Content, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
@@ -44,8 +57,7 @@ use roundtrip::protocol::{
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-const USAGE: &str =
-    "usage: ask [--answers FILE] [--legacy] (--url URL [TOOL [ARGS…]] | [TOOL [ARGS…]] -- COMMAND ARGS…)";
+const USAGE: &str = "usage: ask [--answers FILE] [--legacy] [SIGN-IN OPTIONS] (--url URL [TOOL [ARGS…]] | [TOOL [ARGS…]] -- COMMAND ARGS…)";
 const MAX_ROUNDS: usize = 20;
 
 #[derive(Debug, Default, PartialEq)]
@@ -56,6 +68,16 @@ struct Options {
     legacy: bool,
     tool: Option<String>,
     args: Vec<String>,
+    sign_in: SignIn,
+}
+
+/// How ask signs in to a server that answers 401.
+#[derive(Debug, Default, PartialEq)]
+struct SignIn {
+    callback_port: u16,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    client_metadata_url: Option<String>,
 }
 
 fn parse_options(args: Vec<String>) -> Result<Options, String> {
@@ -71,6 +93,16 @@ fn parse_options(args: Vec<String>) -> Result<Options, String> {
             "--url" => o.url = Some(it.next().ok_or("--url needs a URL")?),
             "--answers" => o.answers = Some(it.next().ok_or("--answers needs a file")?.into()),
             "--legacy" => o.legacy = true,
+            "--callback-port" => {
+                let port = it.next().ok_or("--callback-port needs a port")?;
+                o.sign_in.callback_port =
+                    port.parse().map_err(|_| format!("--callback-port: `{port}` is not a port"))?;
+            }
+            "--client-id" => o.sign_in.client_id = Some(it.next().ok_or("--client-id needs an id")?),
+            "--client-secret" => o.sign_in.client_secret = Some(it.next().ok_or("--client-secret needs a secret")?),
+            "--client-metadata-url" => {
+                o.sign_in.client_metadata_url = Some(it.next().ok_or("--client-metadata-url needs a URL")?);
+            }
             "-h" | "--help" => return Err(String::new()),
             s if s.starts_with("--") && positional.is_empty() => return Err(format!("unknown option {s}")),
             _ => positional.push(a),
@@ -80,6 +112,9 @@ fn parse_options(args: Vec<String>) -> Result<Options, String> {
         (Some(_), false) => return Err("give either --url or -- COMMAND, not both".into()),
         (None, true) => return Err("give the server: --url URL or -- COMMAND ARGS…".into()),
         _ => {}
+    }
+    if o.sign_in.client_secret.is_some() && o.sign_in.client_id.is_none() {
+        return Err("--client-secret goes with --client-id".into());
     }
     let mut positional = positional.into_iter();
     o.tool = positional.next();
@@ -152,7 +187,7 @@ async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
         })
         .on_notification(move |n| show_notification(&progress, n));
     let client = match &options.url {
-        Some(url) => builder.connect_http(url).await?,
+        Some(url) => builder.oauth(sign_in(&options.sign_in).await?).connect_http(url).await?,
         None => {
             let mut command = tokio::process::Command::new(&options.command[0]);
             command.args(&options.command[1..]);
@@ -868,6 +903,31 @@ fn show_notification(state: &Mutex<Progress>, n: Notification) {
     let _ = err.flush();
 }
 
+/// OAuth for an HTTP server: the authorization URL goes to the terminal, the redirect comes
+/// back to a loopback port.
+async fn sign_in(options: &SignIn) -> Result<OAuth, ClientError> {
+    let handler = LoopbackHandler::bind(&format!("127.0.0.1:{}", options.callback_port))
+        .await
+        .map_err(|e| ClientError::Auth(format!("cannot listen for the sign-in redirect: {e}")))?
+        .on_url(|url| {
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(err, "The server asks you to sign in. Open this URL in a browser:\n\n  {url}\n");
+            let _ = writeln!(err, "Waiting for the authorization server to send you back…");
+        });
+    let mut oauth = OAuth::new(handler);
+    if let Some(id) = &options.client_id {
+        let client = match &options.client_secret {
+            Some(secret) => ClientInfo::confidential(id, secret),
+            None => ClientInfo::public(id),
+        };
+        oauth = oauth.pre_registered(client, None);
+    }
+    if let Some(url) = &options.client_metadata_url {
+        oauth = oauth.client_metadata_url(url);
+    }
+    Ok(oauth)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -889,6 +949,28 @@ mod tests {
         assert!(parse_options(args(&["wizard"])).is_err());
         assert!(parse_options(args(&["--url", "u", "--", "cmd"])).is_err());
         assert!(parse_options(args(&["--help"])).is_err_and(|e| e.is_empty()));
+        let o = parse_options(args(&[
+            "--url",
+            "http://h/mcp",
+            "--callback-port",
+            "8765",
+            "--client-id",
+            "app",
+            "--client-secret",
+            "s",
+        ]))
+        .unwrap();
+        assert_eq!(
+            o.sign_in,
+            SignIn {
+                callback_port: 8765,
+                client_id: Some("app".into()),
+                client_secret: Some("s".into()),
+                client_metadata_url: None
+            }
+        );
+        assert!(parse_options(args(&["--url", "u", "--callback-port", "high"])).is_err());
+        assert!(parse_options(args(&["--url", "u", "--client-secret", "s"])).is_err());
     }
 
     #[test]

@@ -10,9 +10,18 @@
 //! `roundtrip::client::Client` and does what the scenario exercises; it answers every
 //! question the server asks (elicitation: accept with the schema's defaults or sample
 //! values; sampling: a canned reply; roots: none). Exit status 1 on any error.
+//!
+//! For the `auth/*` scenarios it signs in with OAuth as any app would, configured the way an
+//! app's settings would configure it: a client metadata document URL (the suite's mock
+//! authorization servers accept the one below without fetching it), pre-registered
+//! credentials when the suite hands some over in the context (`client_id`, `client_secret`),
+//! and a user agent that follows the authorization endpoint's redirect itself (the mock
+//! servers redirect at once, without a login page).
 
 use std::process::ExitCode;
 
+use futures::future::BoxFuture;
+use roundtrip::client::oauth::{AuthorizationHandler, ClientInfo, OAuth};
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::protocol::{
     Content, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, JsonObject, Role, SamplingContent, Tool,
@@ -41,8 +50,61 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn connect(url: &str) -> Result<Client, ClientError> {
+/// This client's metadata document URL (the suite's mock servers take it as it is).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The user agent of a headless run: request the authorization URL and read the redirect's
+/// `Location` instead of showing a login page to anyone.
+#[derive(Debug)]
+struct FollowRedirect {
+    http: reqwest::Client,
+}
+
+impl AuthorizationHandler for FollowRedirect {
+    fn redirect_uri(&self) -> String {
+        "http://127.0.0.1:3000/callback".into()
+    }
+
+    fn authorize(&self, authorization_url: String) -> BoxFuture<'static, Result<String, ClientError>> {
+        let request = self.http.get(&authorization_url).send();
+        Box::pin(async move {
+            let response = request.await.map_err(|e| ClientError::Auth(e.to_string()))?;
+            let location = response.headers().get("location").and_then(|v| v.to_str().ok());
+            location.map(str::to_owned).ok_or_else(|| {
+                ClientError::Auth(format!(
+                    "the authorization endpoint answered {} without a redirect",
+                    response.status()
+                ))
+            })
+        })
+    }
+}
+
+fn oauth(context: &Value) -> Result<OAuth, ClientError> {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| ClientError::Transport(e.to_string()))?;
+    let credentials = context.get("client_id").and_then(Value::as_str).map(|id| {
+        match context.get("client_secret").and_then(Value::as_str) {
+            Some(secret) => ClientInfo::confidential(id, secret),
+            None => ClientInfo::public(id),
+        }
+    });
+    // A machine client (the client-credentials extension) signs in without a user.
+    let machine = context.get("name").and_then(Value::as_str) == Some("auth/client-credentials-basic");
+    Ok(match credentials {
+        Some(client) if machine => OAuth::client_credentials(client),
+        Some(client) => {
+            OAuth::new(FollowRedirect { http }).client_metadata_url(CLIENT_METADATA_URL).pre_registered(client, None)
+        }
+        None => OAuth::new(FollowRedirect { http }).client_metadata_url(CLIENT_METADATA_URL),
+    })
+}
+
+async fn connect(url: &str, context: &Value) -> Result<Client, ClientError> {
     Client::builder("roundtrip-conformance-client", env!("CARGO_PKG_VERSION"))
+        .oauth(oauth(context)?)
         .on_elicit(|params| async move {
             let content = match &params {
                 ElicitParams::Form(form) => Some(sample_object(&form.requested_schema, true)),
@@ -66,7 +128,7 @@ async fn connect(url: &str) -> Result<Client, ClientError> {
 }
 
 async fn run(scenario: &str, url: &str, context: &Value) -> Result<(), ClientError> {
-    let client = connect(url).await?;
+    let client = connect(url, context).await?;
     eprintln!("connected: {} ({:?})", client.protocol_version(), client.server_info());
     match scenario {
         "sep-2322-client-request-state" => request_state(&client).await,

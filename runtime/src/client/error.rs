@@ -39,6 +39,11 @@ pub enum ClientError {
         /// The `Retry-After` the answer gave, in seconds.
         retry_after: Option<u64>,
     },
+    /// Authorization failed: the server answered 401 (or 403 for lack of scope) and no
+    /// acceptable token could be had, or the OAuth flow itself failed (discovery, a check,
+    /// registration, the user's consent, the token endpoint).
+    #[error("authorization: {0}")]
+    Auth(String),
     /// The call ran as a task, and the task was cancelled (the server's word on why).
     #[error("the task was cancelled: {0}")]
     TaskCancelled(String),

@@ -42,6 +42,7 @@
 
 mod callbacks;
 mod error;
+pub mod oauth;
 pub(crate) mod params;
 mod tasks;
 pub(crate) mod wire;
@@ -103,6 +104,7 @@ pub struct ClientBuilder {
     callbacks: Callbacks,
     max_rounds: usize,
     auth: Option<AuthProvider>,
+    oauth: Option<oauth::OAuth>,
     progress: bool,
     log_level: Option<LoggingLevel>,
     tasks: bool,
@@ -195,6 +197,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Sign in with OAuth when an HTTP server asks (a 401): see [`oauth`]. Its token takes
+    /// the place of an [`authorization`](Self::authorization) provider's header.
+    pub fn oauth(mut self, oauth: oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Connect to a server in this process (no sockets).
     pub async fn connect_in_memory(self, server: Server) -> Result<Client, ClientError> {
         let (reader, writer) = tokio::io::split(server.serve_in_memory());
@@ -216,7 +225,11 @@ impl ClientBuilder {
 
     /// Connect to a streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp`.
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
-        let wire = HttpWire::new(url, Incoming { callbacks: self.callbacks.clone() }, self.auth.clone());
+        let oauth = match &self.oauth {
+            Some(config) => Some(Arc::new(oauth::Authorizer::new(config.clone(), url, &self.info.name)?)),
+            None => None,
+        };
+        let wire = HttpWire::new(url, Incoming { callbacks: self.callbacks.clone() }, self.auth.clone(), oauth);
         self.finish(Box::new(wire), None).await
     }
 
@@ -239,11 +252,12 @@ impl ClientBuilder {
             _child: child,
         };
         match self.mode {
-            Mode::Auto => {
-                if inner.discover().await.is_err() {
-                    inner.initialize(ProtocolVersion::LATEST_LEGACY).await?;
-                }
-            }
+            Mode::Auto => match inner.discover().await {
+                // Not a question of era: the server wants credentials this client cannot get.
+                Err(e @ ClientError::Auth(_)) => return Err(e),
+                Err(_) => inner.initialize(ProtocolVersion::LATEST_LEGACY).await?,
+                Ok(()) => {}
+            },
             Mode::Pinned(v) if v.is_modern() => inner.discover().await?,
             Mode::Pinned(v) => inner.initialize(v).await?,
             Mode::Legacy => inner.initialize(ProtocolVersion::LATEST_LEGACY).await?,
@@ -441,6 +455,7 @@ impl Client {
             callbacks: Callbacks::default(),
             max_rounds: 10,
             auth: None,
+            oauth: None,
             progress: false,
             log_level: None,
             tasks: true,

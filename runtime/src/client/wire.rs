@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 
 use super::ClientError;
 use super::callbacks::Callbacks;
+use super::oauth::{Authorizer, Denial, Recovery, bearer_challenge};
 use crate::protocol::{ErrorObject, InputRequest, Message, Notification, Request, RequestId, Response};
 use crate::transport::pending::Pending;
 
@@ -173,25 +174,94 @@ pub(crate) struct HttpWire {
 }
 
 /// Where and as whom the client posts: the URL, the legacy session once one exists, the
-/// authorization seam. Cloned into the tasks that answer a server's requests.
+/// authorization seam or OAuth. Cloned into the tasks that answer a server's requests.
 #[derive(Clone)]
 struct Endpoint {
     http: reqwest::Client,
     url: String,
     session: Arc<Mutex<Option<String>>>,
     auth: Option<AuthProvider>,
+    oauth: Option<Arc<Authorizer>>,
 }
 
 impl HttpWire {
-    pub fn new(url: &str, incoming: Incoming, auth: Option<AuthProvider>) -> Self {
-        let endpoint =
-            Endpoint { http: reqwest::Client::new(), url: url.to_owned(), session: Arc::new(Mutex::new(None)), auth };
+    pub fn new(url: &str, incoming: Incoming, auth: Option<AuthProvider>, oauth: Option<Arc<Authorizer>>) -> Self {
+        let endpoint = Endpoint {
+            http: reqwest::Client::new(),
+            url: url.to_owned(),
+            session: Arc::new(Mutex::new(None)),
+            auth,
+            oauth,
+        };
         Self { endpoint, next_id: AtomicI64::new(1), incoming }
     }
 }
 
 impl Endpoint {
-    fn post(&self, body: &impl serde::Serialize, method: &str, headers: &Headers) -> reqwest::RequestBuilder {
+    /// The `Authorization` header value: OAuth's token when OAuth is on, else the provider's.
+    fn authorization(&self) -> Option<String> {
+        match &self.oauth {
+            Some(oauth) => oauth.header(),
+            None => self.auth.as_ref().and_then(|a| a()),
+        }
+    }
+
+    /// Post and take the answer, signing in as the answer asks: with OAuth, a 401 runs the
+    /// flow (or a refresh) and a 403 `insufficient_scope` re-authorizes with more scopes, each
+    /// at most once per request, and the request goes again. Without OAuth a 401 is an error.
+    async fn send(
+        &self,
+        body: &impl serde::Serialize,
+        method: &str,
+        headers: &Headers,
+    ) -> Result<reqwest::Response, ClientError> {
+        if let Some(oauth) = &self.oauth {
+            oauth.before_request().await;
+        }
+        // Each denial is recovered from once (a refresh the server still refuses is followed
+        // by one authorization), so a server that never accepts ends the request.
+        let mut recovered: Vec<Denial> = Vec::new();
+        let mut may_refresh = true;
+        loop {
+            let sent = self.authorization();
+            let response = self.post(body, method, headers, sent.as_deref()).send().await.map_err(sending)?;
+            let challenge = response
+                .headers()
+                .get_all("www-authenticate")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .find_map(bearer_challenge);
+            let denial = match response.status().as_u16() {
+                401 => Denial::Unauthorized,
+                403 if challenge.as_ref().and_then(|c| c.error()) == Some("insufficient_scope") => {
+                    Denial::InsufficientScope
+                }
+                _ => return Ok(response),
+            };
+            let status = response.status();
+            let Some(oauth) = &self.oauth else {
+                return Err(ClientError::Auth(format!(
+                    "HTTP {status}: the server requires authorization{}",
+                    if sent.is_some() { " and refused the credentials sent" } else { "" }
+                )));
+            };
+            if recovered.contains(&denial) {
+                return Err(ClientError::Auth(format!("HTTP {status} again after authorizing")));
+            }
+            match oauth.recover(denial, challenge.as_ref(), sent.as_deref(), may_refresh).await? {
+                Recovery::Refreshed => may_refresh = false,
+                Recovery::Authorized => recovered.push(denial),
+            }
+        }
+    }
+
+    fn post(
+        &self,
+        body: &impl serde::Serialize,
+        method: &str,
+        headers: &Headers,
+        authorization: Option<&str>,
+    ) -> reqwest::RequestBuilder {
         let mut rb = self
             .http
             .post(&self.url)
@@ -210,8 +280,8 @@ impl Endpoint {
         if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
             rb = rb.header("mcp-session-id", session);
         }
-        if let Some(token) = self.auth.as_ref().and_then(|a| a()) {
-            rb = rb.header("authorization", token);
+        if let Some(value) = authorization {
+            rb = rb.header("authorization", value);
         }
         rb
     }
@@ -243,11 +313,11 @@ impl Wire for HttpWire {
     fn call(&self, method: &str, params: Value, headers: Headers) -> BoxFuture<'static, Result<Value, ClientError>> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let request = Request::new(id.clone(), method, Some(params));
-        let send = self.endpoint.post(&request, method, &headers).send();
+        let method = method.to_owned();
         let endpoint = self.endpoint.clone();
         let incoming = self.incoming.clone();
         Box::pin(async move {
-            let response = send.await.map_err(sending)?;
+            let response = endpoint.send(&request, &method, &headers).await?;
             if let Some(sid) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
                 && let Ok(mut s) = endpoint.session.lock()
             {
@@ -269,7 +339,9 @@ impl Wire for HttpWire {
                 .is_some_and(|ct| ct.starts_with("text/event-stream"));
             let message = if is_sse {
                 // Answers to the server's requests (legacy back-channel) carry no 2026 headers.
-                let answer_back = move |r: Response| endpoint.post(&r, "", &Headers::default()).send();
+                let answer_back = move |r: Response| {
+                    endpoint.post(&r, "", &Headers::default(), endpoint.authorization().as_deref()).send()
+                };
                 read_sse(response, &id, &incoming, answer_back).await?
             } else {
                 let bytes = response.bytes().await.map_err(transport)?;
@@ -291,9 +363,9 @@ impl Wire for HttpWire {
     }
 
     fn notify(&self, notification: Notification) -> BoxFuture<'static, Result<(), ClientError>> {
-        let send = self.endpoint.post(&notification, &notification.method, &Headers::default()).send();
+        let endpoint = self.endpoint.clone();
         Box::pin(async move {
-            send.await.map_err(transport)?;
+            endpoint.send(&notification, &notification.method, &Headers::default()).await?;
             Ok(())
         })
     }

@@ -1,0 +1,185 @@
+//! The token endpoint: exchanging an authorization code, refreshing (RFC 6749 §4.1.3, §6),
+//! with the `resource` parameter (RFC 8707) and the client authentication the server allows.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::discovery::{AuthorizationServerMetadata, split_scopes};
+use super::registration::ClientInfo;
+use crate::client::ClientError;
+
+/// The tokens a client holds for one MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    /// The access token, sent as `Authorization: Bearer …`.
+    pub access_token: String,
+    /// The refresh token, if the server issued one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// When the access token expires (seconds since the Unix epoch), if the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    /// The scopes granted (the server's `scope`, else those requested).
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// The authorization server that issued them.
+    pub issuer: String,
+    /// The resource (RFC 8707) they were issued for.
+    pub resource: String,
+}
+
+impl Tokens {
+    /// Whether the access token has expired, or will within `margin_secs`.
+    pub fn expires_within(&self, margin_secs: u64) -> bool {
+        self.expires_at.is_some_and(|at| now() + margin_secs >= at)
+    }
+}
+
+pub(crate) fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+#[derive(Deserialize)]
+struct TokenResponse {
+    access_token: String,
+    #[serde(default)]
+    token_type: Option<String>,
+    #[serde(default)]
+    expires_in: Option<u64>,
+    #[serde(default)]
+    refresh_token: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+}
+
+/// A grant to exchange at the token endpoint.
+#[derive(Debug, Clone)]
+pub(crate) enum Grant<'a> {
+    AuthorizationCode { code: &'a str, redirect_uri: &'a str, verifier: &'a str },
+    Refresh { refresh_token: &'a str },
+    ClientCredentials { scope: Option<&'a str> },
+}
+
+/// Ask the token endpoint for tokens.
+pub(crate) async fn request(
+    http: &reqwest::Client,
+    server: &AuthorizationServerMetadata,
+    client: &ClientInfo,
+    grant: Grant<'_>,
+    resource: &str,
+    requested_scopes: &[String],
+) -> Result<Tokens, ClientError> {
+    let mut form: Vec<(&str, &str)> = Vec::new();
+    let old_refresh = match &grant {
+        Grant::AuthorizationCode { code, redirect_uri, verifier } => {
+            form.extend([
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("redirect_uri", redirect_uri),
+                ("code_verifier", verifier),
+            ]);
+            None
+        }
+        Grant::Refresh { refresh_token } => {
+            form.extend([("grant_type", "refresh_token"), ("refresh_token", refresh_token)]);
+            Some(refresh_token.to_string())
+        }
+        Grant::ClientCredentials { scope } => {
+            form.push(("grant_type", "client_credentials"));
+            if let Some(scope) = scope {
+                form.push(("scope", scope));
+            }
+            None
+        }
+    };
+    form.push(("resource", resource));
+    let method = client.auth_method(server);
+    let mut rb = http.post(&server.token_endpoint).header("accept", "application/json");
+    match method.as_str() {
+        "client_secret_basic" => {
+            // RFC 6749 §2.3.1: both parts form-encoded, then joined and base64-encoded.
+            let pair = format!(
+                "{}:{}",
+                form_encode(&client.client_id),
+                form_encode(client.client_secret.as_deref().unwrap_or_default())
+            );
+            rb =
+                rb.header("authorization", format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)));
+        }
+        "client_secret_post" => {
+            form.push(("client_id", &client.client_id));
+            form.push(("client_secret", client.client_secret.as_deref().unwrap_or_default()));
+        }
+        _ => form.push(("client_id", &client.client_id)),
+    }
+    let response = rb
+        .form(&form)
+        .send()
+        .await
+        .map_err(|e| ClientError::Auth(format!("the token request to {} failed: {e}", server.token_endpoint)))?;
+    let status = response.status();
+    let body: Value = response
+        .json()
+        .await
+        .map_err(|e| ClientError::Auth(format!("the token endpoint answered HTTP {status}: {e}")))?;
+    if !status.is_success() {
+        return Err(ClientError::Auth(format!("the token endpoint refused: HTTP {status}, {body}")));
+    }
+    let answer: TokenResponse = serde_json::from_value(body)
+        .map_err(|e| ClientError::Auth(format!("the token endpoint's answer has no access token: {e}")))?;
+    if let Some(kind) = &answer.token_type
+        && !kind.eq_ignore_ascii_case("bearer")
+    {
+        return Err(ClientError::Auth(format!("the token endpoint issued a `{kind}` token, not a bearer token")));
+    }
+    Ok(Tokens {
+        access_token: answer.access_token,
+        refresh_token: answer.refresh_token.or(old_refresh),
+        expires_at: answer.expires_in.map(|s| now() + s),
+        scopes: answer.scope.as_deref().map(split_scopes).unwrap_or_else(|| requested_scopes.to_vec()),
+        issuer: server.issuer.clone(),
+        resource: resource.to_owned(),
+    })
+}
+
+/// `application/x-www-form-urlencoded` encoding of one value.
+pub(crate) fn form_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_encoding_of_credentials() {
+        assert_eq!(form_encode("client-1_a.b"), "client-1_a.b");
+        assert_eq!(form_encode("a:b c/é"), "a%3Ab+c%2F%C3%A9");
+    }
+
+    #[test]
+    fn expiry_with_a_margin() {
+        let t = Tokens {
+            access_token: "a".into(),
+            refresh_token: None,
+            expires_at: Some(now() + 10),
+            scopes: vec![],
+            issuer: "i".into(),
+            resource: "r".into(),
+        };
+        assert!(!t.expires_within(0));
+        assert!(t.expires_within(30));
+        assert!(!Tokens { expires_at: None, ..t }.expires_within(30));
+    }
+}
