@@ -114,3 +114,34 @@ def test_a_task_shows_progress_and_asks_mid_run(page):
     assert task.get_attribute("data-status") == "completed"
     assert bar.evaluate("b => b.value") == 4
     screenshot(page, "backup-done")
+
+
+def test_url_sampling_and_roots_questions(page):
+    # URL mode: a link to open, then Done.
+    open_tool(page, "link_account")
+    page.click("text=Call tool")
+    consent = question(page, "_consent")
+    assert consent.locator("a").get_attribute("href") == "https://accounts.example.com/link"
+    consent.locator("button", has_text="Done").click()
+    assert "Account linked." in result_text(page)
+
+    # Sampling: the prompt is shown; the user replies as the model.
+    open_tool(page, "summarize")
+    page.fill("#arguments input[name='text']", "A long story.")
+    page.click("text=Call tool")
+    summary = question(page, "summary")
+    assert "Summarize in one sentence: A long story." in summary.inner_text()
+    summary.locator("textarea[name='reply']").fill("Short.")
+    summary.locator("button", has_text="Send reply").click()
+    assert "Summary: Short." in result_text(page)
+
+    # Roots: an editable list.
+    open_tool(page, "workspace")
+    page.click("text=Call tool")
+    roots = question(page, "roots")
+    roots.locator("input[name='uri']").first.fill("file:///srv/app")
+    roots.locator("button", has_text="Add root").click()
+    roots.locator("input[name='uri']").nth(1).fill("file:///srv/data")
+    screenshot(page, "workspace-roots")
+    roots.locator("button", has_text="Send roots").click()
+    assert "Roots: file:///srv/app, file:///srv/data" in result_text(page)

@@ -87,6 +87,8 @@
       "io.modelcontextprotocol/protocolVersion": PROTOCOL,
       "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
       "io.modelcontextprotocol/clientCapabilities": CAPABILITIES,
+      // Show the tool's logs in the timeline (2026-07-28 sends none unless asked).
+      "io.modelcontextprotocol/logLevel": "info",
     });
     if (options.progress) meta.progressToken = "playground-" + id;
     const body = { jsonrpc: "2.0", id, method, params: Object.assign({}, params, { _meta: meta }) };
@@ -356,8 +358,11 @@
     }
     const W = 150, H = 40, GX = 70, GY = 18, TOP = 26, LEFT = 8;
     const where = new Map();
-    columns.forEach((c, ci) => c.nodes.forEach((n, ni) => where.set(n.id, { x: LEFT + ci * (W + GX), y: TOP + ni * (H + GY) })));
-    const height = TOP + Math.max(...columns.map((c) => c.nodes.length)) * (H + GY);
+    columns.forEach((c, ci) => c.nodes.forEach((n, ni) => where.set(n.id, { col: ci, x: LEFT + ci * (W + GX), y: TOP + ni * (H + GY) })));
+    // Edges that skip a round run along the bottom, under the nodes they pass.
+    const skips = questions.some((q) => (q.dependsOn || []).some((d) => where.has(d) && where.get(q.key).col - where.get(d).col > 1));
+    const lane = TOP + Math.max(...columns.map((c) => c.nodes.length)) * (H + GY);
+    const height = lane + (skips ? 14 : 0);
     const width = LEFT * 2 + columns.length * W + (columns.length - 1) * GX;
     const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": "question graph" });
     root.append(svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto" }, svg("path", { d: "M0,0 L10,5 L0,10 z" }))));
@@ -367,7 +372,12 @@
         const a = where.get(d), b = where.get(q.key);
         if (!a || !b) continue;
         const x1 = a.x + W, y1 = a.y + H / 2, x2 = b.x - 2, y2 = b.y + H / 2, mx = (x1 + x2) / 2;
-        const edge = svg("path", { class: "edge", d: `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`, "marker-end": "url(#arrow)" });
+        const d2 =
+          b.col - a.col > 1
+            ? `M${x1},${y1} C${x1 + GX / 2},${y1} ${x1 + GX / 2},${lane} ${x1 + GX},${lane} L${x2 - GX},${lane} C${x2 - GX / 2},${lane} ${x2 - GX / 2},${y2} ${x2},${y2}`
+            : `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`;
+        // As in the Mermaid graph: a `with` fn's inputs are dashed, placeholders solid.
+        const edge = svg("path", { class: q.kind === "with" ? "edge with" : "edge", d: d2, "marker-end": "url(#arrow)" });
         edge.dataset.from = d;
         edge.dataset.to = q.key;
         root.append(edge);
