@@ -98,7 +98,7 @@ async fn a_loopback_server_serves_the_page_its_assets_and_its_description() {
 #[tokio::test]
 async fn a_public_address_needs_the_explicit_opt_in() {
     let refused = server().bind_http_with("0.0.0.0:0", HttpOptions::default().playground(true)).await;
-    let err = refused.err().expect("a non-loopback bind with the playground must fail");
+    let err = refused.expect_err("a non-loopback bind with the playground must fail");
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     assert!(err.to_string().contains("playground_public"), "{err}");
 
