@@ -145,3 +145,23 @@ def test_url_sampling_and_roots_questions(page):
     screenshot(page, "workspace-roots")
     roots.locator("button", has_text="Send roots").click()
     assert "Roots: file:///srv/app, file:///srv/data" in result_text(page)
+
+
+def test_a_prompt_and_a_template_ask_too(page):
+    page.click("nav #prompts button[data-name='greeting']")
+    assert page.locator("#graph .node.question").count() == 1
+    page.click("text=Get prompt")
+    name = question(page, "name")
+    name.locator("input[name='name']").fill("Ada")
+    name.locator("button", has_text="Accept").click()
+    assert "Hello, Ada! Welcome aboard." in result_text(page)
+
+    page.click("nav #templates button[data-name='notes://{id}']")
+    page.fill("#arguments input[name='id']", "42")
+    page.click("text=Read resource")
+    passphrase = question(page, "passphrase")
+    assert "Passphrase for note 42?" in passphrase.inner_text()
+    passphrase.locator("input[name='passphrase']").fill("open sesame")
+    passphrase.locator("button", has_text="Accept").click()
+    assert "Note 42: the eagle lands at dawn." in result_text(page)
+    screenshot(page, "note-template")

@@ -206,7 +206,7 @@
         if (!items.length) list.append(el("li", {}, el("span", { class: "empty", text: "none" })));
         for (const item of items) {
           const button = el("button", { type: "button", text: label(item), title: item.description || "" });
-          button.dataset.name = item.name || item.uri || item.uriTemplate;
+          button.dataset.name = item.uriTemplate || item.uri || item.name;
           button.addEventListener("click", () => {
             document.querySelectorAll("nav button.selected").forEach((b) => b.classList.remove("selected"));
             button.classList.add("selected");
@@ -649,6 +649,8 @@
           }, () => {
             if (finished) return;
             finished = true;
+            // The flow ends here: the round's other questions can no longer be answered.
+            container.querySelectorAll(".question:not(.answered) button").forEach((b) => (b.disabled = true));
             resolve(null);
           }),
         );
