@@ -41,7 +41,7 @@ cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin prov
 .venv/bin/python -m pytest tests/interop
 
 section "browser: the playground in headless chromium (pytest tests/browser)"
-cargo build --quiet -p roundtrip-examples --bin provision --bin ops
+cargo build --quiet -p roundtrip-examples --bin provision --bin ops --bin conformance
 .venv/bin/python -m pytest tests/browser
 
 section "conformance suite: server"
