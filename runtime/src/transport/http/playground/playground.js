@@ -343,7 +343,7 @@
     const questions = (described && described.questions) || [];
     if (!described) return;
     if (!questions.length) {
-      container.append(el("p", { class: "muted", text: "Declares no questions." }));
+      container.append(el("p", { class: "muted", text: "No declared questions (a tool written by hand may still ask; its rounds show below)." }));
       return;
     }
     const keys = new Set(questions.map((q) => q.key));
