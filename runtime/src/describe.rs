@@ -357,3 +357,30 @@ fn str_of(v: &Value) -> &str {
 fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mermaid_graph_has_a_node_per_question_and_an_edge_per_dependency() {
+        let questions = json!([
+            {"key": "env", "kind": "elicit", "round": 1, "dependsOn": ["service"]},
+            {"key": "ok", "kind": "with", "round": 2, "dependsOn": ["service", "env"]},
+        ]);
+        let mut md = String::new();
+        mermaid(&mut md, questions.as_array().map(Vec::as_slice).unwrap_or_default());
+        assert_eq!(
+            md,
+            "```mermaid\ngraph LR\n  subgraph arguments\n    a0([\"service\"])\n  end\n  \
+             subgraph round1 [\"round 1\"]\n    q0[\"env: form\"]\n  end\n  \
+             subgraph round2 [\"round 2\"]\n    q1[\"ok: with fn\"]\n  end\n  \
+             a0 --> q0\n  a0 -.-> q1\n  q0 -.-> q1\n```\n\n"
+        );
+    }
+
+    #[test]
+    fn labels_cannot_break_the_syntax() {
+        assert_eq!(mermaid_text(r#"a"b<c>&"#), "a#quot;b#lt;c#gt;#amp;");
+    }
+}
