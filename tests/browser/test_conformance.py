@@ -50,3 +50,14 @@ def test_an_image_result_is_shown(page):
     assert image.get_attribute("src").startswith("data:image/png;base64,")
     assert image.evaluate("img => img.complete && img.naturalWidth > 0")
     screenshot(page, "image-result")
+
+
+def test_an_x_mcp_header_argument_travels_in_its_header_too(page):
+    # The server answers 400 (-32020) when Mcp-Param-Region is missing or differs from the
+    # body; a non-ASCII value goes base64-encoded.
+    open_tool(page, "test_custom_header")
+    with page.expect_request(lambda r: r.method == "POST" and r.headers.get("mcp-method") == "tools/call") as sent:
+        page.fill("#arguments input[name='region']", "zürich")
+        page.click("text=Call tool")
+    assert sent.value.headers["mcp-param-region"] == "=?base64?esO8cmljaA==?="
+    assert "Region: zürich" in result_text(page)
