@@ -10,6 +10,8 @@
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
 #   redis-server, nginx Debian's packages, for the Redis task store tests and the fleet run
+#   chromium            Debian's package, driven by Playwright for Python (pip `playwright`
+#                       in .venv; no browser download) in the playground's browser tests
 #
 # Only the npm registry, PyPI and crates.io are contacted.
 set -euo pipefail
@@ -48,18 +50,20 @@ if ! "$PY" - "$MCP_PY_VERSION" <<'PYEOF' 2>/dev/null; then
 import sys
 from importlib.metadata import version
 assert version("mcp") == sys.argv[1]
-version("pytest"); version("pytest-timeout"); version("pexpect")
+version("pytest"); version("pytest-timeout"); version("pexpect"); version("playwright")
 PYEOF
-  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout and pexpect"
+  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout, pexpect and playwright"
   "$PY" -m pip install --quiet --disable-pip-version-check \
-    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect
+    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright
 fi
 
 # redis-server and nginx (Debian's packages), for the task store tests over a real Redis and
-# the fleet run behind nginx.
+# the fleet run behind nginx; chromium for the playground's browser tests (Playwright drives
+# this binary: `playwright install` is never run).
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-tools: installing ${missing[*]} (apt-get)"
   SUDO=""
@@ -76,4 +80,5 @@ if ! cargo expand --version >/dev/null 2>&1; then
 fi
 
 echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2)"
+echo "setup-tools: $(chromium --version 2>/dev/null || echo 'chromium: missing')"
 echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"

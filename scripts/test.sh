@@ -5,7 +5,8 @@
 #      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the task store tests against a real
 #      redis-server (feature `redis`)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
-#      `ask` driven through a pseudo-terminal against the provision example)
+#      `ask` driven through a pseudo-terminal against the provision example), and the
+#      playground's browser tests (Debian's chromium, headless, driven by Playwright)
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
 #      mode (scripts/conformance-client.sh)
 #   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
@@ -38,6 +39,10 @@ cargo test -p roundtrip --features redis --test fleet
 section "interop: Python SDK client and the ask client (pytest tests/interop)"
 cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision
 .venv/bin/python -m pytest tests/interop
+
+section "browser: the playground in headless chromium (pytest tests/browser)"
+cargo build --quiet -p roundtrip-examples --bin provision --bin ops --bin conformance
+.venv/bin/python -m pytest tests/browser
 
 section "conformance suite: server"
 scripts/conformance.sh

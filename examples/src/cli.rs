@@ -1,6 +1,10 @@
 //! The command line every example server shares: `--stdio`, `--http ADDR`, or
 //! `--describe json|markdown` (print the server's tools and their questions, then exit).
 //!
+//! On a loopback address (`--http 127.0.0.1:8080`) the examples also serve the playground,
+//! a page that calls the server from a browser and answers its questions as forms; its URL
+//! (`http://127.0.0.1:8080/playground`) is logged at start. Other addresses serve none.
+//!
 //! For deployments with several replicas, two environment variables configure what replicas
 //! must share:
 //!
@@ -15,6 +19,7 @@ use std::process::ExitCode;
 
 use roundtrip::seal::RedisReplayCache;
 use roundtrip::task::RedisStore;
+use roundtrip::transport::http::HttpOptions;
 use roundtrip::{RequestStateSecurity, Server};
 use tracing_subscriber::EnvFilter;
 
@@ -63,9 +68,12 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
     };
     let served = match mode {
         Mode::Stdio => server.clone().serve_stdio().await,
-        Mode::Http(addr) => match server.clone().bind_http(&addr).await {
+        Mode::Http(addr) => match server.clone().bind_http_with(&addr, http_options(&addr).await).await {
             Ok(bound) => {
                 tracing::info!("serving MCP at {}", bound.url());
+                if let Some(url) = bound.playground_url() {
+                    tracing::info!("playground at {url}");
+                }
                 // SIGTERM (a rolling restart) stops taking connections and lets the requests
                 // in flight finish; SIGKILL is what loses them.
                 bound.run_until(terminated()).await
@@ -85,6 +93,18 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The playground is on when `addr` is loopback only (every address it resolves to).
+async fn http_options(addr: &str) -> HttpOptions {
+    let loopback = match tokio::net::lookup_host(addr).await {
+        Ok(addrs) => {
+            let addrs: Vec<_> = addrs.collect();
+            !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())
+        }
+        Err(_) => false,
+    };
+    HttpOptions::default().playground(loopback)
 }
 
 /// Apply `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE` when they are set.

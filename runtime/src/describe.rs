@@ -1,6 +1,12 @@
 //! Documentation from the code: every tool, prompt, resource and template with its schemas
 //! and the questions it may ask, as JSON and as Markdown.
 //!
+//! In the Markdown, every tool, prompt and template that asks something gets its question
+//! graph as a Mermaid flowchart (rounds left to right, an edge per `{placeholder}` or `with`
+//! input) above the list of its questions; one that asks nothing gets no graph (its call is a
+//! single leg, and its arguments are in the table). The playground draws the same graph from
+//! the JSON (`questions[].round` and `dependsOn`).
+//!
 //! ```
 //! use roundtrip::Server;
 //! let doc = Server::new("empty", "1.0.0").describe();
@@ -107,7 +113,8 @@ impl Description {
         &self.json
     }
 
-    /// As Markdown: a section per tool with its arguments and its questions in round order.
+    /// As Markdown: a section per tool with its arguments, its question graph (Mermaid) and
+    /// its questions in round order.
     pub fn to_markdown(&self) -> String {
         let j = &self.json;
         let mut md = String::new();
@@ -213,11 +220,76 @@ fn questions_md(md: &mut String, questions: &Value) {
     let questions = questions.as_array().map(Vec::as_slice).unwrap_or_default();
     if !questions.is_empty() {
         md.push_str("**Questions**\n\n");
+        mermaid(md, questions);
         for q in questions {
             question(md, q);
         }
         md.push('\n');
     }
+}
+
+/// The question graph as a Mermaid flowchart, rounds left to right: the arguments the
+/// questions use, then one subgraph per round with a node per question (its key and kind),
+/// and an edge per dependency: `-->` for a `{placeholder}`, `-.->` for an input of a `with`
+/// fn. Node ids are positional (`a0`, `q0`, …), so no name can break the syntax.
+fn mermaid(md: &mut String, questions: &[Value]) {
+    let keys: Vec<&str> = questions.iter().map(|q| str_of(&q["key"])).collect();
+    let mut args: Vec<&str> = Vec::new();
+    for q in questions {
+        for d in deps(q) {
+            if !keys.contains(&d) && !args.contains(&d) {
+                args.push(d);
+            }
+        }
+    }
+    let id = |name: &str| match keys.iter().position(|k| *k == name) {
+        Some(i) => format!("q{i}"),
+        None => format!("a{}", args.iter().position(|a| *a == name).unwrap_or(0)),
+    };
+    md.push_str("```mermaid\ngraph LR\n");
+    if !args.is_empty() {
+        md.push_str("  subgraph arguments\n");
+        for (i, a) in args.iter().enumerate() {
+            let _ = writeln!(md, "    a{i}([\"{}\"])", mermaid_text(a));
+        }
+        md.push_str("  end\n");
+    }
+    let rounds = questions.iter().filter_map(|q| q["round"].as_u64()).max().unwrap_or(1);
+    for round in 1..=rounds {
+        let _ = writeln!(md, "  subgraph round{round} [\"round {round}\"]");
+        for (i, q) in questions.iter().enumerate().filter(|(_, q)| q["round"].as_u64() == Some(round)) {
+            let _ = writeln!(md, "    q{i}[\"{}: {}\"]", mermaid_text(keys[i]), kind_word(str_of(&q["kind"])));
+        }
+        md.push_str("  end\n");
+    }
+    for (i, q) in questions.iter().enumerate() {
+        let arrow = if str_of(&q["kind"]) == "with" { "-.->" } else { "-->" };
+        for d in deps(q) {
+            let _ = writeln!(md, "  {} {arrow} q{i}", id(d));
+        }
+    }
+    md.push_str("```\n\n");
+}
+
+/// The names a question depends on.
+fn deps(q: &Value) -> Vec<&str> {
+    q["dependsOn"].as_array().map(|d| d.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
+}
+
+/// What a question's kind is called in a graph (the playground says the same).
+fn kind_word(kind: &str) -> &str {
+    match kind {
+        "elicit" => "form",
+        "elicit_url" => "URL",
+        "sample" => "sampling",
+        "with" => "with fn",
+        other => other,
+    }
+}
+
+/// Text inside a quoted Mermaid label: quotes and markup characters as entities.
+fn mermaid_text(s: &str) -> String {
+    s.replace('&', "#amp;").replace('"', "#quot;").replace('<', "#lt;").replace('>', "#gt;")
 }
 
 fn arguments(md: &mut String, schema: &Value) {
@@ -284,4 +356,31 @@ fn str_of(v: &Value) -> &str {
 
 fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mermaid_graph_has_a_node_per_question_and_an_edge_per_dependency() {
+        let questions = json!([
+            {"key": "env", "kind": "elicit", "round": 1, "dependsOn": ["service"]},
+            {"key": "ok", "kind": "with", "round": 2, "dependsOn": ["service", "env"]},
+        ]);
+        let mut md = String::new();
+        mermaid(&mut md, questions.as_array().map(Vec::as_slice).unwrap_or_default());
+        assert_eq!(
+            md,
+            "```mermaid\ngraph LR\n  subgraph arguments\n    a0([\"service\"])\n  end\n  \
+             subgraph round1 [\"round 1\"]\n    q0[\"env: form\"]\n  end\n  \
+             subgraph round2 [\"round 2\"]\n    q1[\"ok: with fn\"]\n  end\n  \
+             a0 --> q0\n  a0 -.-> q1\n  q0 -.-> q1\n```\n\n"
+        );
+    }
+
+    #[test]
+    fn labels_cannot_break_the_syntax() {
+        assert_eq!(mermaid_text(r#"a"b<c>&"#), "a#quot;b#lt;c#gt;#amp;");
+    }
 }

@@ -203,3 +203,31 @@ async fn a_task_is_visible_only_to_the_principal_that_created_it() {
     );
     alice.cancel_task(&task.task_id).await.unwrap();
 }
+
+#[tokio::test]
+async fn tasks_get_carries_the_bodys_latest_progress_as_numbers() {
+    // The steps are driven by hand below; the callback only declares the capability.
+    let client = Client::builder("tasks-progress", "1")
+        .tasks(true)
+        .progress_tokens(true)
+        .on_elicit(|_| async { Ok(ElicitResult { action: ElicitAction::Decline, content: None }) })
+        .connect_in_memory(server())
+        .await
+        .unwrap();
+    let Step::InputRequired(round) =
+        client.call_tool_step("backup", json!({"database": "orders"}), None, None).await.unwrap()
+    else {
+        panic!("the region comes first")
+    };
+    let region = ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({"region": "eu"}))) };
+    let answers = object(json!({ "region": region }));
+    let step = client.call_tool_step("backup", json!({"database": "orders"}), Some(answers), round.request_state);
+    let Step::Task(task) = step.await.unwrap() else { panic!("a task") };
+    // The body reports 1 of 2, then asks: the record shows both the words and the numbers.
+    wait_for(&client, &task.task_id, |s| s == TaskStatus::InputRequired).await;
+    let got = client.get_task(&task.task_id).await.unwrap();
+    assert_eq!(got.task.task.status_message.as_deref(), Some("copying"));
+    let meta = got.meta.expect("_meta with the progress");
+    assert_eq!(meta[roundtrip::protocol::TASK_PROGRESS_META], json!({"progress": 1.0, "total": 2.0}));
+    client.cancel_task(&task.task_id).await.unwrap();
+}

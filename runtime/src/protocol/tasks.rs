@@ -9,6 +9,21 @@ use super::{ErrorObject, InputRequests, JsonObject, ResultType};
 /// The extension's identifier, under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// The `_meta` key of a `tasks/get` result that carries the body's latest progress as
+/// numbers, `{"progress": p, "total": t}` (the extension has no progress notifications; its
+/// status message carries only the words). The playground draws its progress bar from it.
+pub const TASK_PROGRESS_META: &str = "roundtrip/progress";
+
+/// The latest progress a task's body reported.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TaskProgress {
+    /// How far it is.
+    pub progress: f64,
+    /// Out of how much, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+}
+
 /// Where a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -123,6 +138,9 @@ pub struct GetTaskResult {
     /// The task and what its status carries.
     #[serde(flatten)]
     pub task: DetailedTask,
+    /// `_meta`: the latest progress under [`TASK_PROGRESS_META`], when the body reported one.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 /// `tasks/get` and `tasks/cancel` params.

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{TaskRecord, Tasks};
 use crate::error::Error;
-use crate::protocol::{ErrorObject, InputRequest, Notification, TaskStatus};
+use crate::protocol::{ErrorObject, InputRequest, Notification, TaskProgress, TaskStatus};
 use crate::resolve::{Answer, Extract, Question, Resolved, ask_again, interpret};
 use crate::server::{Peer, RequestContext};
 
@@ -79,8 +79,9 @@ impl TaskLink {
         }
     }
 
-    /// The latest progress as the task's status message.
-    fn status_message(&self, message: String) {
+    /// The latest progress: its words as the task's status message, its numbers (when there
+    /// are any) as the record's progress.
+    fn status_message(&self, message: String, progress: Option<TaskProgress>) {
         let tasks = self.tasks.clone();
         let id = self.id.clone();
         tokio::spawn(async move {
@@ -89,6 +90,9 @@ impl TaskLink {
                     return false;
                 }
                 r.status_message = Some(message.clone());
+                if progress.is_some() {
+                    r.progress = progress;
+                }
                 true
             };
             if let Err(e) = tasks.modify(&id, &set).await {
@@ -118,7 +122,9 @@ impl Peer for TaskPeer {
             (None, Some(p), None) => format!("{p}"),
             _ => return,
         };
-        self.0.status_message(message);
+        let progress =
+            params["progress"].as_f64().map(|progress| TaskProgress { progress, total: params["total"].as_f64() });
+        self.0.status_message(message, progress);
     }
 
     fn request(&self, _: &str, _: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {

@@ -204,6 +204,7 @@ impl Tasks {
             owner,
             status: TaskStatus::Working,
             status_message: None,
+            progress: None,
             created_at_ms: now,
             updated_at_ms: now,
             ttl_ms: self.options.ttl.as_millis() as u64,

@@ -8,7 +8,8 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::{
-    DetailedTask, ErrorObject, GetTaskResult, InputRequests, JsonObject, ResultType, Task, TaskStatus,
+    DetailedTask, ErrorObject, GetTaskResult, InputRequests, JsonObject, ResultType, TASK_PROGRESS_META, Task,
+    TaskProgress, TaskStatus,
 };
 
 /// Everything the server keeps about one task.
@@ -23,6 +24,10 @@ pub struct TaskRecord {
     pub status: TaskStatus,
     /// A word on the current state (the latest progress message, why it failed).
     pub status_message: Option<String>,
+    /// The latest progress the body reported, as numbers (records written before this field
+    /// existed read as none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<TaskProgress>,
     /// Milliseconds since the Unix epoch.
     pub created_at_ms: u64,
     /// Milliseconds since the Unix epoch.
@@ -66,7 +71,12 @@ impl TaskRecord {
 
     /// The `tasks/get` result.
     pub fn get_result(&self) -> GetTaskResult {
-        GetTaskResult { result_type: ResultType::Complete, task: self.detailed() }
+        let meta = self.progress.map(|p| {
+            let mut meta = JsonObject::new();
+            meta.insert(TASK_PROGRESS_META.into(), serde_json::to_value(p).unwrap_or_default());
+            meta
+        });
+        GetTaskResult { result_type: ResultType::Complete, task: self.detailed(), meta }
     }
 
     /// The base fields.

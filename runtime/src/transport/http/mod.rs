@@ -30,6 +30,8 @@ mod conn;
 pub(crate) mod headers;
 mod host;
 mod limits;
+#[cfg(feature = "playground")]
+mod playground;
 mod post;
 mod respond;
 mod sessions;
@@ -128,6 +130,14 @@ pub struct HttpOptions {
     /// on a session ends the stream it had, so a client that reconnects is never locked out
     /// by a stream it lost.
     pub max_get_streams: usize,
+    /// Serve the playground beside the endpoint (default `false`; see
+    /// [`playground`](Self::playground)).
+    #[cfg(feature = "playground")]
+    pub playground: bool,
+    /// Serve the playground on any address, not only loopback (default `false`; see
+    /// [`playground_public`](Self::playground_public)).
+    #[cfg(feature = "playground")]
+    pub playground_public: bool,
 }
 
 impl Default for HttpOptions {
@@ -146,6 +156,10 @@ impl Default for HttpOptions {
             max_connections: 10_000,
             max_in_flight: 4096,
             max_get_streams: 4096,
+            #[cfg(feature = "playground")]
+            playground: false,
+            #[cfg(feature = "playground")]
+            playground_public: false,
         }
     }
 }
@@ -235,6 +249,40 @@ impl HttpOptions {
         self
     }
 
+    /// Serve the playground: a page beside the endpoint (`/playground` for `/mcp`) that lists
+    /// the server's tools, prompts and resources, calls them over the 2026-07-28 wire from a
+    /// browser, renders every question as an HTML form round by round, and draws each tool's
+    /// question graph. Cargo feature `playground`.
+    ///
+    /// It is for development: [`Server::bind_http_with`] refuses to start with it on an
+    /// address that is not loopback unless [`playground_public`](Self::playground_public) is
+    /// set, and a [`router_with`](Server::router_with) mounted elsewhere serves it only to
+    /// loopback `Host` names.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> std::io::Result<()> {
+    /// use roundtrip::transport::http::HttpOptions;
+    /// let server = roundtrip::Server::new("demo", "1.0.0");
+    /// let http = server.bind_http_with("127.0.0.1:8080", HttpOptions::default().playground(true)).await?;
+    /// eprintln!("playground at {}", http.playground_url().unwrap_or_default());
+    /// http.run().await
+    /// # }
+    /// ```
+    #[cfg(feature = "playground")]
+    pub fn playground(mut self, on: bool) -> Self {
+        self.playground = on;
+        self
+    }
+
+    /// Let the playground be served on a non-loopback address too. Anyone who reaches the
+    /// address can then call every tool from a browser, as they could with any MCP client;
+    /// put it behind the same authentication as the endpoint.
+    #[cfg(feature = "playground")]
+    pub fn playground_public(mut self, public: bool) -> Self {
+        self.playground_public = public;
+        self
+    }
+
     fn conn_limits(&self) -> ConnLimits {
         ConnLimits {
             header_read_timeout: self.header_read_timeout,
@@ -256,6 +304,12 @@ struct State {
     in_flight: Arc<Semaphore>,
     /// One permit an open standalone `GET` stream ([`HttpOptions::max_get_streams`]).
     get_streams: Arc<Semaphore>,
+    /// Whether the listening address is loopback (`None`: a router mounted elsewhere).
+    #[cfg(feature = "playground")]
+    bound_to_loopback: Option<bool>,
+    /// The playground's page and description, when it is served.
+    #[cfg(feature = "playground")]
+    playground: Option<playground::Assets>,
 }
 
 fn semaphore(max: usize) -> Arc<Semaphore> {
@@ -286,8 +340,14 @@ impl Server {
     fn build_router(&self, options: HttpOptions, loopback: Option<bool>, shutdown: CancellationToken) -> Router {
         let policy = HostPolicy::new(&options.allowed_hosts, options.allowed_origins.as_deref(), loopback);
         let path = endpoint_path(&options.path);
+        #[cfg(feature = "playground")]
+        let playground = options.playground.then(|| playground::Assets::new(self, &path));
         let state = Arc::new(State {
             server: self.clone(),
+            #[cfg(feature = "playground")]
+            bound_to_loopback: loopback,
+            #[cfg(feature = "playground")]
+            playground,
             sessions: SessionStore::new(options.max_sessions, options.session_idle_timeout),
             in_flight: semaphore(options.max_in_flight),
             get_streams: semaphore(options.max_get_streams),
@@ -295,10 +355,10 @@ impl Server {
             policy,
             shutdown,
         });
-        Router::new()
-            .route(&path, any(endpoint))
-            .layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit))
-            .with_state(state)
+        let router = Router::new().route(&path, any(endpoint));
+        #[cfg(feature = "playground")]
+        let router = if state.playground.is_some() { playground::mount(router, &path) } else { router };
+        router.layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit)).with_state(state)
     }
 
     /// Serve at `http://{addr}/mcp` until an I/O error.
@@ -321,12 +381,33 @@ impl Server {
         self.check_io()?;
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
+        #[cfg(feature = "playground")]
+        if options.playground && !options.playground_public && !local_addr.ip().is_loopback() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the playground is served only on a loopback address, and {local_addr} is not; \
+                     bind 127.0.0.1 or [::1], or opt in with HttpOptions::playground_public(true)"
+                ),
+            ));
+        }
+        #[cfg(feature = "playground")]
+        let playground = options.playground.then(|| playground::path_for(&endpoint_path(&options.path)));
         let shutdown = CancellationToken::new();
         let path = endpoint_path(&options.path);
         let limits = options.conn_limits();
         conn::check_file_limit(limits.max_connections);
         let router = self.build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone());
-        Ok(HttpServer { listener, router, local_addr, path, shutdown, limits })
+        Ok(HttpServer {
+            listener,
+            router,
+            local_addr,
+            path,
+            shutdown,
+            limits,
+            #[cfg(feature = "playground")]
+            playground,
+        })
     }
 }
 
@@ -339,6 +420,9 @@ pub struct HttpServer {
     path: String,
     shutdown: CancellationToken,
     limits: ConnLimits,
+    /// The playground's path, when it is served.
+    #[cfg(feature = "playground")]
+    playground: Option<String>,
 }
 
 impl HttpServer {
@@ -350,6 +434,13 @@ impl HttpServer {
     /// The endpoint's URL, e.g. `http://127.0.0.1:41234/mcp`.
     pub fn url(&self) -> String {
         format!("http://{}{}", self.local_addr, self.path)
+    }
+
+    /// The playground's URL, e.g. `http://127.0.0.1:41234/playground`, when
+    /// [`HttpOptions::playground`] is on.
+    #[cfg(feature = "playground")]
+    pub fn playground_url(&self) -> Option<String> {
+        self.playground.as_ref().map(|p| format!("http://{}{p}", self.local_addr))
     }
 
     /// Serve until an I/O error, with the connection limits of its [`HttpOptions`].

@@ -1,0 +1,121 @@
+//! The playground (feature `playground`): where it is served, where it is refused, and that
+//! the page can call the endpoint from its own origin.
+#![cfg(feature = "playground")]
+// A failed unwrap is a failed test here.
+#![allow(clippy::unwrap_used)]
+
+use axum::body::Body;
+use roundtrip::Server;
+use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
+use roundtrip::server::{Outcome, ToolDef};
+use roundtrip::transport::http::HttpOptions;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+fn server() -> Server {
+    Server::new("play", "1.0.0").tool(ToolDef::new(Tool::new("hello", empty_input_schema()), |_cx| async {
+        Ok(Outcome::Complete(CallToolResult::text("Hello!")))
+    }))
+}
+
+async fn served(options: HttpOptions) -> (String, tokio::task::JoinHandle<()>) {
+    let http = server().bind_http_with("127.0.0.1:0", options).await.unwrap();
+    let base = format!("http://{}", http.local_addr());
+    let handle = tokio::spawn(async move {
+        let _ = http.run().await;
+    });
+    (base, handle)
+}
+
+#[tokio::test]
+async fn off_unless_enabled() {
+    let (base, handle) = served(HttpOptions::default()).await;
+    let got = reqwest::get(format!("{base}/playground")).await.unwrap();
+    assert_eq!(got.status(), 404);
+    handle.abort();
+}
+
+#[tokio::test]
+async fn a_loopback_server_serves_the_page_its_assets_and_its_description() {
+    let http = server().bind_http_with("127.0.0.1:0", HttpOptions::default().playground(true)).await.unwrap();
+    let url = http.playground_url().unwrap();
+    assert_eq!(url, format!("http://{}/playground", http.local_addr()));
+    let base = format!("http://{}", http.local_addr());
+    let handle = tokio::spawn(async move {
+        let _ = http.run().await;
+    });
+
+    let page = reqwest::get(&url).await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let csp = page.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    assert!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    let html = page.text().await.unwrap();
+    assert!(html.contains(r#"<meta name="mcp-endpoint" content="/mcp">"#));
+
+    for (asset, kind) in [("playground.js", "text/javascript"), ("playground.css", "text/css")] {
+        let got = reqwest::get(format!("{url}/{asset}")).await.unwrap();
+        assert_eq!(got.status(), 200);
+        assert!(got.headers()["content-type"].to_str().unwrap().starts_with(kind));
+        assert!(!got.bytes().await.unwrap().is_empty());
+    }
+
+    let described: Value = reqwest::get(format!("{url}/describe.json")).await.unwrap().json().await.unwrap();
+    assert_eq!(&described, server().describe().to_json());
+
+    // A foreign Host is refused as on the endpoint (DNS rebinding).
+    let client = reqwest::Client::new();
+    let evil = client.get(&url).header("host", "evil.example.com").send().await.unwrap();
+    assert_eq!(evil.status(), 403);
+
+    // The page calls the endpoint from its own origin: the origin check lets it through.
+    let call = client
+        .post(format!("{base}/mcp"))
+        .header("origin", &base)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "hello")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {
+                "name": "hello", "arguments": {},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                }
+            }
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(call.status(), 200);
+    let body: Value = call.json().await.unwrap();
+    assert_eq!(body["result"]["content"][0]["text"], "Hello!");
+    handle.abort();
+}
+
+#[tokio::test]
+async fn a_public_address_needs_the_explicit_opt_in() {
+    let refused = server().bind_http_with("0.0.0.0:0", HttpOptions::default().playground(true)).await;
+    let err = refused.expect_err("a non-loopback bind with the playground must fail");
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("playground_public"), "{err}");
+
+    let public = HttpOptions::default().playground(true).playground_public(true);
+    let http = server().bind_http_with("0.0.0.0:0", public).await.unwrap();
+    assert!(http.playground_url().is_some());
+}
+
+#[tokio::test]
+async fn a_mounted_router_serves_it_to_loopback_names_only() {
+    let router = server().router_with(HttpOptions::default().playground(true));
+    let get = |host: &'static str| {
+        axum::http::Request::builder().uri("/playground").header("host", host).body(Body::empty()).unwrap()
+    };
+    assert_eq!(router.clone().oneshot(get("localhost:3000")).await.unwrap().status(), 200);
+    assert_eq!(router.clone().oneshot(get("mcp.example.com")).await.unwrap().status(), 404);
+
+    let public = server().router_with(HttpOptions::default().playground(true).playground_public(true));
+    assert_eq!(public.oneshot(get("mcp.example.com")).await.unwrap().status(), 200);
+}
