@@ -5,7 +5,7 @@ use darling::util::Flag;
 use darling::{FromAttributes, FromMeta};
 
 /// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent,
-/// open_world, check = f(a, b), task | task = "required", single_use)]`
+/// open_world, check = f(a, b), task | task = "required", single_use, scopes = ["…"])]`
 #[derive(Debug, Default, FromMeta)]
 pub struct ToolArgs {
     pub name: Option<syn::LitStr>,
@@ -22,6 +22,9 @@ pub struct ToolArgs {
     pub task: Option<TaskArg>,
     /// Each sealed state is accepted once.
     pub single_use: Flag,
+    /// `scopes = ["deploy:write"]`: the OAuth scopes a caller's token must grant. An
+    /// expression, checked in the model, so that a misuse gets our message.
+    pub scopes: Option<syn::Expr>,
 }
 
 /// `task`, `task = "optional"` or `task = "required"`.
