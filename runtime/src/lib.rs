@@ -1,5 +1,6 @@
 #![doc = include_str!("lib.md")]
 
+pub mod auth;
 pub mod client;
 mod declare;
 pub mod describe;

@@ -300,6 +300,7 @@ impl Carrier {
             peer: inbound.peer.clone(),
             cancel: inbound.cancel.clone(),
             owner,
+            auth: inbound.auth.clone(),
             task: None,
         }
     }

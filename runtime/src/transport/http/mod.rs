@@ -128,6 +128,11 @@ pub struct HttpOptions {
     /// on a session ends the stream it had, so a client that reconnects is never locked out
     /// by a stream it lost.
     pub max_get_streams: usize,
+    /// Protect the endpoint as an OAuth 2.1 resource server (feature `auth`): bearer tokens,
+    /// Protected Resource Metadata, scopes per tool (see [`crate::auth`]). `None` (default):
+    /// no authorization.
+    #[cfg(feature = "auth")]
+    pub auth: Option<crate::auth::ResourceServer>,
 }
 
 impl Default for HttpOptions {
@@ -146,6 +151,8 @@ impl Default for HttpOptions {
             max_connections: 10_000,
             max_in_flight: 4096,
             max_get_streams: 4096,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }
@@ -235,6 +242,14 @@ impl HttpOptions {
         self
     }
 
+    /// Require a bearer token that `resource_server` accepts on every request to the endpoint,
+    /// and serve its Protected Resource Metadata (see [`crate::auth`]).
+    #[cfg(feature = "auth")]
+    pub fn auth(mut self, resource_server: crate::auth::ResourceServer) -> Self {
+        self.auth = Some(resource_server);
+        self
+    }
+
     fn conn_limits(&self) -> ConnLimits {
         ConnLimits {
             header_read_timeout: self.header_read_timeout,
@@ -286,6 +301,12 @@ impl Server {
     fn build_router(&self, options: HttpOptions, loopback: Option<bool>, shutdown: CancellationToken) -> Router {
         let policy = HostPolicy::new(&options.allowed_hosts, options.allowed_origins.as_deref(), loopback);
         let path = endpoint_path(&options.path);
+        #[cfg(feature = "auth")]
+        let metadata = options.auth.as_ref().map(|auth| {
+            let scopes: Vec<&str> =
+                self.tool_defs().iter().flat_map(|t| t.required_scopes()).map(String::as_str).collect();
+            auth.metadata_routes(&path, &scopes)
+        });
         let state = Arc::new(State {
             server: self.clone(),
             sessions: SessionStore::new(options.max_sessions, options.session_idle_timeout),
@@ -295,10 +316,15 @@ impl Server {
             policy,
             shutdown,
         });
-        Router::new()
+        let router = Router::new()
             .route(&path, any(endpoint))
-            .layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit))
-            .with_state(state)
+            .layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit));
+        #[cfg(feature = "auth")]
+        let router = match metadata {
+            Some(metadata) => router.merge(metadata),
+            None => router,
+        };
+        router.with_state(state)
     }
 
     /// Serve at `http://{addr}/mcp` until an I/O error.
@@ -384,13 +410,27 @@ pub(super) fn method_not_allowed() -> Response {
 }
 
 async fn endpoint(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
+    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+    let (mut parts, body) = request.into_parts();
     if let Err(refusal) = state.policy.check(&parts.headers) {
         let message = match refusal {
             Refusal::Host => "Forbidden: invalid Host header",
             Refusal::Origin => "Forbidden: invalid Origin header",
         };
         return error_response(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, message));
+    }
+    // Every method of the endpoint needs a token (a GET stream and a DELETE name a session
+    // that holds the caller's work). The token's principal replaces any set before: state and
+    // tasks are bound to who the token says the caller is.
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &state.options.auth {
+        match auth.authenticate(&parts.headers).await {
+            Ok(principal) => {
+                parts.extensions.insert(principal.principal());
+                parts.extensions.insert(principal);
+            }
+            Err(refusal) => return auth.refuse(refusal),
+        }
     }
     match parts.method {
         Method::POST => post::post(state, parts, body).await,

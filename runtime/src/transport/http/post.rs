@@ -15,6 +15,7 @@ use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::respond::{Answer, error_response, reply_response, run};
 use super::sessions::LegacySession;
 use super::stream::{NoSession, legacy_target};
+use crate::auth::AuthPrincipal;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, META_PROTOCOL_VERSION, Message, Notification, ProtocolVersion,
     Request, RequestId, RequestMeta, Response as RpcResponse,
@@ -161,6 +162,10 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
 }
 
 async fn request_post(state: Arc<State>, parts: Parts, request: Request) -> Response {
+    #[cfg(feature = "auth")]
+    if let Some(refusal) = tool_scopes(&state, &parts, &request) {
+        return refusal;
+    }
     let claims_modern =
         RequestMeta::raw(request.params.as_ref()).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
     if claims_modern || is_modern_header(&parts.headers) {
@@ -170,14 +175,46 @@ async fn request_post(state: Arc<State>, parts: Parts, request: Request) -> Resp
     }
 }
 
+/// Refuse a `tools/call` whose bearer token lacks the tool's scopes (`403 insufficient_scope`).
+///
+/// This happens here, in the transport, rather than in the HTTP layer that verified the token
+/// or in the dispatcher: the layer cannot know the tool without parsing the body (a 2026
+/// request names it in `Mcp-Name`, a legacy one only in the body), and this is where the body
+/// has just been parsed, once; the dispatcher knows no HTTP, and a step-up is an HTTP answer
+/// (a `403` with a `WWW-Authenticate` challenge the client's OAuth code acts on), not a JSON-RPC
+/// error. Refusing before the request is dispatched means no check runs, no question is asked,
+/// no task is created and no state is unsealed for a caller who may not call the tool.
+#[cfg(feature = "auth")]
+fn tool_scopes(state: &State, parts: &Parts, request: &Request) -> Option<Response> {
+    let auth = state.options.auth.as_ref()?;
+    if request.method != "tools/call" {
+        return None;
+    }
+    let name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)?;
+    let scopes = state.server.tool_scopes(name);
+    if scopes.is_empty() {
+        return None;
+    }
+    // The endpoint verified the token before the body was read; without a principal here
+    // the request did not come through it, so refuse rather than run unchecked.
+    let Some(principal) = parts.extensions.get::<AuthPrincipal>() else {
+        return Some(auth.refuse(crate::auth::http::Refusal::Missing));
+    };
+    let refusal = auth.check_scopes(principal, scopes).err()?;
+    tracing::info!(target: "roundtrip::auth", tool = name, subject = %principal.subject, "insufficient scope");
+    Some(auth.refuse(refusal))
+}
+
 /// The inbound side of one request. A graceful shutdown ends the long-lived
 /// `subscriptions/listen` streams at once; every other request in flight finishes (it is
 /// cancelled only when its client goes away), so a rolling restart answers what it took.
-fn inbound(state: &State, parts: Parts, modern_hint: bool, method: &str) -> Inbound {
+fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> Inbound {
     let principal = parts.extensions.get::<Principal>().cloned();
+    let auth = parts.extensions.remove::<AuthPrincipal>().map(Arc::new);
     let mut inbound = Inbound::new(Arc::new(NullPeer));
     inbound.modern_hint = modern_hint;
     inbound.principal = principal;
+    inbound.auth = auth;
     inbound.http = Some(Arc::new(parts));
     if method == "subscriptions/listen" {
         inbound.cancel = state.shutdown.child_token();
