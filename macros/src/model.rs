@@ -288,7 +288,7 @@ pub fn read(
         errors.push(err_at(&p.ty, message));
     }
     let scopes = match &options {
-        Options::Tool(ToolArgs { scopes: Some(expr), .. }) => scopes(expr, errors),
+        Options::Tool(ToolArgs { scopes: Some(arg), .. }) => scopes(&arg.0, errors),
         _ => Vec::new(),
     };
     Declared { which, item, options, name, description, params, checks, scopes }
@@ -604,7 +604,7 @@ fn strings(array: Option<&syn::ExprArray>, name: &str, errors: &mut darling::err
 /// `scopes = ["a", "b"]`: OAuth scope tokens (RFC 6749 §3.3: printable ASCII without spaces,
 /// `"` or `\`), each once.
 fn scopes(expr: &syn::Expr, errors: &mut darling::error::Accumulator) -> Vec<String> {
-    let usage = "`scopes` is a list of OAuth scopes, such as `scopes = [\"deploy:write\"]`";
+    let usage = crate::attr::SCOPES_USAGE;
     let syn::Expr::Array(array) = expr else {
         errors.push(err_at(expr, usage));
         return Vec::new();
