@@ -488,9 +488,14 @@ async fn an_issuer_that_cannot_be_reached_is_503_not_401() {
         protect(|resource| ResourceServer::new(resource, JwtVerifier::new(&iss, resource)).authorization_server(&iss))
             .await;
     let issuer = start_issuer().await;
-    let response = rs.call_tool(Some(&issuer.mint(&rs.url, "alice", "")), "whoami", json!({})).await;
-    assert_eq!(response.status(), 503);
-    assert!(response.headers().contains_key("retry-after"));
+    // Again right after: answered at once from the failed attempt, not by queueing another.
+    for _ in 0..2 {
+        let response = rs.call_tool(Some(&issuer.mint(&rs.url, "alice", "")), "whoami", json!({})).await;
+        assert_eq!(response.status(), 503);
+        assert!(response.headers().contains_key("retry-after"));
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"], "temporarily_unavailable");
+    }
 }
 
 #[tokio::test]
@@ -530,4 +535,47 @@ async fn opaque_tokens_are_introspected_with_client_credentials_and_cached() {
     })
     .await;
     assert_eq!(misconfigured.call_tool(Some("tokalice"), "whoami", json!({})).await.status(), 503);
+}
+
+#[tokio::test]
+async fn a_legacy_session_belongs_to_its_principal_and_its_calls_need_the_tool_scopes() {
+    let issuer = start_issuer().await;
+    let rs = protect_with_jwt(&issuer).await;
+    let legacy = |token: &str, session: Option<&str>, body: Value| {
+        let mut request = rs
+            .http
+            .post(&rs.url)
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-11-25");
+        }
+        request.body(body.to_string()).send()
+    };
+    let alice = issuer.mint(&rs.url, "alice", "mcp:tools");
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = legacy(&alice, None, init).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let call = |name: &str| json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": {"service": "api"}}});
+    let whoami = result_of(legacy(&alice, Some(&session), call("whoami")).await.unwrap()).await;
+    assert_eq!(text_of(&whoami), "alice via test-client with mcp:tools");
+
+    // The tool's scope is enforced on the legacy path too.
+    let response = legacy(&alice, Some(&session), call("deploy")).await.unwrap();
+    assert_eq!(response.status(), 403);
+    assert!(challenge(&response).contains("scope=\"mcp:tools deploy:write\""));
+
+    // Bob's valid token does not open Alice's session, whatever he asks of it.
+    let bob = issuer.mint(&rs.url, "bob", "mcp:tools deploy:write");
+    assert_eq!(legacy(&bob, Some(&session), call("whoami")).await.unwrap().status(), 404);
+    let get = rs.http.get(&rs.url).bearer_auth(&bob).header("accept", "text/event-stream");
+    let get = get.header("mcp-session-id", &session).header("mcp-protocol-version", "2025-11-25");
+    assert_eq!(get.send().await.unwrap().status(), 404);
+    let delete = rs.http.delete(&rs.url).bearer_auth(&bob).header("mcp-session-id", &session);
+    assert_eq!(delete.header("mcp-protocol-version", "2025-11-25").send().await.unwrap().status(), 404);
+    // Still Alice's.
+    assert_eq!(legacy(&alice, Some(&session), call("whoami")).await.unwrap().status(), 200);
 }

@@ -54,7 +54,7 @@ use ::http::{HeaderValue, Method, StatusCode, header};
 pub use host::HostCheck;
 
 use crate::protocol::ErrorObject;
-use crate::server::Server;
+use crate::server::{Principal, Server};
 use conn::{ConnLimits, ConnTracker, LimitedListener};
 use host::{HostPolicy, Refusal};
 use respond::error_response;
@@ -434,8 +434,8 @@ async fn endpoint(AxumState(state): AxumState<Arc<State>>, request: Request) -> 
     }
     match parts.method {
         Method::POST => post::post(state, parts, body).await,
-        Method::GET => stream::get(&state, &parts.headers),
-        Method::DELETE => post::delete(&state, &parts.headers),
+        Method::GET => stream::get(&state, &parts.headers, parts.extensions.get::<Principal>()),
+        Method::DELETE => post::delete(&state, &parts.headers, parts.extensions.get::<Principal>()),
         _ => method_not_allowed(),
     }
 }

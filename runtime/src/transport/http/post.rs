@@ -114,16 +114,18 @@ impl UnknownSession {
     }
 }
 
-/// The session named by `Mcp-Session-Id`: `Ok(None)` when the header is absent.
-fn session_of(state: &State, headers: &HeaderMap) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
-    let Some(id) = headers.get(SESSION_ID) else { return Ok(None) };
+/// The session named by `Mcp-Session-Id`: `Ok(None)` when the header is absent. A session
+/// started by another principal is not found.
+fn session_of(state: &State, parts: &Parts) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
+    let Some(id) = parts.headers.get(SESSION_ID) else { return Ok(None) };
     let id = id.to_str().map_err(|_| UnknownSession)?.trim();
-    state.sessions.get(id).map(Some).ok_or(UnknownSession)
+    let principal = parts.extensions.get::<Principal>();
+    state.sessions.get(id).filter(|s| s.owned_by(principal)).map(Some).ok_or(UnknownSession)
 }
 
 /// A client's answer to a server-to-client request (legacy back-channel).
 fn client_response(state: &State, parts: &Parts, response: RpcResponse) -> Response {
-    match session_of(state, &parts.headers) {
+    match session_of(state, parts) {
         Err(e) => e.response(),
         Ok(None) => bad_request(None, ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(session)) => {
@@ -136,7 +138,7 @@ fn client_response(state: &State, parts: &Parts, response: RpcResponse) -> Respo
 }
 
 fn notification_post(state: &State, parts: &Parts, notification: &Notification) -> Response {
-    let session = match session_of(state, &parts.headers) {
+    let session = match session_of(state, parts) {
         Err(e) => return e.response(),
         Ok(s) => s,
     };
@@ -251,7 +253,7 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
     if request.method == "initialize" {
         return initialize(state, parts, request).await;
     }
-    let session = match session_of(&state, &parts.headers) {
+    let session = match session_of(&state, &parts) {
         Err(e) => return e.response(),
         Ok(None) => return bad_request(Some(request.id), ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(s)) => s,
@@ -275,6 +277,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
         ClientCapabilities::default(),
         Implementation { name: String::new(), version: String::new(), title: None },
     );
+    let owner = parts.extensions.get::<Principal>().cloned();
     let mut inbound = inbound(&state, parts, false, &request.method);
     inbound.session = Some(Arc::new(placeholder));
     match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
@@ -283,7 +286,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
             let session = reply.session.take();
             let mut response = reply_response(reply);
             if let Some(session) = session {
-                state.sessions.insert(id.clone(), session);
+                state.sessions.insert(id.clone(), session, owner);
                 if let Ok(v) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(SESSION_ID, v);
                 }
@@ -294,8 +297,8 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
 }
 
 /// `DELETE` ends a legacy session (`200`); see [`legacy_target`] for the other answers.
-pub(super) fn delete(state: &State, headers: &HeaderMap) -> Response {
-    match legacy_target(state, headers) {
+pub(super) fn delete(state: &State, headers: &HeaderMap, principal: Option<&Principal>) -> Response {
+    match legacy_target(state, headers, principal) {
         Ok((id, _)) if state.sessions.remove(&id) => StatusCode::OK.into_response(),
         // Ended between the lookup and now.
         Ok(_) => NoSession::NotFound.response(),
