@@ -224,17 +224,19 @@ impl JwtVerifier {
         let mut last_fetch = self.cache.fetch.lock().await;
         // Another request may have fetched while this one waited.
         let cached = self.cache.keys.read().ok().and_then(|k| k.clone());
-        if let Some(keys) = &cached {
-            let candidates = keys.candidates(header);
-            let fresh = keys.fetched.elapsed() < self.max_age;
-            let recent = last_fetch.is_some_and(|t| t.elapsed() < self.refresh_interval);
-            if (!candidates.is_empty() && fresh) || recent {
-                return if candidates.is_empty() {
-                    Err(VerifyError::Invalid(format!("unknown key {:?}", header.kid)))
-                } else {
-                    Ok(candidates)
-                };
-            }
+        let candidates = cached.as_ref().map(|k| k.candidates(header)).unwrap_or_default();
+        let fresh = cached.as_ref().is_some_and(|k| k.fetched.elapsed() < self.max_age);
+        if !candidates.is_empty() && fresh {
+            return Ok(candidates);
+        }
+        // At most one fetch per interval, also while the issuer is down (requests would
+        // otherwise queue here behind one slow fetch after another).
+        if last_fetch.is_some_and(|t| t.elapsed() < self.refresh_interval) {
+            return match (candidates.is_empty(), cached.is_some()) {
+                (false, _) => Ok(candidates),
+                (true, true) => Err(VerifyError::Invalid(format!("unknown key {:?}", header.kid))),
+                (true, false) => Err(VerifyError::Unavailable("the issuer's keys could not be fetched".into())),
+            };
         }
         *last_fetch = Some(Instant::now());
         match self.fetch().await {
@@ -251,7 +253,6 @@ impl JwtVerifier {
             }
             Err(e) => {
                 // Keys already in hand still verify while the issuer cannot be reached.
-                let candidates = cached.map(|k| k.candidates(header)).unwrap_or_default();
                 if candidates.is_empty() {
                     Err(e)
                 } else {
