@@ -438,7 +438,9 @@ async fn a_task_is_visible_only_to_the_principal_that_created_it() {
     let bob = as_user(issuer.mint(&rs.url, "bob", "mcp:tools")).connect_http(&rs.url).await.unwrap();
     let Step::Task(task) = alice.call_tool_step("idle", json!({}), None, None).await.unwrap() else { panic!("a task") };
     assert_eq!(alice.get_task(&task.task_id).await.unwrap().task.task.status, TaskStatus::Working);
-    for attempt in [bob.get_task(&task.task_id).await.map(drop), bob.cancel_task(&task.task_id).await] {
+    let answers = json!({"overwrite": {"action": "accept", "content": {"overwrite": true}}});
+    let update = bob.update_task(&task.task_id, answers.as_object().cloned().unwrap()).await;
+    for attempt in [bob.get_task(&task.task_id).await.map(drop), update, bob.cancel_task(&task.task_id).await] {
         let err = attempt.unwrap_err();
         assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32602), "{err:?}");
     }
