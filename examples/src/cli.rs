@@ -14,9 +14,18 @@
 //! - `ROUNDTRIP_TASK_STORE`: `redis://host:port/db`: tasks, and the used states of single-use
 //!   tools, live in Redis, so any replica answers `tasks/get`, `tasks/update` and
 //!   `tasks/cancel` for a task running on another.
+//!
+//! Over HTTP, two more protect the endpoint as an OAuth 2.1 resource server:
+//!
+//! - `ROUNDTRIP_AUTH_ISSUER`: the authorization server whose JWT access tokens are accepted
+//!   (its keys are found through its metadata);
+//! - `ROUNDTRIP_AUTH_RESOURCE`: this endpoint's public URL, e.g. `https://mcp.example.com/mcp`
+//!   (the tokens' audience);
+//! - optionally `ROUNDTRIP_AUTH_SCOPES`: scopes every request needs, space-separated.
 
 use std::process::ExitCode;
 
+use roundtrip::auth::{JwtVerifier, ResourceServer};
 use roundtrip::seal::RedisReplayCache;
 use roundtrip::task::RedisStore;
 use roundtrip::transport::http::HttpOptions;
@@ -66,9 +75,16 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let options = match auth_options() {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let served = match mode {
         Mode::Stdio => server.clone().serve_stdio().await,
-        Mode::Http(addr) => match server.clone().bind_http_with(&addr, http_options(&addr).await).await {
+        Mode::Http(addr) => match server.clone().bind_http_with(&addr, http_options(&addr, options).await).await {
             Ok(bound) => {
                 tracing::info!("serving MCP at {}", bound.url());
                 if let Some(url) = bound.playground_url() {
@@ -96,7 +112,7 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
 }
 
 /// The playground is on when `addr` is loopback only (every address it resolves to).
-async fn http_options(addr: &str) -> HttpOptions {
+async fn http_options(addr: &str, options: HttpOptions) -> HttpOptions {
     let loopback = match tokio::net::lookup_host(addr).await {
         Ok(addrs) => {
             let addrs: Vec<_> = addrs.collect();
@@ -104,7 +120,7 @@ async fn http_options(addr: &str) -> HttpOptions {
         }
         Err(_) => false,
     };
-    HttpOptions::default().playground(loopback)
+    options.playground(loopback)
 }
 
 /// Apply `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE` when they are set.
@@ -124,6 +140,24 @@ async fn configure(mut server: Server) -> Result<Server, String> {
         tracing::info!("tasks and single-use states kept in {url}");
     }
     Ok(server)
+}
+
+/// The HTTP options: protected by a resource server when `ROUNDTRIP_AUTH_ISSUER` and
+/// `ROUNDTRIP_AUTH_RESOURCE` are set.
+fn auth_options() -> Result<HttpOptions, String> {
+    let issuer = std::env::var("ROUNDTRIP_AUTH_ISSUER").ok();
+    let resource = std::env::var("ROUNDTRIP_AUTH_RESOURCE").ok();
+    let (issuer, resource) = match (issuer, resource) {
+        (None, None) => return Ok(HttpOptions::default()),
+        (Some(issuer), Some(resource)) => (issuer, resource),
+        _ => return Err("set both ROUNDTRIP_AUTH_ISSUER and ROUNDTRIP_AUTH_RESOURCE, or neither".into()),
+    };
+    let scopes = std::env::var("ROUNDTRIP_AUTH_SCOPES").unwrap_or_default();
+    let auth = ResourceServer::new(&resource, JwtVerifier::new(&issuer, &resource))
+        .authorization_server(&issuer)
+        .required_scopes(scopes.split_whitespace());
+    tracing::info!("bearer tokens of {issuer} for {resource} required");
+    Ok(HttpOptions::default().auth(auth))
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

@@ -5,7 +5,7 @@ use darling::util::Flag;
 use darling::{FromAttributes, FromMeta};
 
 /// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent,
-/// open_world, check = f(a, b), task | task = "required", single_use)]`
+/// open_world, check = f(a, b), task | task = "required", single_use, scopes = ["…"])]`
 #[derive(Debug, Default, FromMeta)]
 pub struct ToolArgs {
     pub name: Option<syn::LitStr>,
@@ -22,6 +22,27 @@ pub struct ToolArgs {
     pub task: Option<TaskArg>,
     /// Each sealed state is accepted once.
     pub single_use: Flag,
+    /// `scopes = ["deploy:write"]`: the OAuth scopes a caller's token must grant.
+    pub scopes: Option<ScopesArg>,
+}
+
+/// What `scopes = …` was given, as written: any expression (even a string, which darling
+/// would parse as an expression of its own), checked in the model, so that every misuse gets
+/// the same message.
+#[derive(Debug, Clone)]
+pub struct ScopesArg(pub syn::Expr);
+
+/// How to write `scopes`.
+pub const SCOPES_USAGE: &str = "`scopes` is a list of OAuth scopes, such as `scopes = [\"deploy:write\"]`";
+
+impl FromMeta for ScopesArg {
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(SCOPES_USAGE))
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(Self(expr.clone()))
+    }
 }
 
 /// `task`, `task = "optional"` or `task = "required"`.

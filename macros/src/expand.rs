@@ -283,6 +283,8 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
         Options::Tool(args) => {
             let annotations = annotations(decl);
             let single_use = args.single_use.is_present().then(|| quote!(.single_use()));
+            let scopes = &decl.scopes;
+            let scopes = (!scopes.is_empty()).then(|| quote!(.scopes([#(#scopes),*])));
             let task = match &args.task {
                 None => quote!(::roundtrip::protocol::TaskSupport::Forbidden),
                 Some(t) if t.required => quote!(::roundtrip::protocol::TaskSupport::Required),
@@ -300,6 +302,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                     #body,
                 )
                 #single_use
+                #scopes
             }
         }
         Options::Prompt(args) => {

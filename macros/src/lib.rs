@@ -60,6 +60,7 @@ use proc_macro::TokenStream;
 /// | `idempotent` | annotation `idempotentHint: true` |
 /// | `open_world` | annotation `openWorldHint: true` |
 /// | `check = f(a, b)` | run `async fn f` before any question, on every leg; may be repeated |
+/// | `scopes = ["…", …]` | OAuth scopes the caller's bearer token must grant, on an HTTP endpoint protected by a `roundtrip::auth::ResourceServer` (feature `auth`); without them the call is answered `403 insufficient_scope` before any check or question |
 ///
 /// ```rust,ignore
 /// /// Replaced by `description`.

@@ -81,6 +81,8 @@ pub struct Declared {
     pub params: Vec<Param>,
     /// `check = f(a)`: run on every leg before any question.
     pub checks: Vec<Call>,
+    /// `scopes = ["…"]` of a tool: the OAuth scopes its caller's token must grant.
+    pub scopes: Vec<String>,
 }
 
 /// A call written in an attribute: `f(a, b)`, `path::to::f(a)` or, in a `#[toolset]`,
@@ -285,7 +287,11 @@ pub fn read(
         };
         errors.push(err_at(&p.ty, message));
     }
-    Declared { which, item, options, name, description, params, checks }
+    let scopes = match &options {
+        Options::Tool(ToolArgs { scopes: Some(arg), .. }) => scopes(&arg.0, errors),
+        _ => Vec::new(),
+    };
+    Declared { which, item, options, name, description, params, checks, scopes }
 }
 
 /// Parse the attribute's options; a resource's come after its URI literal.
@@ -590,6 +596,36 @@ fn strings(array: Option<&syn::ExprArray>, name: &str, errors: &mut darling::err
         match e {
             syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => out.push(s.value()),
             other => errors.push(err_at(other, format!("`{name}` is a list of strings, such as [\"a\", \"b\"]"))),
+        }
+    }
+    out
+}
+
+/// `scopes = ["a", "b"]`: OAuth scope tokens (RFC 6749 §3.3: printable ASCII without spaces,
+/// `"` or `\`), each once.
+fn scopes(expr: &syn::Expr, errors: &mut darling::error::Accumulator) -> Vec<String> {
+    let usage = crate::attr::SCOPES_USAGE;
+    let syn::Expr::Array(array) = expr else {
+        errors.push(err_at(expr, usage));
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for e in &array.elems {
+        let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = e else {
+            errors.push(err_at(e, usage));
+            continue;
+        };
+        let scope = s.value();
+        if scope.is_empty() || !scope.chars().all(|c| c.is_ascii_graphic() && c != '"' && c != '\\') {
+            errors.push(err_at(
+                s,
+                "a scope is one word of printable ASCII (no spaces, `\"` or `\\`), such as \"deploy:write\"; \
+                 list several scopes as several strings",
+            ));
+        } else if out.contains(&scope) {
+            errors.push(err_at(s, format!("the scope \"{scope}\" is listed twice")));
+        } else {
+            out.push(scope);
         }
     }
     out

@@ -36,8 +36,17 @@ impl Server {
                 json!(graph.map(|g| g.checks().iter().map(|c| c.call).collect::<Vec<_>>()).unwrap_or_default());
             item
         };
-        let tools: Vec<Value> =
-            self.tool_defs().iter().map(|d| with_questions(json!(d.tool), d.graph.as_deref())).collect();
+        let tools: Vec<Value> = self
+            .tool_defs()
+            .iter()
+            .map(|d| {
+                let mut item = with_questions(json!(d.tool), d.graph.as_deref());
+                if !d.required_scopes().is_empty() {
+                    item["scopes"] = json!(d.required_scopes());
+                }
+                item
+            })
+            .collect();
         let prompts: Vec<Value> =
             self.prompt_defs().iter().map(|d| with_questions(json!(d.prompt), d.graph.as_deref())).collect();
         let resources: Vec<Value> = self.resource_defs().iter().map(|d| json!(d.resource)).collect();
@@ -141,6 +150,14 @@ impl Description {
                 ),
                 Some("required") => md.push_str("Runs only as a task: a client must declare the tasks extension.\n\n"),
                 _ => {}
+            }
+            if let Some(scopes) = tool["scopes"].as_array() {
+                let list: Vec<String> = scopes.iter().map(|s| format!("`{}`", str_of(s))).collect();
+                let _ = writeln!(
+                    md,
+                    "Needs the OAuth scopes {} (a bearer token on a protected HTTP endpoint).\n",
+                    list.join(", ")
+                );
             }
             arguments(&mut md, &tool["inputSchema"]);
             checks_md(&mut md, &tool["checks"]);

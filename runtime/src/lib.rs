@@ -1,5 +1,6 @@
 #![doc = include_str!("lib.md")]
 
+pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
 mod declare;

@@ -301,6 +301,7 @@ impl Carrier {
             peer: inbound.peer.clone(),
             cancel: inbound.cancel.clone(),
             owner,
+            auth: inbound.auth.clone(),
             task: None,
         }
     }

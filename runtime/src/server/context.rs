@@ -40,6 +40,8 @@ pub struct RequestContext {
     pub(crate) cancel: CancellationToken,
     /// The caller, as a salted digest, when the server binds state and tasks to one.
     pub(crate) owner: Option<String>,
+    /// The caller's verified bearer token, on a protected HTTP endpoint.
+    pub(crate) auth: Option<Arc<crate::auth::AuthPrincipal>>,
     /// The task this body runs as, if it runs as one.
     pub(crate) task: Option<Arc<crate::task::TaskLink>>,
 }
@@ -57,6 +59,15 @@ impl fmt::Debug for RequestContext {
 }
 
 impl RequestContext {
+    /// Who the caller's bearer token speaks for (subject, client, scopes), when the request
+    /// came through an HTTP endpoint protected by a
+    /// [`ResourceServer`](crate::auth::ResourceServer) (feature `auth`) or through another layer
+    /// that put an [`AuthPrincipal`](crate::auth::AuthPrincipal) into the request's extensions;
+    /// `None` over stdio and in memory.
+    pub fn auth(&self) -> Option<&crate::auth::AuthPrincipal> {
+        self.auth.as_deref()
+    }
+
     /// `tools/call`, `prompts/get` or `resources/read`.
     pub fn method(&self) -> &'static str {
         self.method

@@ -183,6 +183,8 @@ pub struct ToolDef {
     pub(crate) needs: Vec<StateNeed>,
     /// Each sealed state is accepted once (`#[tool(single_use)]`).
     pub(crate) single_use: bool,
+    /// The OAuth scopes a caller's token must grant (`#[tool(scopes = [...])]`).
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: Handler<CallToolResult>,
 }
 
@@ -203,7 +205,14 @@ impl ToolDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
     {
-        Self { tool, graph: None, needs: Vec::new(), single_use: false, handler: Handler::new(handler) }
+        Self {
+            tool,
+            graph: None,
+            needs: Vec::new(),
+            single_use: false,
+            scopes: Vec::new(),
+            handler: Handler::new(handler),
+        }
     }
 
     /// Attach the resolver graph the handler runs, for documentation.
@@ -225,6 +234,22 @@ impl ToolDef {
     pub fn single_use(mut self) -> Self {
         self.single_use = true;
         self
+    }
+
+    /// The OAuth scopes a caller's bearer token must grant to call this tool
+    /// (`#[tool(scopes = [...])]`). On an HTTP endpoint protected by a
+    /// [`ResourceServer`](crate::auth::ResourceServer) (feature `auth`), a token without them
+    /// is answered `403 insufficient_scope` before any check runs or any question is asked.
+    /// Without a protected endpoint (stdio, in memory) there is no token and nothing is
+    /// enforced.
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes set by [`scopes`](Self::scopes).
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Whether calls may become tasks (`execution.taskSupport`). A `required` tool answers

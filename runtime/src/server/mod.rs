@@ -395,6 +395,12 @@ impl Server {
         &self.inner.tools
     }
 
+    /// The OAuth scopes the tool `name` needs (none for an unknown tool).
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn tool_scopes(&self, name: &str) -> &[String] {
+        self.inner.tool_index.get(name).map_or(&[], |&i| &self.inner.tools[i].scopes)
+    }
+
     /// The registered prompts.
     pub fn prompt_defs(&self) -> &[PromptDef] {
         &self.inner.prompts

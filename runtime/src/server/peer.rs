@@ -48,7 +48,10 @@ impl Peer for NullPeer {
 /// The authenticated identity behind a request.
 ///
 /// An authentication layer in front of [`Server::router`](super::Server::router) inserts it
-/// into the request's extensions; sealed `requestState` is then bound to it.
+/// into the request's extensions; sealed `requestState` and the tasks the request creates are
+/// then bound to it. The resource server of [`crate::auth`] inserts
+/// [`AuthPrincipal::principal`](crate::auth::AuthPrincipal::principal) (the token's issuer and
+/// subject).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
 
@@ -106,6 +109,9 @@ pub struct Inbound {
     pub modern_hint: bool,
     /// The authenticated identity, if an auth layer set one.
     pub principal: Option<Principal>,
+    /// What the caller's verified bearer token says (subject, client, scopes), if an auth
+    /// layer set it (see [`crate::auth`]).
+    pub auth: Option<Arc<crate::auth::AuthPrincipal>>,
     /// The HTTP request head, on HTTP.
     pub http: Option<Arc<http::request::Parts>>,
     /// Cancelled when the client cancels the request or goes away.
@@ -125,6 +131,14 @@ impl fmt::Debug for Inbound {
 impl Inbound {
     /// An inbound request on `peer`, with no session, principal or HTTP head.
     pub fn new(peer: Arc<dyn Peer>) -> Self {
-        Self { peer, session: None, modern_hint: false, principal: None, http: None, cancel: CancellationToken::new() }
+        Self {
+            peer,
+            session: None,
+            modern_hint: false,
+            principal: None,
+            auth: None,
+            http: None,
+            cancel: CancellationToken::new(),
+        }
     }
 }

@@ -56,7 +56,7 @@ use ::http::{HeaderValue, Method, StatusCode, header};
 pub use host::HostCheck;
 
 use crate::protocol::ErrorObject;
-use crate::server::Server;
+use crate::server::{Principal, Server};
 use conn::{ConnLimits, ConnTracker, LimitedListener};
 use host::{HostPolicy, Refusal};
 use respond::error_response;
@@ -138,6 +138,11 @@ pub struct HttpOptions {
     /// [`playground_public`](Self::playground_public)).
     #[cfg(feature = "playground")]
     pub playground_public: bool,
+    /// Protect the endpoint as an OAuth 2.1 resource server (feature `auth`): bearer tokens,
+    /// Protected Resource Metadata, scopes per tool (see [`crate::auth`]). `None` (default):
+    /// no authorization.
+    #[cfg(feature = "auth")]
+    pub auth: Option<crate::auth::ResourceServer>,
 }
 
 impl Default for HttpOptions {
@@ -160,6 +165,8 @@ impl Default for HttpOptions {
             playground: false,
             #[cfg(feature = "playground")]
             playground_public: false,
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }
@@ -283,6 +290,14 @@ impl HttpOptions {
         self
     }
 
+    /// Require a bearer token that `resource_server` accepts on every request to the endpoint,
+    /// and serve its Protected Resource Metadata (see [`crate::auth`]).
+    #[cfg(feature = "auth")]
+    pub fn auth(mut self, resource_server: crate::auth::ResourceServer) -> Self {
+        self.auth = Some(resource_server);
+        self
+    }
+
     fn conn_limits(&self) -> ConnLimits {
         ConnLimits {
             header_read_timeout: self.header_read_timeout,
@@ -342,6 +357,12 @@ impl Server {
         let path = endpoint_path(&options.path);
         #[cfg(feature = "playground")]
         let playground = options.playground.then(|| playground::Assets::new(self, &path));
+        #[cfg(feature = "auth")]
+        let metadata = options.auth.as_ref().map(|auth| {
+            let scopes: Vec<&str> =
+                self.tool_defs().iter().flat_map(|t| t.required_scopes()).map(String::as_str).collect();
+            auth.metadata_routes(&path, &scopes)
+        });
         let state = Arc::new(State {
             server: self.clone(),
             #[cfg(feature = "playground")]
@@ -358,7 +379,13 @@ impl Server {
         let router = Router::new().route(&path, any(endpoint));
         #[cfg(feature = "playground")]
         let router = if state.playground.is_some() { playground::mount(router, &path) } else { router };
-        router.layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit)).with_state(state)
+        let router = router.layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit));
+        #[cfg(feature = "auth")]
+        let router = match metadata {
+            Some(metadata) => router.merge(metadata),
+            None => router,
+        };
+        router.with_state(state)
     }
 
     /// Serve at `http://{addr}/mcp` until an I/O error.
@@ -475,7 +502,8 @@ pub(super) fn method_not_allowed() -> Response {
 }
 
 async fn endpoint(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
+    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+    let (mut parts, body) = request.into_parts();
     if let Err(refusal) = state.policy.check(&parts.headers) {
         let message = match refusal {
             Refusal::Host => "Forbidden: invalid Host header",
@@ -483,10 +511,23 @@ async fn endpoint(AxumState(state): AxumState<Arc<State>>, request: Request) -> 
         };
         return error_response(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, message));
     }
+    // Every method of the endpoint needs a token (a GET stream and a DELETE name a session
+    // that holds the caller's work). The token's principal replaces any set before: state and
+    // tasks are bound to who the token says the caller is.
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &state.options.auth {
+        match auth.authenticate(&parts.headers).await {
+            Ok(principal) => {
+                parts.extensions.insert(principal.principal());
+                parts.extensions.insert(principal);
+            }
+            Err(refusal) => return auth.refuse(refusal),
+        }
+    }
     match parts.method {
         Method::POST => post::post(state, parts, body).await,
-        Method::GET => stream::get(&state, &parts.headers),
-        Method::DELETE => post::delete(&state, &parts.headers),
+        Method::GET => stream::get(&state, &parts.headers, parts.extensions.get::<Principal>()),
+        Method::DELETE => post::delete(&state, &parts.headers, parts.extensions.get::<Principal>()),
         _ => method_not_allowed(),
     }
 }

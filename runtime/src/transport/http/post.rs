@@ -15,6 +15,7 @@ use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::respond::{Answer, error_response, reply_response, run};
 use super::sessions::LegacySession;
 use super::stream::{NoSession, legacy_target};
+use crate::auth::AuthPrincipal;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, META_PROTOCOL_VERSION, Message, Notification, ProtocolVersion,
     Request, RequestId, RequestMeta, Response as RpcResponse,
@@ -113,16 +114,18 @@ impl UnknownSession {
     }
 }
 
-/// The session named by `Mcp-Session-Id`: `Ok(None)` when the header is absent.
-fn session_of(state: &State, headers: &HeaderMap) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
-    let Some(id) = headers.get(SESSION_ID) else { return Ok(None) };
+/// The session named by `Mcp-Session-Id`: `Ok(None)` when the header is absent. A session
+/// started by another principal is not found.
+fn session_of(state: &State, parts: &Parts) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
+    let Some(id) = parts.headers.get(SESSION_ID) else { return Ok(None) };
     let id = id.to_str().map_err(|_| UnknownSession)?.trim();
-    state.sessions.get(id).map(Some).ok_or(UnknownSession)
+    let principal = parts.extensions.get::<Principal>();
+    state.sessions.get(id).filter(|s| s.owned_by(principal)).map(Some).ok_or(UnknownSession)
 }
 
 /// A client's answer to a server-to-client request (legacy back-channel).
 fn client_response(state: &State, parts: &Parts, response: RpcResponse) -> Response {
-    match session_of(state, &parts.headers) {
+    match session_of(state, parts) {
         Err(e) => e.response(),
         Ok(None) => bad_request(None, ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(session)) => {
@@ -135,7 +138,7 @@ fn client_response(state: &State, parts: &Parts, response: RpcResponse) -> Respo
 }
 
 fn notification_post(state: &State, parts: &Parts, notification: &Notification) -> Response {
-    let session = match session_of(state, &parts.headers) {
+    let session = match session_of(state, parts) {
         Err(e) => return e.response(),
         Ok(s) => s,
     };
@@ -161,6 +164,10 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
 }
 
 async fn request_post(state: Arc<State>, parts: Parts, request: Request) -> Response {
+    #[cfg(feature = "auth")]
+    if let Some(refusal) = tool_scopes(&state, &parts, &request) {
+        return refusal;
+    }
     let claims_modern =
         RequestMeta::raw(request.params.as_ref()).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
     if claims_modern || is_modern_header(&parts.headers) {
@@ -170,14 +177,46 @@ async fn request_post(state: Arc<State>, parts: Parts, request: Request) -> Resp
     }
 }
 
+/// Refuse a `tools/call` whose bearer token lacks the tool's scopes (`403 insufficient_scope`).
+///
+/// This happens here, in the transport, rather than in the HTTP layer that verified the token
+/// or in the dispatcher: the layer cannot know the tool without parsing the body (a 2026
+/// request names it in `Mcp-Name`, a legacy one only in the body), and this is where the body
+/// has just been parsed, once; the dispatcher knows no HTTP, and a step-up is an HTTP answer
+/// (a `403` with a `WWW-Authenticate` challenge the client's OAuth code acts on), not a JSON-RPC
+/// error. Refusing before the request is dispatched means no check runs, no question is asked,
+/// no task is created and no state is unsealed for a caller who may not call the tool.
+#[cfg(feature = "auth")]
+fn tool_scopes(state: &State, parts: &Parts, request: &Request) -> Option<Response> {
+    let auth = state.options.auth.as_ref()?;
+    if request.method != "tools/call" {
+        return None;
+    }
+    let name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)?;
+    let scopes = state.server.tool_scopes(name);
+    if scopes.is_empty() {
+        return None;
+    }
+    // The endpoint verified the token before the body was read; without a principal here
+    // the request did not come through it, so refuse rather than run unchecked.
+    let Some(principal) = parts.extensions.get::<AuthPrincipal>() else {
+        return Some(auth.refuse(crate::auth::http::Refusal::Missing));
+    };
+    let refusal = auth.check_scopes(principal, scopes).err()?;
+    tracing::info!(target: "roundtrip::auth", tool = name, subject = %principal.subject, "insufficient scope");
+    Some(auth.refuse(refusal))
+}
+
 /// The inbound side of one request. A graceful shutdown ends the long-lived
 /// `subscriptions/listen` streams at once; every other request in flight finishes (it is
 /// cancelled only when its client goes away), so a rolling restart answers what it took.
-fn inbound(state: &State, parts: Parts, modern_hint: bool, method: &str) -> Inbound {
+fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> Inbound {
     let principal = parts.extensions.get::<Principal>().cloned();
+    let auth = parts.extensions.remove::<AuthPrincipal>().map(Arc::new);
     let mut inbound = Inbound::new(Arc::new(NullPeer));
     inbound.modern_hint = modern_hint;
     inbound.principal = principal;
+    inbound.auth = auth;
     inbound.http = Some(Arc::new(parts));
     if method == "subscriptions/listen" {
         inbound.cancel = state.shutdown.child_token();
@@ -214,7 +253,7 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
     if request.method == "initialize" {
         return initialize(state, parts, request).await;
     }
-    let session = match session_of(&state, &parts.headers) {
+    let session = match session_of(&state, &parts) {
         Err(e) => return e.response(),
         Ok(None) => return bad_request(Some(request.id), ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(s)) => s,
@@ -238,6 +277,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
         ClientCapabilities::default(),
         Implementation { name: String::new(), version: String::new(), title: None },
     );
+    let owner = parts.extensions.get::<Principal>().cloned();
     let mut inbound = inbound(&state, parts, false, &request.method);
     inbound.session = Some(Arc::new(placeholder));
     match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
@@ -246,7 +286,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
             let session = reply.session.take();
             let mut response = reply_response(reply);
             if let Some(session) = session {
-                state.sessions.insert(id.clone(), session);
+                state.sessions.insert(id.clone(), session, owner);
                 if let Ok(v) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(SESSION_ID, v);
                 }
@@ -257,8 +297,8 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
 }
 
 /// `DELETE` ends a legacy session (`200`); see [`legacy_target`] for the other answers.
-pub(super) fn delete(state: &State, headers: &HeaderMap) -> Response {
-    match legacy_target(state, headers) {
+pub(super) fn delete(state: &State, headers: &HeaderMap, principal: Option<&Principal>) -> Response {
+    match legacy_target(state, headers, principal) {
         Ok((id, _)) if state.sessions.remove(&id) => StatusCode::OK.into_response(),
         // Ended between the lookup and now.
         Ok(_) => NoSession::NotFound.response(),

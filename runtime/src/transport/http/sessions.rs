@@ -10,7 +10,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::RequestId;
-use crate::server::Session;
+use crate::server::{Principal, Session};
 use crate::transport::pending::Pending;
 
 /// One legacy session as the HTTP transport keeps it.
@@ -18,6 +18,9 @@ use crate::transport::pending::Pending;
 pub(super) struct LegacySession {
     pub session: Arc<Session>,
     pub pending: Arc<Pending>,
+    /// The authenticated principal that started it, if any: only the same principal may use
+    /// it (a leaked session id is no way into another user's session).
+    owner: Option<Principal>,
     in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
     next_seq: AtomicU64,
     /// Milliseconds since the store's epoch.
@@ -42,6 +45,12 @@ struct StreamState {
 }
 
 impl LegacySession {
+    /// Whether `principal` may use the session: the one that started it (or, for a session
+    /// started without one, a request without one).
+    pub fn owned_by(&self, principal: Option<&Principal>) -> bool {
+        self.owner.as_ref() == principal
+    }
+
     /// Track a request in flight so `notifications/cancelled` can reach it; dropping the
     /// guard forgets it.
     pub fn begin(self: &Arc<Self>, id: RequestId, cancel: CancellationToken) -> InFlight {
@@ -165,11 +174,12 @@ impl SessionStore {
 
     /// Keep a new session; when the store is full, idle sessions go first, then the least
     /// recently used one.
-    pub fn insert(&self, id: String, session: Arc<Session>) {
+    pub fn insert(&self, id: String, session: Arc<Session>, owner: Option<Principal>) {
         let now = self.now();
         let entry = Arc::new(LegacySession {
             session,
             pending: Arc::new(Pending::default()),
+            owner,
             in_flight: Mutex::new(HashMap::new()),
             next_seq: AtomicU64::new(0),
             last_used: AtomicU64::new(now),
@@ -248,13 +258,13 @@ mod tests {
     #[test]
     fn full_store_evicts_the_least_recently_used() {
         let store = SessionStore::new(2, Duration::from_secs(3600));
-        store.insert("a".into(), session());
+        store.insert("a".into(), session(), None);
         std::thread::sleep(Duration::from_millis(3));
-        store.insert("b".into(), session());
+        store.insert("b".into(), session(), None);
         std::thread::sleep(Duration::from_millis(3));
         assert!(store.get("a").is_some());
         std::thread::sleep(Duration::from_millis(3));
-        store.insert("c".into(), session());
+        store.insert("c".into(), session(), None);
         assert_eq!(store.len(), 2);
         assert!(store.get("a").is_some());
         assert!(store.get("b").is_none());
@@ -264,8 +274,8 @@ mod tests {
     #[test]
     fn idle_sessions_expire_unless_busy() {
         let store = SessionStore::new(10, Duration::from_millis(1));
-        store.insert("idle".into(), session());
-        store.insert("busy".into(), session());
+        store.insert("idle".into(), session(), None);
+        store.insert("busy".into(), session(), None);
         let busy = store.get("busy").expect("fresh");
         let _guard = busy.begin(RequestId::Number(1), CancellationToken::new());
         std::thread::sleep(Duration::from_millis(10));
@@ -276,7 +286,7 @@ mod tests {
     #[test]
     fn cancel_reaches_the_request_in_flight_and_remove_terminates() {
         let store = SessionStore::new(10, Duration::from_secs(60));
-        store.insert("s".into(), session());
+        store.insert("s".into(), session(), None);
         let s = store.get("s").expect("stored");
         let token = CancellationToken::new();
         let guard = s.begin(RequestId::String("r".into()), token.clone());

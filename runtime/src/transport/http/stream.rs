@@ -23,7 +23,7 @@ use super::limits::unavailable;
 use super::respond::{error_response, frame, sse_response, tick};
 use super::sessions::{LegacySession, StreamGuard};
 use crate::protocol::{ErrorObject, Notification, ProtocolVersion};
-use crate::server::{ListChange, Server};
+use crate::server::{ListChange, Principal, Server};
 
 /// Why a `GET` or `DELETE` names no usable legacy session.
 #[derive(Debug)]
@@ -63,7 +63,11 @@ impl NoSession {
 /// session yet: `405`, unless its `MCP-Protocol-Version` names a legacy revision (`400`, the
 /// session is missing). A 2026-07-28 version header means the session id is to be ignored
 /// (`405`); an unknown one is `400`; an unknown or ended session is `404`.
-pub(super) fn legacy_target(state: &State, headers: &HeaderMap) -> Result<(String, Arc<LegacySession>), NoSession> {
+pub(super) fn legacy_target(
+    state: &State,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Result<(String, Arc<LegacySession>), NoSession> {
     let version = headers::raw(headers, PROTOCOL_VERSION).map_err(|e| NoSession::BadVersion(e.message))?;
     let parsed = version.as_deref().map(ProtocolVersion::parse);
     let Some(id) = headers.get(SESSION_ID) else {
@@ -81,7 +85,7 @@ pub(super) fn legacy_target(state: &State, headers: &HeaderMap) -> Result<(Strin
         _ => {}
     }
     let id = id.to_str().map(str::trim).map_err(|_| NoSession::NotFound)?;
-    let session = state.sessions.get(id).ok_or(NoSession::NotFound)?;
+    let session = state.sessions.get(id).filter(|s| s.owned_by(principal)).ok_or(NoSession::NotFound)?;
     Ok((id.to_owned(), session))
 }
 
@@ -94,8 +98,8 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
 }
 
 /// `GET` on the endpoint: open the session's standalone stream.
-pub(super) fn get(state: &Arc<State>, headers: &HeaderMap) -> Response {
-    let session = match legacy_target(state, headers) {
+pub(super) fn get(state: &Arc<State>, headers: &HeaderMap, principal: Option<&Principal>) -> Response {
+    let session = match legacy_target(state, headers, principal) {
         Ok((_, session)) => session,
         Err(no) => return no.response(),
     };
