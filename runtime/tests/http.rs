@@ -48,6 +48,18 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
             tokio::time::sleep(Duration::from_millis(20)).await;
             Ok(Outcome::Complete(CallToolResult::text("done")))
         }))
+        // Progress sent in the same poll that completes the call (no await in between).
+        .tool(ToolDef::new(Tool::new("last_progress", empty_input_schema()), |cx| async move {
+            cx.progress(0.0, Some(100.0), None);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            cx.progress(50.0, Some(100.0), None);
+            cx.progress(100.0, Some(100.0), None);
+            Ok(Outcome::Complete(CallToolResult::text("done")))
+        }))
+        .tool(ToolDef::new(Tool::new("instant_progress", empty_input_schema()), |cx| async move {
+            cx.progress(100.0, Some(100.0), None);
+            Ok(Outcome::Complete(CallToolResult::text("done")))
+        }))
         .tool(ToolDef::new(Tool::new("hang", empty_input_schema()), move |cx| {
             let dropped = SetOnDrop(cancelled.clone());
             async move {
@@ -361,6 +373,29 @@ async fn progress_switches_to_sse_and_ends_with_the_result() {
     assert_eq!(last["id"], 11);
     assert_eq!(last["result"]["content"][0]["text"], "done");
     assert!(sse.next().await.is_none(), "the stream ends after the result");
+}
+
+/// The handler runs inside the request's future: notifications it sends in the very poll
+/// that completes it must still go out, and before the result.
+#[tokio::test]
+async fn progress_sent_as_the_handler_completes_is_not_lost() {
+    let h = start().await;
+    for (tool, expected) in [("last_progress", vec![0.0, 50.0, 100.0]), ("instant_progress", vec![100.0])] {
+        let r = h.modern(json!(12), "tools/call", json!({"name": tool, "_meta": {"progressToken": "tok"}})).await;
+        let mut sse = Sse::new(r);
+        let mut seen = Vec::new();
+        let last = loop {
+            let event = sse.next().await.unwrap();
+            if event["method"] == "notifications/progress" {
+                seen.push(event["params"]["progress"].as_f64().unwrap());
+            } else {
+                break event;
+            }
+        };
+        assert_eq!(seen, expected, "{tool}");
+        assert_eq!(last["result"]["content"][0]["text"], "done", "{tool}");
+        assert!(sse.next().await.is_none(), "{tool}: the stream ends after the result");
+    }
 }
 
 #[tokio::test]

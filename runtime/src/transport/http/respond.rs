@@ -192,13 +192,15 @@ impl SseState {
                     // Every peer handle is gone; the reply is still to come.
                     Step::Event(None) => s.rx = None,
                     Step::Reply(reply) => {
+                        let reply = reply.unwrap_or_else(|| crashed(s.id.clone()));
+                        // Events sent in the poll that finished the handler go out first.
+                        if let Some(event) = s.rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
+                            s.handling = Some(Box::pin(std::future::ready(Ok(reply))));
+                            return Some((Ok(frame(&event)), (s, ticker)));
+                        }
                         s.handling = None;
                         s.guard.disarm();
-                        let response = match reply {
-                            Some(reply) => reply.response?,
-                            None => crashed(s.id.clone()).response?,
-                        };
-                        return Some((Ok(frame(&response)), (s, ticker)));
+                        return Some((Ok(frame(&reply.response?)), (s, ticker)));
                     }
                     Step::KeepAlive => return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (s, ticker))),
                 }
