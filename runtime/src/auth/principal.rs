@@ -2,8 +2,6 @@
 
 use serde_json::{Map, Value};
 
-use crate::server::Principal;
-
 /// The caller a verified access token speaks for: its subject, the client it was issued to,
 /// and the scopes it grants.
 ///
@@ -11,7 +9,7 @@ use crate::server::Principal;
 /// [`ResourceServer`](crate::auth::ResourceServer) (feature `auth`) puts one in the request's
 /// extensions; a handler reads it with
 /// [`RequestContext::auth`](crate::RequestContext::auth). Sealed `requestState` and tasks are
-/// bound to its [`principal`](Self::principal): the issuer and the subject, which stay the same
+/// bound to its [`identity`](Self::identity): the issuer and the subject, which stay the same
 /// across tokens of the same user (a refreshed token, a token with more scopes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -79,10 +77,12 @@ impl AuthPrincipal {
     /// The identity state and tasks are bound to: the issuer and the subject, encoded without
     /// ambiguity (a JSON pair). The client and the scopes are left out on purpose: a user who
     /// steps up to more scopes, or whose token is refreshed, still finishes their flows and
-    /// sees their tasks.
-    pub fn principal(&self) -> Principal {
+    /// sees their tasks. The protected endpoint inserts it as the request's
+    /// [`Principal`](crate::server::Principal); a layer of your own does the same with
+    /// `Principal(auth.identity())`.
+    pub fn identity(&self) -> String {
         let pair = (self.issuer.as_deref().unwrap_or(""), self.subject.as_str());
-        Principal(serde_json::to_string(&pair).unwrap_or_else(|_| format!("{}\u{0}{}", pair.0, pair.1)))
+        serde_json::to_string(&pair).unwrap_or_else(|_| format!("{}\u{0}{}", pair.0, pair.1))
     }
 }
 
@@ -105,11 +105,11 @@ mod tests {
     fn the_binding_is_issuer_and_subject_only() {
         let a = AuthPrincipal::new("alice").issuer("https://as.example").client_id("c1").scopes(["read"]);
         let b = AuthPrincipal::new("alice").issuer("https://as.example").client_id("c2").scopes(["read", "write"]);
-        assert_eq!(a.principal(), b.principal());
-        assert_ne!(a.principal(), AuthPrincipal::new("alice").issuer("https://other.example").principal());
+        assert_eq!(a.identity(), b.identity());
+        assert_ne!(a.identity(), AuthPrincipal::new("alice").issuer("https://other.example").identity());
         // No separator trick makes two different pairs collide.
         let tricky = AuthPrincipal::new("b").issuer("a\",\"");
-        assert_ne!(tricky.principal(), AuthPrincipal::new("\",\"b").issuer("a").principal());
+        assert_ne!(tricky.identity(), AuthPrincipal::new("\",\"b").issuer("a").identity());
     }
 
     #[test]

@@ -50,7 +50,7 @@ impl Peer for NullPeer {
 /// An authentication layer in front of [`Server::router`](super::Server::router) inserts it
 /// into the request's extensions; sealed `requestState` and the tasks the request creates are
 /// then bound to it. The resource server of [`crate::auth`] inserts
-/// [`AuthPrincipal::principal`](crate::auth::AuthPrincipal::principal) (the token's issuer and
+/// [`AuthPrincipal::identity`](crate::auth::AuthPrincipal::identity) (the token's issuer and
 /// subject).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);

@@ -518,7 +518,7 @@ async fn endpoint(AxumState(state): AxumState<Arc<State>>, request: Request) -> 
     if let Some(auth) = &state.options.auth {
         match auth.authenticate(&parts.headers).await {
             Ok(principal) => {
-                parts.extensions.insert(principal.principal());
+                parts.extensions.insert(Principal(principal.identity()));
                 parts.extensions.insert(principal);
             }
             Err(refusal) => return auth.refuse(refusal),
