@@ -37,6 +37,48 @@ async fn list_results_carry_result_type_and_cache_hints_and_never_ask() {
     }
 }
 
+/// Lists are serialized once and kept; a server built further from a served one (a clone
+/// with another tool) lists its own definitions, not the cached ones.
+#[tokio::test]
+async fn cached_lists_follow_the_definitions() {
+    let served = fixture();
+    let names = |r: &Value| -> Vec<String> {
+        r["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let mut w = Wire::new(served.clone(), MODERN);
+    let first = w.modern("tools/list", json!({}), all_caps()).await;
+    let again = w.modern("tools/list", json!({}), all_caps()).await;
+    assert_eq!(first["result"], again["result"]);
+    assert!(!names(&first).contains(&"added_later".to_owned()));
+    let extended = served.tool(roundtrip::server::ToolDef::new(
+        roundtrip::protocol::Tool::new("added_later", roundtrip::protocol::empty_input_schema()),
+        |_cx| async { Ok(roundtrip::Outcome::Complete(roundtrip::protocol::CallToolResult::text("late"))) },
+    ));
+    let mut w = Wire::new(extended, MODERN);
+    let listed = w.modern("tools/list", json!({}), all_caps()).await;
+    assert!(names(&listed).contains(&"added_later".to_owned()), "{listed}");
+    assert_eq!(names(&listed).len(), names(&first).len() + 1);
+
+    // The same when the served server is the only owner of its definitions (no copy made).
+    let only = fixture();
+    let list = || {
+        let params = json!({"_meta": meta(all_caps())});
+        roundtrip::protocol::Request::new(roundtrip::protocol::RequestId::Number(1), "tools/list", Some(params))
+    };
+    let inbound = || roundtrip::server::Inbound::new(std::sync::Arc::new(roundtrip::server::NullPeer));
+    let before = only.handle(list(), inbound()).await.response.unwrap().into_response();
+    let only = only.tool(roundtrip::server::ToolDef::new(
+        roundtrip::protocol::Tool::new("added_later", roundtrip::protocol::empty_input_schema()),
+        |_cx| async { Ok(roundtrip::Outcome::Complete(roundtrip::protocol::CallToolResult::text("late"))) },
+    ));
+    let after = only.handle(list(), inbound()).await.response.unwrap().into_response();
+    let count = |r: &roundtrip::protocol::Response| match &r.body {
+        roundtrip::protocol::ResponseBody::Result(v) => v["tools"].as_array().unwrap().len(),
+        roundtrip::protocol::ResponseBody::Error(e) => panic!("{e:?}"),
+    };
+    assert_eq!(count(&after), count(&before) + 1);
+}
+
 #[tokio::test]
 async fn a_call_without_arguments_means_empty_arguments() {
     let mut w = wire().await;

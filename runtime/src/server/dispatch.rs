@@ -10,11 +10,10 @@ use serde_json::{Value, json};
 use super::peer::{Inbound, Session};
 use super::{Server, subscriptions};
 use crate::protocol::{
-    CacheScope, CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject,
-    InitializeParams, InitializeResult, JsonObject, ListChangedCapability, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, ProtocolVersion, Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType,
-    ServerCapabilities, TASKS_EXTENSION, TaskIdParams, Tool, UpdateTaskParams, codes,
+    CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
+    InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    ProtocolVersion, Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities,
+    TASKS_EXTENSION, TaskIdParams, UpdateTaskParams, codes,
 };
 
 /// The answer to one request.
@@ -193,10 +192,9 @@ impl Server {
         let v = ProtocolVersion::V2026_07_28;
         let value = match method {
             "server/discover" => to_value(self.discover())?,
-            "tools/list" => to_value(self.list_tools(v))?,
-            "prompts/list" => to_value(self.list_prompts(v))?,
-            "resources/list" => to_value(self.list_resources(v))?,
-            "resources/templates/list" => to_value(self.list_templates(v))?,
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                return Ok(Routed::Json(self.list(method, v)?));
+            }
             "completion/complete" => to_value(self.complete(params, v)?)?,
             "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, &meta, inbound).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
@@ -249,11 +247,8 @@ impl Server {
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "completion/complete" => {
                 self.check_offered(method)?;
                 match method {
-                    "tools/list" => to_value(self.list_tools(v))?,
-                    "prompts/list" => to_value(self.list_prompts(v))?,
-                    "resources/list" => to_value(self.list_resources(v))?,
-                    "resources/templates/list" => to_value(self.list_templates(v))?,
-                    _ => to_value(self.complete(params, v)?)?,
+                    "completion/complete" => to_value(self.complete(params, v)?)?,
+                    _ => return Ok(Routed::Json(self.list(method, v)?)),
                 }
             }
             "tools/call" | "prompts/get" | "resources/read" => {
@@ -399,38 +394,6 @@ impl Server {
         }
     }
 
-    fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
-        if version.is_modern() {
-            (Some(ResultType::Complete), Some(self.inner.caching.list_ttl_ms), Some(self.inner.caching.list_scope))
-        } else {
-            (None, None, None)
-        }
-    }
-
-    fn list_tools(&self, version: ProtocolVersion) -> ListToolsResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let tools = self.inner.tools.iter().map(|d| tool_for(&d.tool, version)).collect();
-        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope }
-    }
-
-    fn list_prompts(&self, version: ProtocolVersion) -> ListPromptsResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let prompts = self.inner.prompts.iter().map(|d| d.prompt.clone()).collect();
-        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope }
-    }
-
-    fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let resources = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
-        ListResourcesResult { result_type, resources, next_cursor: None, ttl_ms, cache_scope }
-    }
-
-    fn list_templates(&self, version: ProtocolVersion) -> ListResourceTemplatesResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let resource_templates = self.inner.templates.iter().map(|d| d.template.clone()).collect();
-        ListResourceTemplatesResult { result_type, resource_templates, next_cursor: None, ttl_ms, cache_scope }
-    }
-
     fn complete(&self, params: Option<&Value>, version: ProtocolVersion) -> Result<CompleteResult, Failure> {
         let params: CompleteParams = params
             .cloned()
@@ -460,27 +423,6 @@ impl Server {
         }
         Ok(CompleteResult { result_type: version.is_modern().then_some(ResultType::Complete), completion })
     }
-}
-
-/// A tool as a client of `version` may see it.
-fn tool_for(tool: &Tool, version: ProtocolVersion) -> Tool {
-    let mut tool = tool.clone();
-    if version < ProtocolVersion::V2025_06_18 {
-        tool.title = None;
-        tool.output_schema = None;
-        tool.meta = None;
-    }
-    if version < ProtocolVersion::V2025_11_25 {
-        tool.icons = None;
-    }
-    if !version.is_modern() {
-        // A legacy session runs task tools synchronously: nothing to announce.
-        tool.execution = None;
-    }
-    if !version.is_modern() && tool.output_schema.as_ref().is_some_and(|s| s.get("type") != Some(&json!("object"))) {
-        tool.output_schema = None;
-    }
-    tool
 }
 
 /// Serialize a result once, for the wire.

@@ -18,6 +18,7 @@ mod context;
 mod dispatch;
 mod handler;
 mod legacy;
+mod lists;
 mod peer;
 mod subscriptions;
 pub mod uri_template;
@@ -68,6 +69,7 @@ struct Inner {
     states: States,
     tasks: Tasks,
     replay: Arc<dyn ReplayCache>,
+    lists: lists::ListCache,
 }
 
 /// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
@@ -157,12 +159,16 @@ impl Server {
                 states: States::default(),
                 tasks: Tasks::new(Arc::new(MemoryStore::new()), TaskOptions::default()),
                 replay: Arc::new(MemoryReplayCache::new()),
+                lists: lists::ListCache::default(),
             }),
         }
     }
 
     fn inner_mut(&mut self) -> &mut Inner {
-        Arc::make_mut(&mut self.inner)
+        let inner = Arc::make_mut(&mut self.inner);
+        // The definitions may change: the lists are serialized again when next asked for.
+        inner.lists = lists::ListCache::default();
+        inner
     }
 
     /// The server's name.
