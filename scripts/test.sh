@@ -55,7 +55,7 @@ cargo build --quiet -p roundtrip-examples --bin provision --bin ops --bin confor
 section "conformance suite: server"
 scripts/conformance.sh
 
-section "conformance suite: client (scored 2026-07-28 scenarios but auth/*)"
+section "conformance suite: client (every scored 2026-07-28 scenario, auth/* included)"
 scripts/conformance-client.sh
 
 section "fleet: three replicas behind nginx, SIGKILL and key rotation under load (short run)"

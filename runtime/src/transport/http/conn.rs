@@ -135,7 +135,13 @@ impl Listener for LimitedListener {
                 }
             };
             match self.slots.clone().try_acquire_owned() {
-                Ok(slot) => return (ConnIo::new(stream, slot, self.limits), addr),
+                Ok(slot) => {
+                    // A reply is written whole: no reason to hold its last segment back.
+                    if let Err(e) = stream.set_nodelay(true) {
+                        tracing::debug!("could not set TCP_NODELAY: {e}");
+                    }
+                    return (ConnIo::new(stream, slot, self.limits), addr);
+                }
                 Err(_) => refuse(stream, &self.refusing),
             }
         }
