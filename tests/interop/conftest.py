@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import subprocess
-import time
+import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import example_servers  # noqa: E402  (tests/example_servers.py, shared by the suites)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,46 +26,14 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def example_bin(name: str) -> str:
-    """Build the example binary `name` (once per call; cargo is quick when nothing changed)."""
-    subprocess.run(["cargo", "build", "--quiet", "-p", "roundtrip-examples", "--bin", name], cwd=REPO, check=True)
-    return str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug" / name)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+example_bin = example_servers.example_bin
 
 
 @contextlib.contextmanager
 def serving_http(binary: str, log: Path) -> Iterator[str]:
     """Run `binary --http 127.0.0.1:<port>` until the block ends; yields its endpoint URL."""
-    port = _free_port()
-    with open(log, "wb") as err:
-        proc = subprocess.Popen(
-            [binary, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL, stdout=err, stderr=err
-        )
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"{Path(binary).name} exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"{Path(binary).name} did not listen on port {port} within 15 s")
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with example_servers.serving_http(binary, log) as base:
+        yield base + "/mcp"
 
 
 @pytest.fixture(scope="session")
