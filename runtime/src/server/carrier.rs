@@ -2,6 +2,8 @@
 //! `resources/read`): parameter checks, the requestState boundary, capability gating, and the
 //! shape of each outcome on the wire.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -17,12 +19,13 @@ use crate::protocol::{
 };
 use crate::seal::{Binding, PrincipalInput};
 
-/// A carrier request, parsed.
+/// A carrier request, parsed. The target, arguments and URI variables are shared with the
+/// context of each leg's handler (the state is sealed to them after the handler ran).
 pub(crate) struct Carrier {
     pub method: &'static str,
-    pub target: String,
-    pub arguments: JsonObject,
-    pub uri_variables: Vec<(String, String)>,
+    pub target: Arc<str>,
+    pub arguments: Arc<JsonObject>,
+    pub uri_variables: Arc<[(String, String)]>,
     pub input_responses: JsonObject,
     pub request_state: Option<Value>,
     /// The request's own progress token (legacy requests carry it outside any envelope).
@@ -81,11 +84,11 @@ impl Server {
             Era::Modern(_) => ProtocolVersion::V2026_07_28,
             Era::Legacy(s) => s.version,
         };
-        let carrier = |method, target: &str, arguments, uri_variables| Carrier {
+        let carrier = |method, target: &str, arguments, uri_variables: Vec<(String, String)>| Carrier {
             method,
-            target: target.to_owned(),
-            arguments,
-            uri_variables,
+            target: target.into(),
+            arguments: Arc::new(arguments),
+            uri_variables: uri_variables.into(),
             input_responses,
             request_state,
             progress_token,
@@ -290,9 +293,9 @@ impl Carrier {
         RequestContext {
             server: server.clone(),
             method: self.method,
-            target: self.target.clone(),
-            arguments: self.arguments.clone(),
-            uri_variables: self.uri_variables.clone(),
+            target: Arc::clone(&self.target),
+            arguments: Arc::clone(&self.arguments),
+            uri_variables: Arc::clone(&self.uri_variables),
             input_responses,
             state,
             meta,

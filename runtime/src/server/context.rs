@@ -28,9 +28,9 @@ pub(crate) enum LogFilter {
 pub struct RequestContext {
     pub(crate) server: Server,
     pub(crate) method: &'static str,
-    pub(crate) target: String,
-    pub(crate) arguments: JsonObject,
-    pub(crate) uri_variables: Vec<(String, String)>,
+    pub(crate) target: Arc<str>,
+    pub(crate) arguments: Arc<JsonObject>,
+    pub(crate) uri_variables: Arc<[(String, String)]>,
     pub(crate) input_responses: JsonObject,
     pub(crate) state: Option<Vec<u8>>,
     pub(crate) meta: RequestMeta,
