@@ -27,6 +27,14 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 
+section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
+for features in "stdio" "http" "client" "client,stdio" "http,playground" "redis" ""; do
+  echo "cargo check -p roundtrip --no-default-features --features \"$features\""
+  RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --no-default-features --features "$features" \
+    --target-dir target/feature-check
+done
+RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --all-features --target-dir target/feature-check
+
 section "cargo test --workspace"
 cargo test --workspace
 

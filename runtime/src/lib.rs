@@ -1,9 +1,11 @@
 #![doc = include_str!("lib.md")]
 
+#[cfg(feature = "client")]
 pub mod client;
 mod declare;
 pub mod describe;
 mod error;
+#[cfg(all(feature = "client", feature = "http"))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod protocol;
@@ -11,6 +13,7 @@ pub mod resolve;
 pub mod seal;
 pub mod server;
 pub mod task;
+#[cfg(feature = "client")]
 pub mod testing;
 pub mod transport;
 

@@ -42,6 +42,9 @@
 
 mod callbacks;
 mod error;
+#[cfg(feature = "http")]
+pub(crate) mod http;
+#[cfg(feature = "http")]
 pub mod oauth;
 pub(crate) mod params;
 mod tasks;
@@ -55,14 +58,17 @@ use std::time::Duration;
 use futures::future::try_join_all;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+#[cfg(feature = "stdio")]
 use tokio::process::Command;
 
 pub use error::ClientError;
 pub use wire::AuthProvider;
 
 use self::callbacks::{Callbacks, boxed};
+#[cfg(feature = "http")]
+use self::http::HttpWire;
 use self::params::{HeaderParam, header_params, header_values};
-use self::wire::{Headers, HttpWire, Incoming, LineWire, Wire};
+use self::wire::{Headers, Incoming, LineWire, Wire};
 use crate::Server;
 use crate::protocol::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
@@ -104,6 +110,7 @@ pub struct ClientBuilder {
     callbacks: Callbacks,
     max_rounds: usize,
     auth: Option<AuthProvider>,
+    #[cfg(feature = "http")]
     oauth: Option<oauth::OAuth>,
     progress: bool,
     log_level: Option<LoggingLevel>,
@@ -197,6 +204,7 @@ impl ClientBuilder {
         self
     }
 
+    #[cfg(feature = "http")]
     /// Sign in with OAuth when an HTTP server asks (a 401): see [`oauth`]. Its token takes
     /// the place of an [`authorization`](Self::authorization) provider's header.
     pub fn oauth(mut self, oauth: oauth::OAuth) -> Self {
@@ -211,7 +219,8 @@ impl ClientBuilder {
         self.finish(Box::new(wire), None).await
     }
 
-    /// Spawn a server process and talk to it over its stdin and stdout.
+    /// Spawn a server process and talk to it over its stdin and stdout (feature `stdio`).
+    #[cfg(feature = "stdio")]
     pub async fn connect_stdio(self, mut command: Command) -> Result<Client, ClientError> {
         command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).kill_on_drop(true);
         let mut child =
@@ -223,7 +232,9 @@ impl ClientBuilder {
         self.finish(Box::new(wire), Some(child)).await
     }
 
-    /// Connect to a streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp`.
+    /// Connect to a streamable HTTP endpoint such as `http://127.0.0.1:8080/mcp` (feature
+    /// `http`).
+    #[cfg(feature = "http")]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
         let oauth = match &self.oauth {
             Some(config) => Some(Arc::new(oauth::Authorizer::new(config.clone(), url, &self.info.name)?)),
@@ -455,6 +466,7 @@ impl Client {
             callbacks: Callbacks::default(),
             max_rounds: 10,
             auth: None,
+            #[cfg(feature = "http")]
             oauth: None,
             progress: false,
             log_level: None,

@@ -270,7 +270,8 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>) -
 impl Server {
     /// Serve MCP over this process's stdin and stdout until stdin closes.
     ///
-    /// Stdout carries only protocol messages; send logs to stderr.
+    /// Stdout carries only protocol messages; send logs to stderr. Feature `stdio`.
+    #[cfg(feature = "stdio")]
     pub async fn serve_stdio(self) -> io::Result<()> {
         serve_connection(self, tokio::io::stdin(), tokio::io::stdout()).await
     }

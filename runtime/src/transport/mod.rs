@@ -2,6 +2,7 @@
 //! HTTP.
 
 mod connection;
+#[cfg(feature = "http")]
 pub mod http;
 pub(crate) mod pending;
 

@@ -1,0 +1,275 @@
+//! The streamable HTTP transport of the client (feature `http`): requests as POSTs, replies
+//! as JSON or SSE, the legacy session header, and the authorization seam or OAuth.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::ClientError;
+use super::oauth::{Authorizer, Denial, Recovery, bearer_challenge};
+use super::wire::{AuthProvider, Headers, Incoming, Wire, encode_header_value};
+use crate::protocol::{Message, Notification, Request, RequestId, Response};
+
+/// Streamable HTTP.
+pub(crate) struct HttpWire {
+    endpoint: Endpoint,
+    next_id: AtomicI64,
+    incoming: Incoming,
+}
+
+/// Where and as whom the client posts: the URL, the legacy session once one exists, the
+/// authorization seam or OAuth. Cloned into the tasks that answer a server's requests.
+#[derive(Clone)]
+struct Endpoint {
+    http: reqwest::Client,
+    url: String,
+    session: Arc<Mutex<Option<String>>>,
+    auth: Option<AuthProvider>,
+    oauth: Option<Arc<Authorizer>>,
+}
+
+impl HttpWire {
+    pub fn new(url: &str, incoming: Incoming, auth: Option<AuthProvider>, oauth: Option<Arc<Authorizer>>) -> Self {
+        let endpoint = Endpoint {
+            http: reqwest::Client::new(),
+            url: url.to_owned(),
+            session: Arc::new(Mutex::new(None)),
+            auth,
+            oauth,
+        };
+        Self { endpoint, next_id: AtomicI64::new(1), incoming }
+    }
+}
+
+impl Endpoint {
+    /// The `Authorization` header value: OAuth's token when OAuth is on, else the provider's.
+    fn authorization(&self) -> Option<String> {
+        match &self.oauth {
+            Some(oauth) => oauth.header(),
+            None => self.auth.as_ref().and_then(|a| a()),
+        }
+    }
+
+    /// Post and take the answer, signing in as the answer asks: with OAuth, a 401 runs the
+    /// flow (or a refresh) and a 403 `insufficient_scope` re-authorizes with more scopes, each
+    /// at most once per request, and the request goes again. Without OAuth a 401 is an error.
+    async fn send(
+        &self,
+        body: &impl serde::Serialize,
+        method: &str,
+        headers: &Headers,
+    ) -> Result<reqwest::Response, ClientError> {
+        if let Some(oauth) = &self.oauth {
+            oauth.before_request().await;
+        }
+        // Each denial is recovered from once (a refresh the server still refuses is followed
+        // by one authorization), so a server that never accepts ends the request.
+        let mut recovered: Vec<Denial> = Vec::new();
+        let mut may_refresh = true;
+        loop {
+            let sent = self.authorization();
+            let response = self.post(body, method, headers, sent.as_deref()).send().await.map_err(sending)?;
+            let challenge = response
+                .headers()
+                .get_all("www-authenticate")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .find_map(bearer_challenge);
+            let denial = match response.status().as_u16() {
+                401 => Denial::Unauthorized,
+                403 if challenge.as_ref().and_then(|c| c.error()) == Some("insufficient_scope") => {
+                    Denial::InsufficientScope
+                }
+                _ => return Ok(response),
+            };
+            let status = response.status();
+            let Some(oauth) = &self.oauth else {
+                return Err(ClientError::Auth(format!(
+                    "HTTP {status}: the server requires authorization{}",
+                    if sent.is_some() { " and refused the credentials sent" } else { "" }
+                )));
+            };
+            if recovered.contains(&denial) {
+                return Err(ClientError::Auth(format!("HTTP {status} again after authorizing")));
+            }
+            match oauth.recover(denial, challenge.as_ref(), sent.as_deref(), may_refresh).await? {
+                Recovery::Refreshed => may_refresh = false,
+                Recovery::Authorized => recovered.push(denial),
+            }
+        }
+    }
+
+    fn post(
+        &self,
+        body: &impl serde::Serialize,
+        method: &str,
+        headers: &Headers,
+        authorization: Option<&str>,
+    ) -> reqwest::RequestBuilder {
+        let mut rb = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .json(body);
+        if let Some(v) = headers.protocol_version {
+            rb = rb.header("mcp-protocol-version", v).header("mcp-method", method);
+            if let Some(name) = &headers.name {
+                rb = rb.header("mcp-name", encode_header_value(name));
+            }
+            for (name, value) in &headers.params {
+                rb = rb.header(name.as_str(), value.as_str());
+            }
+        }
+        if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
+            rb = rb.header("mcp-session-id", session);
+        }
+        if let Some(value) = authorization {
+            rb = rb.header("authorization", value);
+        }
+        rb
+    }
+}
+
+fn transport(e: reqwest::Error) -> ClientError {
+    ClientError::Transport(e.to_string())
+}
+
+/// A failure to send: unreached when the connection itself failed (nothing was sent).
+fn sending(e: reqwest::Error) -> ClientError {
+    if e.is_connect() { ClientError::Unreached(e.to_string()) } else { transport(e) }
+}
+
+impl Wire for HttpWire {
+    fn call(&self, method: &str, params: Value, headers: Headers) -> BoxFuture<'static, Result<Value, ClientError>> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let request = Request::new(id.clone(), method, Some(params));
+        let method = method.to_owned();
+        let endpoint = self.endpoint.clone();
+        let incoming = self.incoming.clone();
+        Box::pin(async move {
+            let response = endpoint.send(&request, &method, &headers).await?;
+            if let Some(sid) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
+                && let Ok(mut s) = endpoint.session.lock()
+            {
+                *s = Some(sid.to_owned());
+            }
+            let status = response.status();
+            if status.as_u16() == 502 || status.as_u16() == 503 {
+                let retry_after = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok());
+                return Err(ClientError::Unavailable { status: status.as_u16(), retry_after });
+            }
+            let is_sse = response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|ct| ct.starts_with("text/event-stream"));
+            let message = if is_sse {
+                // Answers to the server's requests (legacy back-channel) carry no 2026 headers.
+                let answer_back = move |r: Response| {
+                    endpoint.post(&r, "", &Headers::default(), endpoint.authorization().as_deref()).send()
+                };
+                read_sse(response, &id, &incoming, answer_back).await?
+            } else {
+                let bytes = response.bytes().await.map_err(transport)?;
+                if bytes.is_empty() {
+                    return Err(ClientError::Transport(format!("HTTP {status} with an empty body")));
+                }
+                let value: Value = serde_json::from_slice(&bytes)
+                    .map_err(|_| ClientError::Transport(format!("HTTP {status} with a body that is not JSON")))?;
+                Message::from_value(value).map_err(|(_, e)| ClientError::Protocol(e.message))?
+            };
+            match message {
+                Message::Response(r) => match r.body {
+                    crate::protocol::ResponseBody::Result(v) => Ok(v),
+                    crate::protocol::ResponseBody::Error(e) => Err(ClientError::Rpc(e)),
+                },
+                _ => Err(ClientError::Protocol("the server answered a request with something else".into())),
+            }
+        })
+    }
+
+    fn notify(&self, notification: Notification) -> BoxFuture<'static, Result<(), ClientError>> {
+        let endpoint = self.endpoint.clone();
+        Box::pin(async move {
+            endpoint.send(&notification, &notification.method, &Headers::default()).await?;
+            Ok(())
+        })
+    }
+}
+
+/// Read a request-scoped SSE stream until the response to `id`.
+async fn read_sse<F, Fut>(
+    response: reqwest::Response,
+    id: &RequestId,
+    incoming: &Incoming,
+    answer_back: F,
+) -> Result<Message, ClientError>
+where
+    F: Fn(Response) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = Result<reqwest::Response, reqwest::Error>> + Send,
+{
+    let mut stream = response.bytes_stream();
+    let mut buf: Vec<u8> = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        buf.extend_from_slice(&chunk.map_err(transport)?);
+        while let Some(end) = find_event_end(&buf) {
+            let event: Vec<u8> = buf.drain(..end.0 + end.1).collect();
+            let data: String = String::from_utf8_lossy(&event[..end.0])
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect::<Vec<_>>()
+                .join("\n");
+            if data.is_empty() {
+                continue;
+            }
+            let Ok(value) = serde_json::from_str::<Value>(&data) else { continue };
+            match Message::from_value(value) {
+                Ok(Message::Response(r)) if r.id.as_ref() == Some(id) => return Ok(Message::Response(r)),
+                Ok(Message::Notification(n)) => incoming.on_notification(n),
+                Ok(Message::Request(r)) => {
+                    let incoming = incoming.clone();
+                    let answer_back = answer_back.clone();
+                    tokio::spawn(async move {
+                        let response = incoming.on_request(r).await;
+                        if let Err(e) = answer_back(response).await {
+                            tracing::warn!("could not answer the server's request: {e}");
+                        }
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+    Err(ClientError::Transport("the event stream ended before the response".into()))
+}
+
+/// The end of the first SSE event in `buf`: (index of the blank line, its length).
+fn find_event_end(buf: &[u8]) -> Option<(usize, usize)> {
+    let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| (i, 2));
+    let crlf = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| (i, 4));
+    match (lf, crlf) {
+        (Some(a), Some(b)) => Some(if a.0 < b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_end_at_a_blank_line() {
+        assert_eq!(find_event_end(b"data: x\n\ndata: y"), Some((7, 2)));
+        assert_eq!(find_event_end(b"data: x\r\n\r\n"), Some((7, 4)));
+        assert_eq!(find_event_end(b"data: x\n"), None);
+    }
+}
