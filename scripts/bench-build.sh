@@ -7,7 +7,7 @@
 # 1. Servers (bench/build/stdio-server, bench/build/http-server: the same two tools, one asking a
 #    question, served over stdio or streamable HTTP, each depending on roundtrip with only the
 #    cargo feature it needs). For each: `cargo tree -e normal` (the stdio server's graph must hold
-#    no axum, hyper, reqwest or tower-http), then a clean `cargo build --release` of the whole
+#    no axum, hyper, reqwest or tower), then a clean `cargo build --release` of the whole
 #    dependency graph in a fresh target dir (crates fetched beforehand, not timed), N rounds,
 #    stdio and HTTP interleaved; the binary's size as built and after `strip`.
 # 2. 100 tools, three generated crates (dev profile, dependencies built first and not timed):
@@ -45,19 +45,18 @@ results="$work/results.txt"
 : >"$results"
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-# timed LABEL CMD...: runs CMD (output to $work/last.log), prints and records "LABEL wall cpu".
-# CPU is the children's user+sys from bash's `times`, taken before and after.
-cpu_now() { times | tail -1 | awk '{ split($1, u, "m"); split($2, s, "m"); printf "%.3f", u[1]*60 + u[2] + s[1]*60 + s[2] }'; }
+# timed LABEL CMD...: runs CMD (output to $work/last.log), prints and records "LABEL wall cpu"
+# (bash's `time`: real, and user+sys of CMD and all it ran).
 timed() {
   local label="$1"; shift
-  local c0 c1 t0 t1 wall cpu
-  c0="$(cpu_now)"; t0="$(date +%s.%N)"
-  if ! "$@" >"$work/last.log" 2>&1; then
+  local status=0 wall user sys cpu
+  { TIMEFORMAT='%R %U %S'; time "$@" >"$work/last.log" 2>&1; } 2>"$work/last.time" || status=$?
+  if [ "$status" != 0 ]; then
     echo "FAILED: $label: $*" >&2; tail -30 "$work/last.log" >&2; exit 1
   fi
-  t1="$(date +%s.%N)"; c1="$(cpu_now)"
-  wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
-  cpu="$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", b - a }')"
+  read -r wall user sys <"$work/last.time"
+  cpu="$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')"
+  wall="$(awk -v w="$wall" 'BEGIN { printf "%.1f", w }')"
   echo "$label $wall $cpu" >>"$results"
   printf '  %-34s wall %7s s   cpu %7s s   (load %s)\n' "$label" "$wall" "$cpu" "$(load)"
 }
@@ -77,15 +76,15 @@ if [ "$only" != tools ]; then
   for k in stdio http; do
     printf '  %-5s %s\n' "$k" "$(grep -E '^roundtrip' "$repo/bench/build/$k-server/Cargo.toml")"
   done
-  echo "cargo tree -e normal (crates in the graph; which of axum, hyper, reqwest, tower-http, redis appear):"
+  echo "cargo tree -e normal (crates in the graph; which of axum, hyper, hyper-util, reqwest, tower, tower-http, redis appear):"
   for k in stdio http; do
     tree="$(cd "$repo/bench/build/$k-server" && cargo tree -q -e normal --prefix none --no-dedupe | sed 's/ (\*)$//' | sort -u)"
     n="$(cut -d' ' -f1 <<<"$tree" | sort -u | wc -l)"
-    heavy="$(cut -d' ' -f1-2 <<<"$tree" | grep -E '^(axum|hyper|hyper-util|reqwest|tower-http|redis) ' | tr '\n' ' ' || true)"
+    heavy="$(cut -d' ' -f1-2 <<<"$tree" | grep -E '^(axum|hyper|hyper-util|reqwest|tower|tower-http|redis) ' | tr '\n' ' ' || true)"
     printf '  %-5s %3s crates; %s\n' "$k" "$n" "${heavy:-none of them}"
     echo "$k-crates $n" >>"$results"
     if [ "$k" = stdio ] && [ -n "$heavy" ]; then
-      echo "  NOTE: the stdio server's graph holds $heavy(expected none once roundtrip has cargo features)"
+      echo "FAILED: the stdio-only server's graph holds $heavy" >&2; exit 1
     fi
   done
   for r in $(seq 1 "$rounds"); do
