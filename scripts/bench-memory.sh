@@ -3,7 +3,7 @@
 # parked between legs (the client holds every requestState; the server should hold nothing),
 # and with 10,000 tasks in the in-memory store (bytes per task).
 #
-#   scripts/bench-memory.sh [--flows N] [--tasks N] [--port P] [--no-build]
+#   scripts/bench-memory.sh [--flows N] [--tasks N] [--task-seconds S] [--port P] [--no-build]
 #
 # Builds `provision` (release) from the main workspace, starts it on 127.0.0.1:P (default
 # 18190), and drives it with a Python (stdlib only) client over one keep-alive connection,
@@ -20,7 +20,8 @@
 #    and asks, mid-run, whether to overwrite: the task parks (input_required) with its body
 #    future and its record in the store. After they have parked: a sample of tasks/get, RSS,
 #    (RSS after - RSS before) / N as bytes per task, and the server's CPU while idle with them
-#    parked (utime+stime over 5 s).
+#    parked (utime+stime over 5 s). Creating tasks stops after S seconds (default 600) even if
+#    fewer than N were created; the figure is then per task created.
 # Exit status 1 when any body check fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,12 +29,14 @@ root="$PWD"
 
 flows=10000
 tasks=10000
+task_seconds=600
 port=18190
 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --flows) flows="$2"; shift 2 ;;
     --tasks) tasks="$2"; shift 2 ;;
+    --task-seconds) task_seconds="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     -h|--help) sed -n '2,25p' "$0" | cut -c3-; exit 0 ;;
@@ -63,10 +66,11 @@ done
 
 echo "machine: $(nproc) cores, $(rustc --version), roundtrip $(git rev-parse --short HEAD); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "server: $bin --http 127.0.0.1:$port (PID $pid; glibc malloc, default tokio runtime)"
-python3 - "$pid" "$port" "$flows" "$tasks" <<'PY'
+python3 - "$pid" "$port" "$flows" "$tasks" "$task_seconds" <<'PY'
 import http.client, json, os, sys, time
 
 pid, port, n_flows, n_tasks = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+task_seconds = float(sys.argv[5])
 tick = os.sysconf("SC_CLK_TCK")
 conn = http.client.HTTPConnection("127.0.0.1", port)
 failures = 0
@@ -212,29 +216,39 @@ del states
 s3 = status()
 report("before the tasks", s3)
 t = time.time()
-ids = [task(i) for i in range(n_tasks)]
+ids = []
+marks = []  # (tasks created, seconds) every 1000 tasks: how creation time grows with the tasks parked
+for i in range(n_tasks):
+    if time.time() - t > task_seconds:
+        print(f"    STOPPED after {task_seconds:.0f} s with {len(ids)} of {n_tasks} tasks created (--task-seconds)")
+        break
+    ids.append(task(i))
+    if (i + 1) % 1000 == 0:
+        marks.append((i + 1, time.time() - t))
+        print(f"    {i + 1} tasks created, {time.time() - t:.1f} s, VmRSS {mib(status()['VmRSS'])}", flush=True)
 t_tasks = time.time() - t
+n_created = len(ids)
 time.sleep(2.0)  # every body reports progress for 0.3 s, then parks on its question
 seen = {}
 for tid in ids[:: max(1, len(ids) // 100)] + warm[:5]:
     r = rpc("tasks/get", tid, {"taskId": tid}, True)
     seen[r.get("status")] = seen.get(r.get("status"), 0) + 1
 s4 = status()
-report(f"{n_tasks} more tasks created, parked", s4, s3)
-per_task = (s4["VmRSS"] - s3["VmRSS"]) / max(n_tasks, 1)
-print(f"    creating them took {t_tasks:.1f} s ({2 * n_tasks} requests); statuses of a tasks/get sample: {seen}")
-print(f"    bytes per task: (RSS after - RSS before) / {n_tasks} = {per_task:.0f} B")
+report(f"{n_created} more tasks created, parked", s4, s3)
+per_task = (s4["VmRSS"] - s3["VmRSS"]) / max(n_created, 1)
+print(f"    creating them took {t_tasks:.1f} s ({2 * n_created} requests); statuses of a tasks/get sample: {seen}")
+print(f"    bytes per task: (RSS after - RSS before) / {n_created} = {per_task:.0f} B")
 c0 = cpu_ticks()
 time.sleep(5.0)
 c1 = cpu_ticks()
 busy = (c1 - c0) / tick / 5.0 * 100
-print(f"    server CPU while {n_tasks + len(warm)} tasks sit parked and nothing is asked: {busy:.0f}% of a core (5 s)")
+print(f"    server CPU while {n_created + len(warm)} tasks sit parked and nothing is asked: {busy:.0f}% of a core (5 s)")
 s5 = status()
 report("after 5 s idle", s5, s3)
 
 print()
 print("RESULT", json.dumps({
-    "flows": n_flows, "tasks": n_tasks, "rss_start": start["VmRSS"], "rss_warm": s0["VmRSS"],
+    "flows": n_flows, "tasks": n_created, "task_seconds": round(t_tasks, 1), "rss_start": start["VmRSS"], "rss_warm": s0["VmRSS"],
     "rss_flows_parked": s1["VmRSS"], "rss_flows_done": s2["VmRSS"], "hwm_flows_done": s2["VmHWM"],
     "state_bytes_per_flow": round(held / max(n_flows, 1)), "rss_tasks_before": s3["VmRSS"],
     "rss_tasks_after": s4["VmRSS"], "bytes_per_task": round(per_task), "idle_cpu_pct": round(busy),
