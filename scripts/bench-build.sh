@@ -15,7 +15,8 @@
 #      roundtrip-plain  100 plain #[tool] fns, each (name: String, count: u32)
 #      rmcp             100 #[tool] methods in one #[tool_router] impl, each taking
 #                       Parameters<TiArgs> with the same (name, count), rmcp =3.11.0
-#    The crate alone is compiled (touch src/lib.rs, CARGO_INCREMENTAL=0), N rounds, interleaved.
+#    The crate alone is compiled (touch src/lib.rs, CARGO_INCREMENTAL=0), N rounds, interleaved;
+#    after each build, `cargo check` of the crate the same way (front end only, no codegen).
 # Wall time and CPU time (user+sys of cargo and everything it ran) are printed for every build;
 # CPU time is the steadier figure on a shared machine. The load average is printed around each
 # part. The tables at the end are Markdown (medians of the rounds).
@@ -255,7 +256,7 @@ if [ "$only" != servers ]; then
   make_crate rmcp "$repo/bench/peers/Cargo.lock" 'rmcp = { version = "=3.11.0", features = ["server", "macros"] }' gen_rmcp
   declare -A target=([roundtrip-mixed]="$work/target-tools-roundtrip" [roundtrip-plain]="$work/target-tools-roundtrip" [rmcp]="$work/target-tools-rmcp")
   for c in roundtrip-mixed roundtrip-plain rmcp; do
-    (cd "$work/$c" && CARGO_TARGET_DIR="${target[$c]}" cargo build -q 2>&1 | tail -20) || { echo "building $c failed" >&2; exit 1; }
+    (cd "$work/$c" && CARGO_TARGET_DIR="${target[$c]}" cargo build -q 2>&1 | tail -20 && CARGO_TARGET_DIR="${target[$c]}" cargo check -q 2>&1 | tail -20) || { echo "building $c failed" >&2; exit 1; }
     printf '  %-16s %s lines of src/lib.rs\n' "$c" "$(wc -l <"$work/$c/src/lib.rs")"
   done
   echo "load average before the timings: $(load)"
@@ -267,6 +268,9 @@ if [ "$only" != servers ]; then
       if grep "Compiling" "$work/last.log" | grep -qv "Compiling $c "; then
         echo "  NOTE: more than the crate was compiled:"; grep Compiling "$work/last.log"
       fi
+      touch "$work/$c/src/lib.rs"
+      (cd "$work/$c" && timed "check-$c round $r" env CARGO_TARGET_DIR="${target[$c]}" CARGO_INCREMENTAL=0 cargo check)
+      grep -q "Checking $c " "$work/last.log" || { echo "cargo did not check $c again" >&2; exit 1; }
     done
   done
   echo "load average after part 2: $(load)"
@@ -309,13 +313,14 @@ if sizes:
         print(f"| {label} | {crates.get(k, '-')} | {w} | {c} | {mib(s[0])} | {mib(s[1])} |")
     print()
 if any(k.startswith("tools-") for k in times):
-    print("| 100 tools | the crate alone, dev, wall s (each round) | CPU s, user+sys (each round) | median wall |")
-    print("| --- | --- | --- | --- |")
+    print("| 100 tools | `cargo build` of the crate alone, dev: wall s (each round) | CPU s, user+sys | median wall | `cargo check` (no codegen): wall s | CPU s |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for c, label in (("roundtrip-mixed", "roundtrip `#[tool]`: 40 plain, 40 one question, 20 two rounds"),
                      ("roundtrip-plain", "roundtrip `#[tool]`: 100 plain (name, count)"),
                      ("rmcp", "rmcp 3.11 `#[tool_router]`/`#[tool]`: 100 plain (name, count)")):
         w, cpu = fmt(f"tools-{c}")
         runs = times.get(f"tools-{c}", [])
         med = f"{statistics.median(x for x, _ in runs):.1f}" if runs else "-"
-        print(f"| {label} | {w} | {cpu} | {med} |")
+        cw, ccpu = fmt(f"check-{c}")
+        print(f"| {label} | {w} | {cpu} | {med} | {cw} | {ccpu} |")
 PY
