@@ -195,9 +195,14 @@ impl Tasks {
     /// task is durably created.
     pub(crate) async fn spawn<F, Fut>(&self, owner: Option<String>, body: F) -> Result<Task, ErrorObject>
     where
-        F: FnOnce(Arc<TaskLink>) -> Fut,
+        F: FnOnce(Arc<TaskLink>) -> Fut + Send,
         Fut: Future<Output = Result<CallToolResult, ErrorObject>> + Send + 'static,
     {
+        // Only this line is compiled per tool; the task machinery below is compiled once.
+        self.spawn_boxed(owner, Box::new(move |link| Box::pin(body(link)))).await
+    }
+
+    async fn spawn_boxed(&self, owner: Option<String>, body: TaskBody<'_>) -> Result<Task, ErrorObject> {
         let now = now_ms();
         let record = TaskRecord {
             id: uuid::Uuid::new_v4().simple().to_string(),
@@ -271,6 +276,10 @@ impl Tasks {
         Ok(seed)
     }
 }
+
+/// A task's body, boxed so that [`Tasks::spawn`] is compiled once for every tool.
+type TaskBody<'a> =
+    Box<dyn FnOnce(Arc<TaskLink>) -> futures::future::BoxFuture<'static, Result<CallToolResult, ErrorObject>> + Send + 'a>;
 
 /// A tool result as a task inlines it: the result of the original request, without the
 /// `resultType` of the envelope.
