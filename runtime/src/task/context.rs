@@ -69,12 +69,21 @@ impl TaskLink {
             if record.cancel_requested || record.status.is_terminal() {
                 return Err(Error::new("the task was cancelled while it waited for an answer"));
             }
-            tokio::select! {
-                change = changes.recv() => if let Err(broadcast::error::RecvError::Closed) = change {
-                    return Err(gone());
-                },
-                () = tokio::time::sleep(self.tasks.options.watch_interval) => {}
-                () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
+            // Wait for a change of this task (made in this process), the next look at the store
+            // (another replica's answer), or cancellation; changes of other tasks are skipped
+            // without reading the store, so parked tasks do not wake each other.
+            let next_look = tokio::time::sleep(self.tasks.options.watch_interval);
+            tokio::pin!(next_look);
+            loop {
+                tokio::select! {
+                    change = changes.recv() => match change {
+                        Ok(changed) if changed != self.id => continue,
+                        Err(broadcast::error::RecvError::Closed) => return Err(gone()),
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => break,
+                    },
+                    () = &mut next_look => break,
+                    () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
+                }
             }
         }
     }

@@ -278,8 +278,9 @@ impl Tasks {
 }
 
 /// A task's body, boxed so that [`Tasks::spawn`] is compiled once for every tool.
-type TaskBody<'a> =
-    Box<dyn FnOnce(Arc<TaskLink>) -> futures::future::BoxFuture<'static, Result<CallToolResult, ErrorObject>> + Send + 'a>;
+type TaskBody<'a> = Box<
+    dyn FnOnce(Arc<TaskLink>) -> futures::future::BoxFuture<'static, Result<CallToolResult, ErrorObject>> + Send + 'a,
+>;
 
 /// A tool result as a task inlines it: the result of the original request, without the
 /// `resultType` of the envelope.
