@@ -246,22 +246,31 @@ where
             return Box::pin(body(args, values, cx));
         }
         let body = body.clone();
-        Box::pin(async move {
-            let (tasks, owner, name) = (cx.server().tasks().clone(), cx.owner.clone(), cx.target().to_owned());
-            let seed = tasks
-                .spawn(owner, move |link| {
-                    let run = body(args, values, cx.into_task(link));
-                    async move { task_result(run.await, &name) }
-                })
-                .await
-                .map_err(Error::rpc)?;
-            Ok(Outcome::Task(seed))
-        })
+        as_task(cx, Box::new(move |cx| Box::pin(body(args, values, cx))))
     };
     ToolDef::new(tool, declared(graph.clone(), parse, run, refused)).with_graph(graph).task_support(support)
 }
 
 type LegBody<T> = std::pin::Pin<Box<dyn Future<Output = Result<Outcome<T>, Error>> + Send>>;
+
+/// A tool's body, started with the context of the task it runs in.
+type TaskStart = Box<dyn FnOnce(RequestContext) -> LegBody<CallToolResult> + Send>;
+
+/// Run a tool's body as a task: create the task, start the body in it, answer with the task.
+/// Not generic, so it is compiled once, not once per tool.
+fn as_task(cx: RequestContext, start: TaskStart) -> LegBody<CallToolResult> {
+    Box::pin(async move {
+        let (tasks, owner, name) = (cx.server().tasks().clone(), cx.owner.clone(), cx.target().to_owned());
+        let seed = tasks
+            .spawn(owner, move |link| {
+                let run = start(cx.into_task(link));
+                async move { task_result(run.await, &name) }
+            })
+            .await
+            .map_err(Error::rpc)?;
+        Ok(Outcome::Task(seed))
+    })
+}
 
 /// What a task's body ended with, as the task records it: a result (a tool's refusal is a
 /// result with `isError`), or the JSON-RPC error that fails the task.
