@@ -69,11 +69,10 @@ impl TaskLink {
             if record.cancel_requested || record.status.is_terminal() {
                 return Err(Error::new("the task was cancelled while it waited for an answer"));
             }
-            // Wait for a change of this task (made in this process), the next look at the store
-            // (another replica's answer), or cancellation; changes of other tasks are skipped
+            // Wait for a change of this task or cancellation. Changes made in this process are
+            // announced by whoever made them; an answer given on another replica by the task's
+            // watcher, which looks at the store for it. Changes of other tasks are skipped
             // without reading the store, so parked tasks do not wake each other.
-            let next_look = tokio::time::sleep(self.tasks.options.watch_interval);
-            tokio::pin!(next_look);
             loop {
                 tokio::select! {
                     change = changes.recv() => match change {
@@ -81,7 +80,6 @@ impl TaskLink {
                         Err(broadcast::error::RecvError::Closed) => return Err(gone()),
                         Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => break,
                     },
-                    () = &mut next_look => break,
                     () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
                 }
             }

@@ -301,6 +301,9 @@ async fn watch(tasks: Tasks, id: String, cancel: CancellationToken) {
     let mut changes = tasks.subscribe();
     let lease_ms = tasks.options.lease.as_millis() as u64;
     let mut renewed = now_ms();
+    // The answers seen at the last look: new ones (given on another replica, or not yet
+    // taken) wake the body's `ask` in this process, which itself does not poll the store.
+    let mut answers_seen: Vec<String> = Vec::new();
     loop {
         tokio::select! {
             change = changes.recv() => match change {
@@ -320,6 +323,12 @@ async fn watch(tasks: Tasks, id: String, cancel: CancellationToken) {
         };
         if record.cancel_requested {
             return cancel.cancel();
+        }
+        if record.answers.keys().ne(answers_seen.iter()) {
+            answers_seen = record.answers.keys().cloned().collect();
+            if !answers_seen.is_empty() {
+                tasks.changed(&id);
+            }
         }
         let now = now_ms();
         if now.saturating_sub(renewed) >= lease_ms / 3 {
