@@ -1,15 +1,17 @@
 //! Servers that share a task store, as replicas do: a task created on one is read, answered
 //! and cancelled on another, and a task whose server stopped reads `failed` on another within
 //! its lease; expired tasks are gone; a single-use state used on one is refused on another.
-//! Every scenario runs against the in-memory store shared in one process and, with the `redis`
-//! feature, against a real `redis-server` (started here on a free loopback port; the test
-//! command installs it).
+//! Every scenario runs against the in-memory store shared in one process (which announces its
+//! changes, so parked bodies do not poll it), against the same store made to look like one
+//! other processes write (polled) and, with the `redis` feature, against a real
+//! `redis-server` (started here on a free loopback port; the test command installs it).
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
 use roundtrip::protocol::{JsonObject, TaskStatus};
@@ -209,6 +211,85 @@ fn memory_a_task_whose_server_stopped_fails_within_its_lease() {
 #[tokio::test]
 async fn memory_an_expired_task_is_gone() {
     expired(&memory()).await;
+}
+
+/// The in-memory store seen as one that other processes write too: it counts its reads and
+/// announces no change unless told to, so the replicas fall back to polling it.
+#[derive(Clone)]
+struct Counting {
+    inner: Arc<MemoryStore>,
+    reads: Arc<std::sync::atomic::AtomicUsize>,
+    announces: bool,
+}
+
+impl Counting {
+    fn new(announces: bool) -> Self {
+        Self { inner: Arc::new(MemoryStore::new()), reads: Arc::default(), announces }
+    }
+
+    fn reads(&self) -> usize {
+        self.reads.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl TaskStore for Counting {
+    fn create(&self, record: roundtrip::task::TaskRecord) -> BoxFuture<'_, Result<(), roundtrip::task::StoreError>> {
+        self.inner.create(record)
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreResult<'a> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.get(id)
+    }
+
+    fn modify<'a>(&'a self, id: &'a str, change: roundtrip::task::Modify<'a>) -> StoreResult<'a> {
+        self.inner.modify(id, change)
+    }
+
+    fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        if self.announces { self.inner.watch(id) } else { None }
+    }
+}
+
+type StoreResult<'a> = BoxFuture<'a, Result<Option<roundtrip::task::TaskRecord>, roundtrip::task::StoreError>>;
+
+impl Stores for Counting {
+    async fn store(&self) -> impl TaskStore + Clone {
+        self.clone()
+    }
+}
+
+#[tokio::test]
+async fn polled_a_task_is_answered_on_another_server() {
+    answered_on_another_server(&Counting::new(false)).await;
+}
+
+#[tokio::test]
+async fn polled_a_task_is_cancelled_on_another_server() {
+    cancelled_on_another_server(&Counting::new(false), "polled-cancel").await;
+}
+
+/// A parked task on a store that announces its changes reads nothing while nothing happens
+/// (polling every 10 ms would read about 50 times in the half second watched), and still
+/// wakes at once when it is answered on another server.
+#[tokio::test]
+async fn a_parked_task_does_not_poll_a_store_that_announces_changes() {
+    let store = Counting::new(true);
+    let idle =
+        TaskOptions { lease: Duration::from_secs(15), watch_interval: Duration::from_millis(10), ..options(HOUR) };
+    let server = |store| Server::new("fleet", "1").task_store(store).task_options(idle).tools(tools![approve, spin]);
+    let (a, b) = (client(server(store.clone())).await, client(server(store.clone())).await);
+    let id = start(&a, "approve", json!({})).await;
+    wait_for(&b, &id, |s| s == TaskStatus::InputRequired).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let before = store.reads();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle_reads = store.reads() - before;
+    assert!(idle_reads < 3, "the parked task read the store {idle_reads} times while idle");
+    let mut answer = JsonObject::new();
+    answer.insert("approve".into(), json!({"action": "accept", "content": {"approve": true}}));
+    b.update_task(&id, answer).await.unwrap();
+    assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Completed);
 }
 
 #[cfg(feature = "redis")]

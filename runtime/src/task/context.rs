@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::{TaskRecord, Tasks};
@@ -21,6 +21,8 @@ pub(crate) struct TaskLink {
     pub(crate) id: String,
     tasks: Tasks,
     cancel: CancellationToken,
+    /// Woken when this task's record may have changed.
+    woken: watch::Receiver<()>,
 }
 
 impl std::fmt::Debug for TaskLink {
@@ -30,8 +32,8 @@ impl std::fmt::Debug for TaskLink {
 }
 
 impl TaskLink {
-    pub(crate) fn new(id: String, tasks: Tasks, cancel: CancellationToken) -> Self {
-        Self { id, tasks, cancel }
+    pub(crate) fn new(id: String, tasks: Tasks, cancel: CancellationToken, woken: watch::Receiver<()>) -> Self {
+        Self { id, tasks, cancel, woken }
     }
 
     pub(crate) fn cancellation(&self) -> &CancellationToken {
@@ -41,7 +43,8 @@ impl TaskLink {
     /// Ask `request` under a key not used before in this task (`base`, `base-2`, …) and wait
     /// for its answer.
     async fn ask(&self, base: &str, request: InputRequest) -> Result<Value, Error> {
-        let mut changes = self.tasks.subscribe();
+        let mut woken = self.woken.clone();
+        woken.borrow_and_update();
         let chosen: Mutex<Option<String>> = Mutex::new(None);
         let post = |r: &mut TaskRecord| {
             let key = std::iter::once(base.to_owned())
@@ -69,19 +72,15 @@ impl TaskLink {
             if record.cancel_requested || record.status.is_terminal() {
                 return Err(Error::new("the task was cancelled while it waited for an answer"));
             }
-            // Wait for a change of this task or cancellation. Changes made in this process are
-            // announced by whoever made them; an answer given on another replica by the task's
-            // watcher, which looks at the store for it. Changes of other tasks are skipped
-            // without reading the store, so parked tasks do not wake each other.
-            loop {
-                tokio::select! {
-                    change = changes.recv() => match change {
-                        Ok(changed) if changed != self.id => continue,
-                        Err(broadcast::error::RecvError::Closed) => return Err(gone()),
-                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => break,
-                    },
-                    () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
-                }
+            // Wait for a change of this task or cancellation. Changes made in this process wake
+            // this task's body directly; an answer given on another replica wakes it through the
+            // task's watcher, which looks at the store for it. Nothing else wakes it, so parked
+            // tasks do not wake each other.
+            tokio::select! {
+                woke = woken.changed() => if woke.is_err() {
+                    return Err(gone());
+                },
+                () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
             }
         }
     }

@@ -18,11 +18,12 @@ mod memory;
 mod redis;
 mod store;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "redis")]
@@ -50,7 +51,8 @@ pub struct TaskOptions {
     /// replica died reads as `failed` at most this long after.
     pub lease: Duration,
     /// How often a running body looks at the store for answers and cancellation that another
-    /// replica wrote (default 100 ms; changes made in this process wake it at once).
+    /// replica wrote (default 100 ms; changes made in this process wake it at once). Unused
+    /// with a store that announces its changes ([`TaskStore::watch`], e.g. [`MemoryStore`]).
     pub watch_interval: Duration,
 }
 
@@ -65,13 +67,17 @@ impl Default for TaskOptions {
     }
 }
 
-/// The server's side of the extension: the store, the options and the changes this process
-/// saw (to wake bodies and `notifications/tasks` streams).
+/// The server's side of the extension: the store, the options, the changes this process saw
+/// (for `notifications/tasks` streams) and a wake-up for each body running in this process.
 #[derive(Clone)]
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     pub(crate) options: TaskOptions,
     changes: broadcast::Sender<String>,
+    /// One per running body, by task id: whoever changes a task in this process (or the
+    /// body's watcher, seeing a change made elsewhere) wakes that body and no other, so parked
+    /// tasks cost nothing while nothing happens to them.
+    wakes: Arc<Mutex<HashMap<String, watch::Sender<()>>>>,
     /// Bodies running in this process, and a wake-up when one ends (for draining).
     running: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
 }
@@ -95,7 +101,7 @@ fn store_failed(e: StoreError) -> ErrorObject {
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, options: TaskOptions) -> Self {
         let (changes, _) = broadcast::channel(1024);
-        Self { store, options, changes, running: Arc::default() }
+        Self { store, options, changes, wakes: Arc::default(), running: Arc::default() }
     }
 
     /// Wait until no task body runs in this process, or `within` passed; how many still run.
@@ -114,14 +120,35 @@ impl Tasks {
         }
     }
 
-    /// Task ids changed in this process.
+    /// Task ids changed in this process, for `notifications/tasks` streams.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
         self.changes.subscribe()
     }
 
+    /// Announce a change of task `id` to the streams, and wake its body if it runs here.
     fn changed(&self, id: &str) {
-        // No receiver is not an error.
+        // No stream listening is not an error.
         let _ = self.changes.send(id.to_owned());
+        if let Ok(wakes) = self.wakes.lock()
+            && let Some(wake) = wakes.get(id)
+        {
+            wake.send_replace(());
+        }
+    }
+
+    /// The wake-up of a body starting in this process, until [`ended`](Self::ended).
+    fn started(&self, id: &str) -> watch::Receiver<()> {
+        let (wake, woken) = watch::channel(());
+        if let Ok(mut wakes) = self.wakes.lock() {
+            wakes.insert(id.to_owned(), wake);
+        }
+        woken
+    }
+
+    fn ended(&self, id: &str) {
+        if let Ok(mut wakes) = self.wakes.lock() {
+            wakes.remove(id);
+        }
     }
 
     pub(crate) async fn modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, ErrorObject> {
@@ -226,14 +253,15 @@ impl Tasks {
         let id = record.id.clone();
         self.store.create(record).await.map_err(store_failed)?;
         let cancel = CancellationToken::new();
-        let link = Arc::new(TaskLink::new(id.clone(), self.clone(), cancel.clone()));
+        let woken = self.started(&id);
+        let link = Arc::new(TaskLink::new(id.clone(), self.clone(), cancel.clone(), woken.clone()));
         // A body that panics fails its task with an internal error instead of leaving it
         // working until its lease runs out.
         let body = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(body(link.clone())));
         let tasks = self.clone();
         tasks.running.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tokio::spawn(async move {
-            let watcher = tokio::spawn(watch(tasks.clone(), id.clone(), cancel.clone()));
+            let watcher = tokio::spawn(watch(tasks.clone(), id.clone(), cancel.clone(), woken));
             let outcome = tokio::select! {
                 outcome = body => Some(outcome.unwrap_or_else(|panic| {
                     let why = panic.downcast_ref::<&str>().map(|s| (*s).to_owned())
@@ -270,6 +298,7 @@ impl Tasks {
             if let Err(e) = tasks.modify(&id, &finish).await {
                 tracing::error!(target: "roundtrip::task", task = %id, "could not record the end of a task: {}", e.message);
             }
+            tasks.ended(&id);
             tasks.running.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
             tasks.running.1.notify_waiters();
         });
@@ -294,24 +323,34 @@ fn inline(result: &CallToolResult) -> Option<JsonObject> {
     }
 }
 
-/// While a body runs: renew its lease, and cancel it when the store says so (changes made in
-/// this process wake the watcher at once; those of other replicas are seen within the watch
-/// interval).
-async fn watch(tasks: Tasks, id: String, cancel: CancellationToken) {
-    let mut changes = tasks.subscribe();
+/// While a body runs: renew its lease, cancel it when the store says so, and wake it when
+/// answers appear that were given elsewhere. A store that announces its changes
+/// ([`TaskStore::watch`]) is read when the record changed and when the lease is due; any other
+/// store every `watch_interval` (changes made in this process are seen at once either way).
+async fn watch(tasks: Tasks, id: String, cancel: CancellationToken, mut woken: watch::Receiver<()>) {
     let lease_ms = tasks.options.lease.as_millis() as u64;
+    let renew_every = tasks.options.lease / 3;
+    let mut announced = tasks.store.watch(&id);
     let mut renewed = now_ms();
     // The answers seen at the last look: new ones (given on another replica, or not yet
-    // taken) wake the body's `ask` in this process, which itself does not poll the store.
+    // taken) wake the body's `ask`, which itself does not read the store until woken.
     let mut answers_seen: Vec<String> = Vec::new();
     loop {
+        let wait = if announced.is_some() { renew_every } else { tasks.options.watch_interval };
         tokio::select! {
-            change = changes.recv() => match change {
-                Ok(changed) if changed != id => continue,
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => return,
+            seen = async {
+                match announced.as_mut() {
+                    Some(changes) => changes.changed().await,
+                    None => std::future::pending().await,
+                }
+            } => if seen.is_err() {
+                // The store dropped the record's announcements: look, and poll from now on.
+                announced = None;
             },
-            () = tokio::time::sleep(tasks.options.watch_interval) => {}
+            seen = woken.changed() => if seen.is_err() {
+                return;
+            },
+            () = tokio::time::sleep(wait) => {}
         }
         let record = match tasks.store.get(&id).await {
             Ok(Some(record)) => record,

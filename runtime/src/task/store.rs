@@ -113,6 +113,20 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Apply `change` atomically; the record after it (`None` when there is none).
     fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+
+    /// Announcements of the changes to record `id` (each [`modify`](Self::modify) whose change
+    /// returned `true`), from a store that sees every change itself, as [`MemoryStore`]
+    /// does: the replica running the task's body then waits for them instead of polling.
+    ///
+    /// `None`, the default, says the store cannot tell (other processes write it too): the
+    /// replica looks at the record every [`watch_interval`](super::TaskOptions::watch_interval)
+    /// for answers and cancellation given elsewhere.
+    ///
+    /// [`MemoryStore`]: super::MemoryStore
+    fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        let _ = id;
+        None
+    }
 }
 
 /// RFC 3339 (an ISO 8601 profile) of milliseconds since the Unix epoch.
@@ -137,6 +151,10 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
 
     fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         (**self).modify(id, change)
+    }
+
+    fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        (**self).watch(id)
     }
 }
 
