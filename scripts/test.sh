@@ -28,12 +28,26 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
-for features in "stdio" "http" "client" "client,stdio" "http,playground" "auth" "redis" ""; do
+for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \
+  "server,http,playground" "auth" "redis" ""; do
   echo "cargo check -p roundtrip --no-default-features --features \"$features\""
   RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --no-default-features --features "$features" \
     --target-dir target/feature-check
 done
 RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --all-features --target-dir target/feature-check
+# Pay for what you use: a client builds none of the server's sealing, tasks or axum, and a
+# stdio server none of axum, hyper or reqwest.
+no_deps() {
+  local features="$1"; shift
+  local tree; tree="$(cargo tree -p roundtrip --no-default-features --features "$features" -e normal --prefix none)"
+  for dep in "$@"; do
+    if grep -q "^$dep v" <<<"$tree"; then
+      echo "FAILED: roundtrip with features \"$features\" depends on $dep" >&2; exit 1
+    fi
+  done
+}
+no_deps "client,stdio" aes-gcm hkdf humantime axum
+no_deps "server,stdio" axum hyper tower reqwest
 
 section "cargo test --workspace"
 cargo test --workspace

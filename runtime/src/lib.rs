@@ -1,35 +1,56 @@
 #![doc = include_str!("lib.md")]
+// A client built with no transport (`client` without `stdio`, `http` or `server`) compiles,
+// but can connect to nothing: its connection code is unused.
+#![cfg_attr(
+    all(feature = "client", not(any(feature = "stdio", feature = "http", feature = "server"))),
+    allow(dead_code, unused_imports)
+)]
 
+#[cfg(feature = "server")]
 pub mod auth;
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "server")]
 mod declare;
+#[cfg(feature = "server")]
 pub mod describe;
+#[cfg(feature = "server")]
 mod error;
-#[cfg(all(feature = "client", feature = "http"))]
+#[cfg(all(feature = "client", feature = "server", feature = "http"))]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod protocol;
+#[cfg(feature = "server")]
 pub mod resolve;
+#[cfg(feature = "server")]
 pub mod seal;
+#[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
 pub mod task;
-#[cfg(feature = "client")]
+#[cfg(all(feature = "client", feature = "server"))]
 pub mod testing;
 pub mod transport;
 
+#[cfg(feature = "server")]
 pub use seal::RequestStateSecurity;
+#[cfg(feature = "server")]
 pub use server::{InputRequired, Outcome, RequestContext, Server, Toolset};
 
+#[cfg(feature = "server")]
 pub use declare::{
     Argument, Blob, CheckReturn, Choice, Elicit, FormField, Json, MissingState, PromptFactory, PromptReturn, Resolve,
     ResourceFactory, ResourceReturn, RootsOutput, SampleOutput, State, StateNeed, TextArgument, ToolFactory,
     ToolReturn, UrlOutput, WithReturn, WithValue,
 };
+#[cfg(feature = "server")]
 pub use error::{Error, ErrorKind, IntoError};
+#[cfg(feature = "server")]
 pub use resolve::{Answer, Consent};
+#[cfg(feature = "server")]
 pub use roundtrip_macros::{Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset};
 
+#[cfg(feature = "server")]
 /// The names a server author needs.
 pub mod prelude {
     pub use schemars::JsonSchema;
@@ -46,6 +67,7 @@ pub mod prelude {
     };
 }
 
+#[cfg(feature = "server")]
 /// What generated code calls. Not a public API.
 #[doc(hidden)]
 pub mod __private {

@@ -44,6 +44,8 @@ mod callbacks;
 mod error;
 #[cfg(feature = "http")]
 pub(crate) mod http;
+#[cfg(any(feature = "stdio", feature = "server"))]
+mod line;
 #[cfg(feature = "http")]
 pub mod oauth;
 pub(crate) mod params;
@@ -67,8 +69,11 @@ pub use wire::AuthProvider;
 use self::callbacks::{Callbacks, boxed};
 #[cfg(feature = "http")]
 use self::http::HttpWire;
+#[cfg(any(feature = "stdio", feature = "server"))]
+use self::line::LineWire;
 use self::params::{HeaderParam, header_params, header_values};
-use self::wire::{Headers, Incoming, LineWire, Wire};
+use self::wire::{Headers, Incoming, Wire};
+#[cfg(feature = "server")]
 use crate::Server;
 use crate::protocol::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
@@ -212,7 +217,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Connect to a server in this process (no sockets).
+    /// Connect to a server in this process (no sockets; feature `server`).
+    #[cfg(feature = "server")]
     pub async fn connect_in_memory(self, server: Server) -> Result<Client, ClientError> {
         let (reader, writer) = tokio::io::split(server.serve_in_memory());
         let wire = LineWire::new(reader, writer, Incoming { callbacks: self.callbacks.clone() });
@@ -724,7 +730,7 @@ impl Client {
 
 /// A task failed because the replica running it stopped.
 fn runner_lost(error: &crate::protocol::ErrorObject) -> bool {
-    error.data.as_ref().and_then(|d| d.get(crate::task::RUNNER_LOST)) == Some(&Value::Bool(true))
+    error.data.as_ref().and_then(|d| d.get(crate::protocol::RUNNER_LOST)) == Some(&Value::Bool(true))
 }
 
 fn tool_params(name: &str, arguments: Value) -> JsonObject {

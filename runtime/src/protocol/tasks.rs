@@ -9,6 +9,10 @@ use super::{ErrorObject, InputRequests, JsonObject, ResultType};
 /// The extension's identifier, under `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// `error.data` of a task that failed because the replica running it stopped: a client may
+/// start an idempotent call again.
+pub const RUNNER_LOST: &str = "taskRunnerLost";
+
 /// The `_meta` key of a `tasks/get` result that carries the body's latest progress as
 /// numbers, `{"progress": p, "total": t}` (the extension has no progress notifications; its
 /// status message carries only the words). The playground draws its progress bar from it.

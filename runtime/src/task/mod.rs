@@ -36,9 +36,7 @@ pub use store::{Modify, StoreError, TaskRecord, TaskStore};
 
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskStatus};
 
-/// `error.data` of a task that failed because the replica running it stopped: a client may
-/// start an idempotent call again.
-pub const RUNNER_LOST: &str = "taskRunnerLost";
+pub use crate::protocol::RUNNER_LOST;
 
 /// How long tasks live and how often clients should poll.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
