@@ -60,7 +60,7 @@ pub fn decode_header_value(value: &str) -> Option<String> {
 /// The check of a 2026-07-28 request's headers (`MCP-Protocol-Version`, `Mcp-Method`,
 /// `Mcp-Name`, `Mcp-Param-*`) against its body, as the HTTP transport runs it.
 pub fn check_modern_headers(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
-    crate::transport::http::headers::check_modern(headers, request, tools)
+    crate::transport::http::headers::check_modern(headers, request, |name| tools.iter().find(|d| d.tool.name == name))
 }
 
 /// How the Rust client encodes a header value: plain visible ASCII as-is, anything else as

@@ -199,6 +199,105 @@ impl Message {
     }
 }
 
+/// Why bytes are not one JSON-RPC message.
+#[derive(Debug)]
+pub enum MessageError {
+    /// Not JSON (`-32700`).
+    Parse(serde_json::Error),
+    /// A JSON array: batches are not supported (`-32600`).
+    Batch,
+    /// JSON, but not a JSON-RPC message (`-32600`, with the request id when one could be
+    /// read).
+    Invalid(Option<RequestId>, ErrorObject),
+}
+
+impl MessageError {
+    /// The id to answer with and the error to answer.
+    pub fn into_error(self) -> (Option<RequestId>, ErrorObject) {
+        match self {
+            Self::Parse(e) => (None, ErrorObject::parse_error(format!("Parse error: {e}"))),
+            Self::Batch => (None, ErrorObject::invalid_request("JSON-RPC batches are not supported")),
+            Self::Invalid(id, error) => (id, error),
+        }
+    }
+}
+
+impl Message {
+    /// Parse and classify one JSON-RPC message.
+    ///
+    /// A well-formed message is read straight into its typed envelope (only `params`,
+    /// `result` and `data` become `Value` trees). Anything else is parsed again as a `Value`
+    /// and classified by [`Message::from_value`], so every malformed message gets exactly the
+    /// answer that describes it.
+    ///
+    /// ```
+    /// use roundtrip::protocol::{Message, MessageError};
+    ///
+    /// let m = Message::from_slice(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
+    /// assert!(matches!(m, Message::Request(r) if r.method == "tools/list"));
+    /// assert!(matches!(Message::from_slice(b"[]"), Err(MessageError::Batch)));
+    /// assert!(matches!(Message::from_slice(b"{"), Err(MessageError::Parse(_))));
+    /// ```
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, MessageError> {
+        if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(bytes)
+            && let Some(message) = envelope.into_message()
+        {
+            return Ok(message);
+        }
+        // serde_json's recursion limit (128) turns deep nesting into a parse error.
+        let value: Value = serde_json::from_slice(bytes).map_err(MessageError::Parse)?;
+        if value.is_array() {
+            return Err(MessageError::Batch);
+        }
+        Self::from_value(value).map_err(|(id, error)| MessageError::Invalid(id, error))
+    }
+}
+
+/// A JSON-RPC message as it arrives, each member read once into its type. A member that is
+/// present (even `null`) is `Some`; a malformed one fails the whole envelope, and the message
+/// is classified the slow way.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    jsonrpc: Option<&'a str>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<RequestId>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<ErrorObject>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+impl Envelope<'_> {
+    /// The message, when it is one exactly as [`Message::from_value`] would classify it.
+    fn into_message(self) -> Option<Message> {
+        if self.jsonrpc != Some("2.0") || self.params.as_ref().is_some_and(|p| !p.is_object()) {
+            return None;
+        }
+        let params = self.params;
+        Some(match (self.method, self.id) {
+            (Some(method), Some(id)) => Message::Request(Request { jsonrpc: JsonRpcVersion, id, method, params }),
+            (Some(method), None) => Message::Notification(Notification { jsonrpc: JsonRpcVersion, method, params }),
+            (None, id) => {
+                let body = match (self.result, self.error) {
+                    (Some(result), _) => ResponseBody::Result(result),
+                    (None, Some(error)) => ResponseBody::Error(error),
+                    (None, None) => return None,
+                };
+                Message::Response(Response { jsonrpc: JsonRpcVersion, id, body })
+            }
+        })
+    }
+}
+
 /// The literal `"2.0"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JsonRpcVersion;
@@ -316,3 +415,64 @@ impl ErrorObject {
 
 /// A protocol version as its date string, for error data.
 pub type ProtocolVersionStr = &'static str;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slow path, as it stood before the typed envelope: parse a `Value`, then classify.
+    fn by_value(bytes: &[u8]) -> Result<Message, MessageError> {
+        let value: Value = serde_json::from_slice(bytes).map_err(MessageError::Parse)?;
+        if value.is_array() {
+            return Err(MessageError::Batch);
+        }
+        Message::from_value(value).map_err(|(id, error)| MessageError::Invalid(id, error))
+    }
+
+    fn outcome(r: Result<Message, MessageError>) -> Result<Message, (Option<RequestId>, i64, String)> {
+        r.map_err(|e| {
+            let (id, error) = e.into_error();
+            // A parse error's message names serde_json's position, the same on both paths.
+            (id, error.code, error.message)
+        })
+    }
+
+    #[test]
+    fn the_typed_envelope_classifies_every_message_as_the_value_path_does() {
+        let cases: &[&str] = &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,null]}}}"#,
+            r#"{"jsonrpc":"2.0","id":"s","method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"ok":true},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no","data":[1]}}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"bad"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","error":{"code":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#,
+            r#"{"jsonrpc":2.0,"id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2\u002e0","id":1,"method":"m"}"#,
+            r#"{"id":1,"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":1,"params":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","extra":{"deep":[{}]}}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"m"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"m"}]"#,
+            r#""just a string""#,
+            r#"null"#,
+            r#"{"jsonrpc":"2.0","#,
+            "",
+        ];
+        for case in cases {
+            assert_eq!(outcome(Message::from_slice(case.as_bytes())), outcome(by_value(case.as_bytes())), "{case}");
+        }
+    }
+}

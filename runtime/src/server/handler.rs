@@ -186,6 +186,10 @@ pub struct ToolDef {
     /// The OAuth scopes a caller's token must grant (`#[tool(scopes = [...])]`).
     pub(crate) scopes: Vec<String>,
     pub(crate) handler: Handler<CallToolResult>,
+    /// The input schema's `x-mcp-header` marks, found on the first call that needs them
+    /// (cleared when the server registers the tool).
+    #[cfg(feature = "http")]
+    pub(crate) header_marks: std::sync::OnceLock<Vec<crate::transport::http::headers::HeaderMark>>,
 }
 
 impl ToolDef {
@@ -212,7 +216,15 @@ impl ToolDef {
             single_use: false,
             scopes: Vec::new(),
             handler: Handler::new(handler),
+            #[cfg(feature = "http")]
+            header_marks: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The `x-mcp-header` marks of the input schema, computed once.
+    #[cfg(feature = "http")]
+    pub(crate) fn header_marks(&self) -> &[crate::transport::http::headers::HeaderMark] {
+        self.header_marks.get_or_init(|| crate::transport::http::headers::header_marks(&self.tool.input_schema))
     }
 
     /// Attach the resolver graph the handler runs, for documentation.

@@ -194,7 +194,12 @@ impl Server {
     }
 
     /// Register a tool; a later tool with the same name replaces the earlier one.
-    pub fn tool(mut self, def: ToolDef) -> Self {
+    pub fn tool(mut self, mut def: ToolDef) -> Self {
+        // The schema may have changed since the marks were found (`tool` is a public field).
+        #[cfg(feature = "http")]
+        {
+            def.header_marks = std::sync::OnceLock::new();
+        }
         let inner = self.inner_mut();
         match inner.tool_index.get(&def.tool.name) {
             Some(&i) => inner.tools[i] = def,
@@ -399,6 +404,12 @@ impl Server {
     /// The registered tools.
     pub fn tool_defs(&self) -> &[ToolDef] {
         &self.inner.tools
+    }
+
+    /// The registered tool `name`.
+    #[cfg(feature = "http")]
+    pub(crate) fn tool_def(&self, name: &str) -> Option<&ToolDef> {
+        self.inner.tool_index.get(name).map(|&i| &self.inner.tools[i])
     }
 
     /// The OAuth scopes the tool `name` needs (none for an unknown tool).

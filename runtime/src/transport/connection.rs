@@ -103,20 +103,11 @@ impl Connection {
     }
 
     async fn on_line(self: &Arc<Self>, line: &[u8]) {
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(v) => v,
+        match Message::from_slice(line) {
             Err(e) => {
-                self.send(&Response::error(None, ErrorObject::parse_error(format!("Parse error: {e}")))).await;
-                return;
+                let (id, error) = e.into_error();
+                self.send(&Response::error(id, error)).await;
             }
-        };
-        if value.is_array() {
-            let error = ErrorObject::invalid_request("JSON-RPC batches are not supported");
-            self.send(&Response::error(None, error)).await;
-            return;
-        }
-        match Message::from_value(value) {
-            Err((id, error)) => self.send(&Response::error(id, error)).await,
             Ok(Message::Response(response)) => {
                 if !self.pending.resolve(response) {
                     tracing::debug!("a response for no pending request was ignored");

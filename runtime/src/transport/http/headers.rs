@@ -1,68 +1,81 @@
 //! The 2026-07-28 request headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
 //! `Mcp-Param-*`) and their cross-check against the body.
 
-use ::http::HeaderMap;
+use std::borrow::Cow;
+
+use ::http::{HeaderMap, HeaderName};
 use base64::Engine as _;
 use serde_json::Value;
 
 use crate::protocol::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta};
 use crate::server::ToolDef;
 
-pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(super) const SESSION_ID: &str = "mcp-session-id";
-const METHOD: &str = "mcp-method";
-const NAME: &str = "mcp-name";
+// Header names parsed once, here: looking a `&str` name up parses and validates it each time.
+pub(super) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(super) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+static METHOD: HeaderName = HeaderName::from_static("mcp-method");
+static NAME: HeaderName = HeaderName::from_static("mcp-name");
 const PARAM_PREFIX: &str = "mcp-param-";
 
 /// A header's value, trimmed; `Err` when it is not visible ASCII.
-pub(super) fn raw(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+pub(super) fn raw<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, ErrorObject> {
     match headers.get(name) {
         None => Ok(None),
         Some(v) => v
             .to_str()
-            .map(|s| Some(s.trim().to_owned()))
+            .map(|s| Some(s.trim()))
             .map_err(|_| ErrorObject::header_mismatch(format!("The {name} header has invalid characters"))),
     }
 }
 
 /// A trimmed header value with the `=?base64?…?=` encoding undone.
-fn decoded(headers: &HeaderMap, name: &str) -> Result<Option<String>, ErrorObject> {
+fn decoded<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<Cow<'h, str>>, ErrorObject> {
     let Some(value) = raw(headers, name)? else { return Ok(None) };
-    decode(&value)
+    decode_cow(value)
         .map(Some)
         .ok_or_else(|| ErrorObject::header_mismatch(format!("The {name} header is not valid =?base64?…?= encoding")))
 }
 
 /// Undo the `=?base64?{base64(utf8)}?=` encoding; plain values pass unchanged.
 pub(crate) fn decode(value: &str) -> Option<String> {
+    decode_cow(value).map(Cow::into_owned)
+}
+
+/// [`decode`], borrowing a plain value (the common case) instead of copying it.
+fn decode_cow(value: &str) -> Option<Cow<'_, str>> {
     match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
         Some(b64) => {
             let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(bytes).ok().map(Cow::Owned)
         }
-        None => Some(value.to_owned()),
+        None => Some(Cow::Borrowed(value)),
     }
 }
 
 /// Check the headers of a 2026-07-28 request against its body (`-32020` on any mismatch).
+/// `tool` finds a registered tool by name (its `x-mcp-header` marks are checked).
 ///
 /// Body problems (no `_meta`, no version key, no `name`) are left to the server, which
 /// answers them with its own codes.
-pub(crate) fn check_modern(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
+pub(crate) fn check_modern<'t>(
+    headers: &HeaderMap,
+    request: &Request,
+    tool: impl FnOnce(&str) -> Option<&'t ToolDef>,
+) -> Result<(), ErrorObject> {
     let params = request.params.as_ref();
     let claimed = RequestMeta::raw(params).and_then(|m| m.get(META_PROTOCOL_VERSION));
-    match (claimed, raw(headers, PROTOCOL_VERSION)?) {
+    match (claimed, raw(headers, &PROTOCOL_VERSION)?) {
         (Some(_), None) => {
             return Err(ErrorObject::header_mismatch("Missing required MCP-Protocol-Version header"));
         }
-        (Some(Value::String(body)), Some(header)) if *body != header => {
+        (Some(Value::String(body)), Some(header)) if body != header => {
             return Err(ErrorObject::header_mismatch(format!(
                 "MCP-Protocol-Version header `{header}` does not match _meta[\"{META_PROTOCOL_VERSION}\"] `{body}`"
             )));
         }
         _ => {}
     }
-    match raw(headers, METHOD)? {
+    match raw(headers, &METHOD)? {
         None => return Err(ErrorObject::header_mismatch("Missing required Mcp-Method header")),
         Some(m) if m != request.method => {
             return Err(ErrorObject::header_mismatch(format!(
@@ -81,7 +94,7 @@ pub(crate) fn check_modern(headers: &HeaderMap, request: &Request, tools: &[Tool
     if let Some(field) = name_field
         && let Some(body) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
     {
-        match decoded(headers, NAME)? {
+        match decoded(headers, &NAME)? {
             None => {
                 return Err(ErrorObject::header_mismatch(format!(
                     "Missing required Mcp-Name header (params.{field} is `{body}`)"
@@ -97,32 +110,57 @@ pub(crate) fn check_modern(headers: &HeaderMap, request: &Request, tools: &[Tool
     }
     if request.method == "tools/call"
         && let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str)
-        && let Some(tool) = tools.iter().find(|d| d.tool.name == name)
+        && let Some(tool) = tool(name)
     {
         let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
-        check_params(headers, &tool.tool.input_schema, arguments)?;
+        check_params(headers, tool.header_marks(), arguments)?;
     }
     Ok(())
 }
 
-/// `Mcp-Param-{Name}` headers for the tool properties marked `"x-mcp-header": "{Name}"`.
-fn check_params(headers: &HeaderMap, schema: &JsonObject, arguments: Option<&JsonObject>) -> Result<(), ErrorObject> {
+/// One `x-mcp-header` mark of a tool's input schema: the argument at `path` travels in the
+/// header `mcp-param-{name}` (lowercased once, here).
+#[derive(Debug, Clone)]
+pub(crate) struct HeaderMark {
+    name: String,
+    /// `None` when the name makes no valid header name: no such header can arrive.
+    header: Option<HeaderName>,
+    path: Vec<String>,
+}
+
+/// The marks of an input schema, through `properties` only.
+pub(crate) fn header_marks(schema: &JsonObject) -> Vec<HeaderMark> {
     let mut marked = Vec::new();
     collect_marked(schema, &mut Vec::new(), &mut marked);
-    for (header_name, path) in marked {
-        let header = format!("{PARAM_PREFIX}{}", header_name.to_ascii_lowercase());
-        let mut value = arguments.map(|a| Value::Object(a.clone()));
-        for key in &path {
-            value = value.and_then(|v| v.get(key).cloned());
+    marked
+        .into_iter()
+        .map(|(name, path)| {
+            let header = HeaderName::from_bytes(format!("{PARAM_PREFIX}{}", name.to_ascii_lowercase()).as_bytes()).ok();
+            HeaderMark { header, name, path }
+        })
+        .collect()
+}
+
+/// `Mcp-Param-{Name}` headers for the tool properties marked `"x-mcp-header": "{Name}"`.
+fn check_params(headers: &HeaderMap, marks: &[HeaderMark], arguments: Option<&JsonObject>) -> Result<(), ErrorObject> {
+    for mark in marks {
+        let Some((first, rest)) = mark.path.split_first() else { continue };
+        let mut value = arguments.and_then(|a| a.get(first));
+        for key in rest {
+            value = value.and_then(|v| v.get(key));
         }
         let value = value.filter(|v| !v.is_null());
-        let got = decoded(headers, &header)?;
-        let ok = match (&value, &got) {
+        let got = match &mark.header {
+            Some(header) => decoded(headers, header)?,
+            None => None,
+        };
+        let ok = match (value, &got) {
             (None, None) => true,
             (Some(_), None) => {
                 return Err(ErrorObject::header_mismatch(format!(
-                    "Missing required Mcp-Param-{header_name} header (the argument `{}` is present)",
-                    path.join(".")
+                    "Missing required Mcp-Param-{} header (the argument `{}` is present)",
+                    mark.name,
+                    mark.path.join(".")
                 )));
             }
             (None, Some(_)) => false,
@@ -130,8 +168,9 @@ fn check_params(headers: &HeaderMap, schema: &JsonObject, arguments: Option<&Jso
         };
         if !ok {
             return Err(ErrorObject::header_mismatch(format!(
-                "Mcp-Param-{header_name} header does not match the argument `{}`",
-                path.join(".")
+                "Mcp-Param-{} header does not match the argument `{}`",
+                mark.name,
+                mark.path.join(".")
             )));
         }
     }
@@ -203,23 +242,23 @@ mod tests {
             ("mcp-method", "tools/call"),
             ("Mcp-Name", "=?base64?aMOpbGxv?="),
         ]);
-        assert!(check_modern(&ok, &req, &[]).is_ok());
+        assert!(check_modern(&ok, &req, |_| None).is_ok());
         let wrong = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "x")]);
-        assert_eq!(check_modern(&wrong, &req, &[]).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&wrong, &req, |_| None).expect_err("rejected").code, -32020);
         let missing = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call")]);
-        assert!(check_modern(&missing, &req, &[]).expect_err("rejected").message.contains("Mcp-Name"));
+        assert!(check_modern(&missing, &req, |_| None).expect_err("rejected").message.contains("Mcp-Name"));
     }
 
     #[test]
     fn version_is_compared_only_when_the_body_claims_one() {
         let req = request("tools/list", json!({}));
         let h = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/list")]);
-        assert!(check_modern(&h, &req, &[]).is_ok());
+        assert!(check_modern(&h, &req, |_| None).is_ok());
         let req = request("tools/list", json!({ "_meta": meta() }));
         let h = headers(&[("mcp-method", "tools/list")]);
-        assert!(check_modern(&h, &req, &[]).expect_err("rejected").message.contains("MCP-Protocol-Version"));
+        assert!(check_modern(&h, &req, |_| None).expect_err("rejected").message.contains("MCP-Protocol-Version"));
         let h = headers(&[("MCP-Protocol-Version", "2025-11-25"), ("mcp-method", "tools/list")]);
-        assert_eq!(check_modern(&h, &req, &[]).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&h, &req, |_| None).expect_err("rejected").code, -32020);
     }
 
     #[test]
@@ -235,6 +274,7 @@ mod tests {
             Ok(Outcome::Complete(crate::protocol::CallToolResult::text("ok")))
         });
         let tools = [tool];
+        let find = |n: &str| tools.iter().find(|d| d.tool.name == n);
         let req = request(
             "tools/call",
             json!({ "_meta": meta(), "name": "sql", "arguments": { "region": "us", "opts": { "n": 42 } } }),
@@ -243,13 +283,13 @@ mod tests {
         let mut ok = headers(&base);
         ok.insert("mcp-param-region", HeaderValue::from_static("us"));
         ok.insert("mcp-param-n", HeaderValue::from_static("42.0"));
-        assert!(check_modern(&ok, &req, &tools).is_ok());
+        assert!(check_modern(&ok, &req, find).is_ok());
         let mut wrong = headers(&base);
         wrong.insert("mcp-param-region", HeaderValue::from_static("eu"));
         wrong.insert("mcp-param-n", HeaderValue::from_static("42"));
-        assert_eq!(check_modern(&wrong, &req, &tools).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&wrong, &req, find).expect_err("rejected").code, -32020);
         let mut missing = headers(&base);
         missing.insert("mcp-param-region", HeaderValue::from_static("us"));
-        assert!(check_modern(&missing, &req, &tools).expect_err("rejected").message.contains("Mcp-Param-N"));
+        assert!(check_modern(&missing, &req, find).expect_err("rejected").message.contains("Mcp-Param-N"));
     }
 }

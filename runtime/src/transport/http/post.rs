@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
+use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
-use serde_json::Value;
 
 use ::http::{HeaderMap, HeaderValue, StatusCode, request::Parts};
 
@@ -20,25 +20,37 @@ use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, META_PROTOCOL_VERSION, Message, Notification, ProtocolVersion,
     Request, RequestId, RequestMeta, Response as RpcResponse,
 };
-use crate::server::{Inbound, NullPeer, Principal, Session};
+use crate::server::{Inbound, NullPeer, Peer, Principal, Session};
 
 enum BodyError {
     TooLarge,
     Broken,
 }
 
-/// Read at most `limit` bytes of the body.
-async fn read_limited(body: Body, limit: usize) -> Result<Vec<u8>, BodyError> {
+/// Read at most `limit` bytes of the body. A body that arrives in one chunk (the usual case)
+/// is kept as it came, without a copy.
+async fn read_limited(body: Body, limit: usize) -> Result<Bytes, BodyError> {
     let mut stream = body.into_data_stream();
-    let mut buf = Vec::new();
+    let mut first = Bytes::new();
+    let mut joined: Option<BytesMut> = None;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|_| BodyError::Broken)?;
-        if buf.len() + chunk.len() > limit {
+        let so_far = joined.as_ref().map_or(first.len(), BytesMut::len);
+        if so_far + chunk.len() > limit {
             return Err(BodyError::TooLarge);
         }
-        buf.extend_from_slice(&chunk);
+        match &mut joined {
+            Some(joined) => joined.extend_from_slice(&chunk),
+            None if first.is_empty() => first = chunk,
+            None => {
+                let mut both = BytesMut::with_capacity(first.len() + chunk.len());
+                both.extend_from_slice(&first);
+                both.extend_from_slice(&chunk);
+                joined = Some(both);
+            }
+        }
     }
-    Ok(buf)
+    Ok(joined.map_or(first, BytesMut::freeze))
 }
 
 fn content_length(headers: &HeaderMap) -> Option<u64> {
@@ -84,19 +96,14 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
             return response;
         }
     };
-    // serde_json's recursion limit (128) turns deep nesting into a parse error.
-    let value: Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
-        Err(e) => return bad_request(None, ErrorObject::parse_error(format!("Parse error: {e}"))),
+    let message = match Message::from_slice(&bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            let (id, error) = e.into_error();
+            return bad_request(id, error);
+        }
     };
     drop(bytes);
-    if value.is_array() {
-        return bad_request(None, ErrorObject::invalid_request("batches are not supported"));
-    }
-    let message = match Message::from_value(value) {
-        Ok(m) => m,
-        Err((id, error)) => return bad_request(id, error),
-    };
     match message {
         Message::Response(response) => client_response(&state, &parts, response),
         Message::Notification(notification) => notification_post(&state, &parts, &notification),
@@ -117,7 +124,7 @@ impl UnknownSession {
 /// The session named by `Mcp-Session-Id`: `Ok(None)` when the header is absent. A session
 /// started by another principal is not found.
 fn session_of(state: &State, parts: &Parts) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
-    let Some(id) = parts.headers.get(SESSION_ID) else { return Ok(None) };
+    let Some(id) = parts.headers.get(&SESSION_ID) else { return Ok(None) };
     let id = id.to_str().map_err(|_| UnknownSession)?.trim();
     let principal = parts.extensions.get::<Principal>();
     state.sessions.get(id).filter(|s| s.owned_by(principal)).map(Some).ok_or(UnknownSession)
@@ -157,7 +164,7 @@ fn notification_post(state: &State, parts: &Parts, notification: &Notification) 
 
 fn is_modern_header(headers: &HeaderMap) -> bool {
     headers
-        .get(PROTOCOL_VERSION)
+        .get(&PROTOCOL_VERSION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| ProtocolVersion::parse(v.trim()))
         .is_some_and(ProtocolVersion::is_modern)
@@ -192,7 +199,7 @@ fn tool_scopes(state: &State, parts: &Parts, request: &Request) -> Option<Respon
     if request.method != "tools/call" {
         return None;
     }
-    let name = request.params.as_ref().and_then(|p| p.get("name")).and_then(Value::as_str)?;
+    let name = request.params.as_ref().and_then(|p| p.get("name")).and_then(serde_json::Value::as_str)?;
     let scopes = state.server.tool_scopes(name);
     if scopes.is_empty() {
         return None;
@@ -213,7 +220,7 @@ fn tool_scopes(state: &State, parts: &Parts, request: &Request) -> Option<Respon
 fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> Inbound {
     let principal = parts.extensions.get::<Principal>().cloned();
     let auth = parts.extensions.remove::<AuthPrincipal>().map(Arc::new);
-    let mut inbound = Inbound::new(Arc::new(NullPeer));
+    let mut inbound = Inbound::new(null_peer());
     inbound.modern_hint = modern_hint;
     inbound.principal = principal;
     inbound.auth = auth;
@@ -224,9 +231,15 @@ fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> 
     inbound
 }
 
+/// The peer an [`Inbound`] starts with (`run` gives it the request's own), shared.
+fn null_peer() -> Arc<dyn Peer> {
+    static NULL: std::sync::LazyLock<Arc<dyn Peer>> = std::sync::LazyLock::new(|| Arc::new(NullPeer));
+    NULL.clone()
+}
+
 /// The 2026-07-28 stateless path: headers must agree with the body; no session.
 async fn modern(state: Arc<State>, parts: Parts, request: Request) -> Response {
-    if let Err(e) = headers::check_modern(&parts.headers, &request, state.server.tool_defs()) {
+    if let Err(e) = headers::check_modern(&parts.headers, &request, |name| state.server.tool_def(name)) {
         return bad_request(Some(request.id), e);
     }
     let inbound = inbound(&state, parts, true, &request.method);
@@ -238,9 +251,9 @@ async fn modern(state: Arc<State>, parts: Parts, request: Request) -> Response {
 
 /// The legacy path: `initialize` starts a session, everything else needs one.
 async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
-    match headers::raw(&parts.headers, PROTOCOL_VERSION) {
+    match headers::raw(&parts.headers, &PROTOCOL_VERSION) {
         Err(e) => return bad_request(Some(request.id), ErrorObject::invalid_request(e.message)),
-        Ok(Some(v)) if ProtocolVersion::parse(&v).is_none() => {
+        Ok(Some(v)) if ProtocolVersion::parse(v).is_none() => {
             let supported: Vec<&str> = ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect();
             return bad_request(
                 Some(request.id),
@@ -288,7 +301,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
             if let Some(session) = session {
                 state.sessions.insert(id.clone(), session, owner);
                 if let Ok(v) = HeaderValue::from_str(&id) {
-                    response.headers_mut().insert(SESSION_ID, v);
+                    response.headers_mut().insert(SESSION_ID.clone(), v);
                 }
             }
             response

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
+use bytes::{BufMut as _, Bytes};
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream};
 use serde::Serialize;
@@ -255,15 +255,34 @@ pub(super) fn sse_response(stream: impl Stream<Item = Result<Bytes, Infallible>>
 /// say (a cancelled request).
 pub(super) fn reply_response(reply: Reply) -> Response {
     match reply.response {
-        Some(response) => json_response(StatusCode::from_u16(reply.http_status).unwrap_or(StatusCode::OK), &response),
+        Some(response) => {
+            // A serialized result is most of the body: size the buffer once.
+            let capacity = match &response {
+                ReplyMessage::Result { json, .. } => json.get().len() + 64,
+                ReplyMessage::Response(_) => 256,
+            };
+            let status = StatusCode::from_u16(reply.http_status).unwrap_or(StatusCode::OK);
+            json_body(status, &response, capacity)
+        }
         None => StatusCode::ACCEPTED.into_response(),
     }
 }
 
 /// A JSON body with a status.
 pub(super) fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
-    let mut response = (status, bytes).into_response();
+    json_body(status, body, 256)
+}
+
+/// A JSON body with a status, serialized into a buffer of `capacity` bytes to start with
+/// (frozen into the body without a copy).
+fn json_body<T: Serialize>(status: StatusCode, body: &T, capacity: usize) -> Response {
+    let mut buf = bytes::BytesMut::with_capacity(capacity).writer();
+    let bytes = match serde_json::to_writer(&mut buf, body) {
+        Ok(()) => buf.into_inner().freeze(),
+        Err(_) => Bytes::from_static(b"{}"),
+    };
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }

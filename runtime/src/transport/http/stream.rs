@@ -68,9 +68,9 @@ pub(super) fn legacy_target(
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Result<(String, Arc<LegacySession>), NoSession> {
-    let version = headers::raw(headers, PROTOCOL_VERSION).map_err(|e| NoSession::BadVersion(e.message))?;
-    let parsed = version.as_deref().map(ProtocolVersion::parse);
-    let Some(id) = headers.get(SESSION_ID) else {
+    let version = headers::raw(headers, &PROTOCOL_VERSION).map_err(|e| NoSession::BadVersion(e.message))?;
+    let parsed = version.map(ProtocolVersion::parse);
+    let Some(id) = headers.get(&SESSION_ID) else {
         return Err(match parsed {
             Some(Some(v)) if !v.is_modern() => NoSession::Missing,
             _ => NoSession::NotAllowed,
