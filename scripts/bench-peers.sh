@@ -9,10 +9,13 @@
 #   scripts/bench-peers.sh                        # 8 s per run, 3 rounds
 #   scripts/bench-peers.sh --seconds 2 --rounds 1 # a quick check that everything works
 #   scripts/bench-peers.sh --wrk                  # also cross-check the plain call with wrk
+#   scripts/bench-peers.sh --mimalloc             # every Rust server built with mimalloc
 #
 # Options: --seconds N (per measured run, default 8), --rounds R (default 3), --warmup N
 # (seconds per server and scenario before round 1, default 2), --connections N (default 16),
-# --wrk (needs `apt-get install -y wrk`), --no-build (use the binaries already built).
+# --wrk (needs `apt-get install -y wrk`), --no-build (use the binaries already built),
+# --mimalloc (build roundtrip's, rmcp's and the floor's servers with mimalloc as the global
+# allocator; the header line says which allocator each binary has).
 # Environment: SERVER_CPUS / LOAD_CPUS (taskset CPU lists; default 1 and 0 on 2+ cores),
 # SERVER_WORKERS (tokio worker threads of the Rust servers, default 1), PORT_BASE (default
 # 18180; five ports from it), PYTHON (default .venv/bin/python).
@@ -29,6 +32,7 @@ warmup=2
 connections=16
 use_wrk=0
 build=1
+features=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -37,7 +41,8 @@ while [ $# -gt 0 ]; do
     --connections) connections="$2"; shift 2 ;;
     --wrk) use_wrk=1; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | cut -c3-; exit 0 ;;
+    --mimalloc) features=(--features mimalloc); shift ;;
+    -h|--help) sed -n '2,24p' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -65,8 +70,8 @@ rt_bin="${CARGO_TARGET_DIR:-$root/target}/release"
 peers_bin="${CARGO_TARGET_DIR:-$root/bench/peers/target}/release"
 if [ "$build" = 1 ]; then
   echo "building roundtrip's provision and conformance examples and bench/peers (release)..."
-  cargo build --quiet --release -p roundtrip-examples --bin provision --bin conformance
-  (cd bench/peers && cargo build --quiet --release)
+  cargo build --quiet --release -p roundtrip-examples --bin provision --bin conformance "${features[@]}"
+  (cd bench/peers && cargo build --quiet --release "${features[@]}")
 fi
 for b in "$rt_bin/provision" "$rt_bin/conformance" "$peers_bin/rmcp-provision" "$peers_bin/hyper-floor" "$peers_bin/peers-load"; do
   [ -x "$b" ] || { echo "missing $b (run without --no-build)" >&2; exit 1; }
@@ -132,6 +137,8 @@ echo
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start; CLK_TCK $tick"
 echo "servers pinned to CPU(s) $server_cpus (Rust servers: $workers tokio worker thread(s)), load generator to CPU(s) $load_cpus (1 thread, $connections connections)"
 echo "versions: $(rustc --version), rmcp 3.11.0, mcp $("$python" -c 'import importlib.metadata as m; print(m.version("mcp"))') on $("$python" -V 2>&1), roundtrip $(git rev-parse --short HEAD)"
+allocator() { if grep -qa mi_malloc_aligned "$1"; then echo mimalloc; else echo system; fi; }
+echo "allocators: roundtrip $(allocator "$rt_bin/provision"), rmcp $(allocator "$peers_bin/rmcp-provision"), floor $(allocator "$peers_bin/hyper-floor")"
 echo "plain-call body of roundtrip (the floor's fixed answer): $(wc -c <"$dir/floor-body.json") bytes"
 if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { exit !(l > 0.5) }'; then
   echo "WARNING: the machine is not quiet (1-minute load average $(cut -d' ' -f1 /proc/loadavg)): other processes share the"

@@ -192,6 +192,12 @@ fn process_key() -> Vec<u8> {
     key
 }
 
+/// The allocator is the application's choice; `--features mimalloc` is the peer benchmark's
+/// `--mimalloc` row (every Rust server of that run built the same way).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8081".to_owned());
