@@ -54,7 +54,7 @@ impl StateSealer {
 
 /// A header value with the `=?base64?…?=` encoding undone (`None`: not valid encoding).
 pub fn decode_header_value(value: &str) -> Option<String> {
-    crate::transport::http::headers::decode(value)
+    crate::transport::http::headers::decode(value).map(std::borrow::Cow::into_owned)
 }
 
 /// The check of a 2026-07-28 request's headers (`MCP-Protocol-Version`, `Mcp-Method`,

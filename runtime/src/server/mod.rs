@@ -194,12 +194,10 @@ impl Server {
     }
 
     /// Register a tool; a later tool with the same name replaces the earlier one.
-    pub fn tool(mut self, mut def: ToolDef) -> Self {
+    pub fn tool(mut self, def: ToolDef) -> Self {
         // The schema may have changed since the marks were found (`tool` is a public field).
         #[cfg(feature = "http")]
-        {
-            def.header_marks = std::sync::OnceLock::new();
-        }
+        let def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
         let inner = self.inner_mut();
         match inner.tool_index.get(&def.tool.name) {
             Some(&i) => inner.tools[i] = def,

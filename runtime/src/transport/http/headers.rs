@@ -31,18 +31,13 @@ pub(super) fn raw<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Optio
 /// A trimmed header value with the `=?base64?…?=` encoding undone.
 fn decoded<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<Cow<'h, str>>, ErrorObject> {
     let Some(value) = raw(headers, name)? else { return Ok(None) };
-    decode_cow(value)
+    decode(value)
         .map(Some)
         .ok_or_else(|| ErrorObject::header_mismatch(format!("The {name} header is not valid =?base64?…?= encoding")))
 }
 
-/// Undo the `=?base64?{base64(utf8)}?=` encoding; plain values pass unchanged.
-pub(crate) fn decode(value: &str) -> Option<String> {
-    decode_cow(value).map(Cow::into_owned)
-}
-
-/// [`decode`], borrowing a plain value (the common case) instead of copying it.
-fn decode_cow(value: &str) -> Option<Cow<'_, str>> {
+/// Undo the `=?base64?{base64(utf8)}?=` encoding; plain values pass unchanged (borrowed).
+pub(crate) fn decode(value: &str) -> Option<Cow<'_, str>> {
     match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
         Some(b64) => {
             let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;

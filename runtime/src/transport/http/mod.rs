@@ -379,7 +379,7 @@ impl Server {
         let router = Router::new().route(&path, any(endpoint));
         #[cfg(feature = "playground")]
         let router = if state.playground.is_some() { playground::mount(router, &path) } else { router };
-        let router = router.layer(axum::middleware::from_fn_with_state(state.clone(), limits::limit));
+        let router = router.layer(limits::LimitLayer(state.clone()));
         #[cfg(feature = "auth")]
         let router = match metadata {
             Some(metadata) => router.merge(metadata),
