@@ -231,8 +231,7 @@ where
             if data.is_empty() {
                 continue;
             }
-            let Ok(value) = serde_json::from_str::<Value>(&data) else { continue };
-            match Message::from_value(value) {
+            match Message::from_slice(data.as_bytes()) {
                 Ok(Message::Response(r)) if r.id.as_ref() == Some(id) => return Ok(Message::Response(r)),
                 Ok(Message::Notification(n)) => incoming.on_notification(n),
                 Ok(Message::Request(r)) => {

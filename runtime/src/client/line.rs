@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use super::ClientError;
 use super::wire::{Headers, Incoming, Wire};
-use crate::protocol::{Message, Notification, RequestId};
+use crate::protocol::{Message, MessageError, Notification, RequestId};
 use crate::transport::pending::Pending;
 
 /// A newline-delimited connection.
@@ -42,11 +42,7 @@ impl LineWire {
         tokio::spawn(async move {
             let mut lines = BufReader::new(reader).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                let Ok(value) = serde_json::from_str::<Value>(&line) else {
-                    tracing::warn!("the server sent a line that is not JSON");
-                    continue;
-                };
-                match Message::from_value(value) {
+                match Message::from_slice(line.as_bytes()) {
                     Ok(Message::Response(r)) => {
                         reader_pending.resolve(r);
                     }
@@ -61,6 +57,7 @@ impl LineWire {
                             }
                         });
                     }
+                    Err(MessageError::Parse(_)) => tracing::warn!("the server sent a line that is not JSON"),
                     Err(_) => tracing::warn!("the server sent an invalid JSON-RPC message"),
                 }
             }
