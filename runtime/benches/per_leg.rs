@@ -180,6 +180,83 @@ fn row(name: &str, cost: &Cost, state_bytes: Option<usize>) {
     println!("| {name:<28} | {:>8.1} | {:>8.0} | {:>9.0} | {state:>11} |", cost.cpu_us, cost.allocs, cost.alloc_bytes);
 }
 
+/// What `iterations` runs of `body` cost (CPU of this thread, allocations), per run.
+macro_rules! cost_of {
+    ($iterations:expr, $body:expr) => {{
+        let iterations: usize = $iterations;
+        for _ in 0..iterations / 10 {
+            $body;
+        }
+        let region = Region::new(GLOBAL);
+        let start = cpu_time::ThreadTime::now();
+        for _ in 0..iterations {
+            $body;
+        }
+        let cpu = start.elapsed();
+        let stats = region.change();
+        let n = iterations as f64;
+        Cost {
+            cpu_us: cpu.as_secs_f64() * 1e6 / n,
+            allocs: (stats.allocations + stats.reallocations) as f64 / n,
+            alloc_bytes: stats.bytes_allocated as f64 / n,
+        }
+    }};
+}
+
+/// Where the plain `tools/call` row goes: the bench's own request and response handling
+/// (through a trivial axum router), parsing the body, and the server's dispatch without HTTP;
+/// what is left is the HTTP endpoint's own work (header checks, body read, the event channel,
+/// the response body).
+async fn split_plain(server: &Server, router: &Router, leg: &Leg, iterations: usize) {
+    let trivial: Router = Router::new().route(
+        "/mcp",
+        axum::routing::post(|| async { ([("content-type", "application/json")], r#"{"jsonrpc":"2.0","id":7}"#) }),
+    );
+    let whole = cost_of!(iterations, {
+        let (status, bytes) = send(router, leg).await;
+        assert_eq!(status, 200);
+        std::hint::black_box(bytes);
+    });
+    let bench_own = cost_of!(iterations, {
+        let (status, bytes) = send(&trivial, leg).await;
+        assert_eq!(status, 200);
+        std::hint::black_box(bytes);
+    });
+    let parse = cost_of!(iterations, {
+        std::hint::black_box(roundtrip::protocol::Message::from_slice(&leg.body).unwrap());
+    });
+    let parse_and_handle = cost_of!(iterations, {
+        let roundtrip::protocol::Message::Request(request) =
+            roundtrip::protocol::Message::from_slice(&leg.body).unwrap()
+        else {
+            unreachable!("a request")
+        };
+        let mut inbound = roundtrip::server::Inbound::new(std::sync::Arc::new(roundtrip::server::NullPeer));
+        inbound.modern_hint = true;
+        let reply = server.handle(request, inbound).await;
+        assert_eq!(reply.http_status, 200);
+        std::hint::black_box(reply);
+    });
+    let minus = |a: &Cost, b: &Cost| Cost {
+        cpu_us: a.cpu_us - b.cpu_us,
+        allocs: a.allocs - b.allocs,
+        alloc_bytes: a.alloc_bytes - b.alloc_bytes,
+    };
+    let handle = minus(&parse_and_handle, &parse);
+    let endpoint = minus(&minus(&whole, &bench_own), &parse_and_handle);
+    println!();
+    println!("where the plain tools/call goes (each part measured alone; the last one is what is left):");
+    println!();
+    println!("| part of the plain call       | CPU µs   | allocs   | bytes     |             |");
+    println!("|------------------------------|----------|----------|-----------|-------------|");
+    row("whole (as above)", &whole, None);
+    row("bench: request, axum, body", &bench_own, None);
+    row("Message::from_slice", &parse, None);
+    row("Server::handle (no HTTP)", &handle, None);
+    row("HTTP endpoint (the rest)", &endpoint, None);
+    println!();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let iterations = args
@@ -213,7 +290,7 @@ fn main() {
         let plain_leg = Leg { tool: "plain", body: body("plain", json!({}), None).into() };
         let plain_done = result(&router, &plain_leg).await;
         assert_eq!(plain_done["resultType"], "complete", "{plain_done}");
-        let costs = replay(&router, &[leg1, leg2, plain_leg], iterations).await;
+        let costs = replay(&router, &[leg1, leg2, plain_leg.clone()], iterations).await;
         row("provision leg 1 (asks)", &costs[0], Some(state.len()));
         row("provision leg 2 (completes)", &costs[1], None);
         row("plain tools/call", &costs[2], None);
@@ -221,6 +298,7 @@ fn main() {
         if args.iter().any(|a| a == "--provision-only") {
             return;
         }
+        split_plain(&server, &router, &plain_leg, iterations).await;
 
         // N independent questions.
         let mut wide_rows = Vec::new();
