@@ -312,13 +312,13 @@ impl Finish for ReadResourceResult {
 /// Where a failure happened, to answer it as the protocol expects.
 struct Site {
     method: &'static str,
-    target: String,
+    target: Arc<str>,
     version: ProtocolVersion,
 }
 
 impl Site {
     fn of(cx: &RequestContext) -> Self {
-        Self { method: cx.method(), target: cx.target().to_owned(), version: cx.protocol_version() }
+        Self { method: cx.method(), target: Arc::clone(&cx.target), version: cx.protocol_version() }
     }
 
     fn finish<T: Finish>(&self, result: Result<Outcome<T>, Error>) -> Result<Outcome<T>, ErrorObject> {

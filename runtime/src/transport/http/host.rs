@@ -77,9 +77,8 @@ impl HostPolicy {
 /// `authority` (`host[:port]`) against the allowed list: an entry matches the whole authority
 /// or its host part.
 fn host_allowed(allowed: &[String], authority: &str) -> bool {
-    let authority = authority.to_ascii_lowercase();
-    let host = strip_port(&authority);
-    allowed.iter().any(|a| *a == authority || a == host)
+    let host = strip_port(authority);
+    allowed.iter().any(|a| a.eq_ignore_ascii_case(authority) || a.eq_ignore_ascii_case(host))
 }
 
 fn strip_port(authority: &str) -> &str {

@@ -27,15 +27,18 @@ use crate::transport::pending::Pending;
 /// (server-to-client requests wait instead).
 const EVENT_BUFFER: usize = 256;
 
-/// The peer of one HTTP request: events go to the request's response stream.
+/// The peer of one HTTP request: events go to the request's response stream. Events are boxed:
+/// the channel allocates its slots in blocks, and most requests send no event at all, so its
+/// first block stays small.
 struct ChannelPeer {
-    tx: mpsc::Sender<Message>,
+    tx: mpsc::Sender<Box<Message>>,
     pending: Option<Arc<Pending>>,
 }
 
 impl Peer for ChannelPeer {
     fn notify(&self, notification: Notification) {
-        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(Message::Notification(notification)) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(Box::new(Message::Notification(notification)))
+        {
             tracing::warn!("dropping a notification: the client reads its stream too slowly");
         }
     }
@@ -44,7 +47,7 @@ impl Peer for ChannelPeer {
         let (request, answer) = self.pending.as_ref()?.request(method, params);
         let tx = self.tx.clone();
         Some(Box::pin(async move {
-            tx.send(Message::Request(request))
+            tx.send(Box::new(Message::Request(request)))
                 .await
                 .map_err(|_| ErrorObject::internal("the client went away before the request could be sent"))?;
             answer.await
@@ -158,8 +161,8 @@ fn crashed(id: RequestId) -> Reply {
 }
 
 struct SseState {
-    first: Option<Message>,
-    rx: Option<mpsc::Receiver<Message>>,
+    first: Option<Box<Message>>,
+    rx: Option<mpsc::Receiver<Box<Message>>>,
     handling: Option<Handling>,
     guard: CancelOnDrop,
     keep_alive: Option<Duration>,
@@ -210,12 +213,12 @@ impl SseState {
 }
 
 enum Step {
-    Event(Option<Message>),
+    Event(Option<Box<Message>>),
     Reply(Option<Reply>),
     KeepAlive,
 }
 
-async fn recv(rx: &mut Option<mpsc::Receiver<Message>>) -> Option<Message> {
+async fn recv(rx: &mut Option<mpsc::Receiver<Box<Message>>>) -> Option<Box<Message>> {
     match rx {
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
