@@ -21,6 +21,10 @@
 //! - `chain of 10`: each question's message names the previous answer, so ten rounds; the row
 //!   gives the mean of the ten legs that ask and the last (completing) leg.
 //!
+//! After the rows, the plain call is split into parts each timed alone: the bench's own request
+//! and body handling (a trivial axum route), `Message::from_slice`, `Server::handle` without
+//! HTTP, and what is left, the HTTP endpoint's own work.
+//!
 //! Every response is checked (a leg 1 must ask, a leg 2 must complete with the expected text).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)] // a bench fails loudly
