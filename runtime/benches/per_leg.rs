@@ -147,44 +147,8 @@ struct Cost {
     alloc_bytes: f64,
 }
 
-/// Replay `legs` in turn `iterations` times each; every response must have the status and the
-/// length of the checked first one (the bodies differ only in values of a fixed size).
-async fn replay(router: &Router, legs: &[Leg], iterations: usize) -> Vec<Cost> {
-    let mut expected = Vec::new();
-    for leg in legs {
-        let (status, bytes) = send(router, leg).await;
-        assert_eq!(status, 200);
-        expected.push(bytes.len());
-    }
-    let mut costs = Vec::new();
-    for (leg, &len) in legs.iter().zip(&expected) {
-        for _ in 0..iterations / 10 {
-            send(router, leg).await;
-        }
-        let region = Region::new(GLOBAL);
-        let start = cpu_time::ThreadTime::now();
-        for _ in 0..iterations {
-            let (status, bytes) = send(router, leg).await;
-            assert!(status == 200 && bytes.len() == len, "a replayed leg answered differently: {status}");
-        }
-        let cpu = start.elapsed();
-        let stats = region.change();
-        let n = iterations as f64;
-        costs.push(Cost {
-            cpu_us: cpu.as_secs_f64() * 1e6 / n,
-            allocs: (stats.allocations + stats.reallocations) as f64 / n,
-            alloc_bytes: stats.bytes_allocated as f64 / n,
-        });
-    }
-    costs
-}
-
-fn row(name: &str, cost: &Cost, state_bytes: Option<usize>) {
-    let state = state_bytes.map_or_else(|| "–".to_owned(), |b| b.to_string());
-    println!("| {name:<28} | {:>8.1} | {:>8.0} | {:>9.0} | {state:>11} |", cost.cpu_us, cost.allocs, cost.alloc_bytes);
-}
-
-/// What `iterations` runs of `body` cost (CPU of this thread, allocations), per run.
+/// What `iterations` runs of `body` cost (CPU of this thread, allocations), per run, after a
+/// tenth as many unmeasured runs to warm up.
 macro_rules! cost_of {
     ($iterations:expr, $body:expr) => {{
         let iterations: usize = $iterations;
@@ -205,6 +169,30 @@ macro_rules! cost_of {
             alloc_bytes: stats.bytes_allocated as f64 / n,
         }
     }};
+}
+
+/// Replay `legs` in turn `iterations` times each; every response must have the status and the
+/// length of the checked first one (the bodies differ only in values of a fixed size).
+async fn replay(router: &Router, legs: &[Leg], iterations: usize) -> Vec<Cost> {
+    let mut expected = Vec::new();
+    for leg in legs {
+        let (status, bytes) = send(router, leg).await;
+        assert_eq!(status, 200);
+        expected.push(bytes.len());
+    }
+    let mut costs = Vec::new();
+    for (leg, &len) in legs.iter().zip(&expected) {
+        costs.push(cost_of!(iterations, {
+            let (status, bytes) = send(router, leg).await;
+            assert!(status == 200 && bytes.len() == len, "a replayed leg answered differently: {status}");
+        }));
+    }
+    costs
+}
+
+fn row(name: &str, cost: &Cost, state_bytes: Option<usize>) {
+    let state = state_bytes.map_or_else(|| "–".to_owned(), |b| b.to_string());
+    println!("| {name:<28} | {:>8.1} | {:>8.0} | {:>9.0} | {state:>11} |", cost.cpu_us, cost.allocs, cost.alloc_bytes);
 }
 
 /// Where the plain `tools/call` row goes: the bench's own request and response handling
@@ -253,7 +241,7 @@ async fn split_plain(server: &Server, router: &Router, leg: &Leg, iterations: us
     println!();
     println!("| part of the plain call       | CPU µs   | allocs   | bytes     |             |");
     println!("|------------------------------|----------|----------|-----------|-------------|");
-    row("whole (as above)", &whole, None);
+    row("whole, measured again", &whole, None);
     row("bench: request, axum, body", &bench_own, None);
     row("Message::from_slice", &parse, None);
     row("Server::handle (no HTTP)", &handle, None);
