@@ -10,12 +10,15 @@
 #   scripts/bench-peers.sh --seconds 2 --rounds 1 # a quick check that everything works
 #   scripts/bench-peers.sh --wrk                  # also cross-check the plain call with wrk
 #   scripts/bench-peers.sh --mimalloc             # every Rust server built with mimalloc
+#   scripts/bench-peers.sh --lto                  # every Rust server built with fat LTO
 #
 # Options: --seconds N (per measured run, default 8), --rounds R (default 3), --warmup N
 # (seconds per server and scenario before round 1, default 2), --connections N (default 16),
 # --wrk (needs `apt-get install -y wrk`), --no-build (use the binaries already built),
 # --mimalloc (build roundtrip's, rmcp's and the floor's servers with mimalloc as the global
-# allocator; the header line says which allocator each binary has).
+# allocator; the header line says which allocator each binary has), --lto (build every Rust
+# server with `lto = "fat"` and `codegen-units = 1`, into target/lto and bench/peers/target/lto,
+# so the default binaries stay; with --no-build, use the binaries already built there).
 # Environment: SERVER_CPUS / LOAD_CPUS (taskset CPU lists; default 1 and 0 on 2+ cores),
 # SERVER_WORKERS (tokio worker threads of the Rust servers, default 1), PORT_BASE (default
 # 18180; five ports from it), PYTHON (default .venv/bin/python).
@@ -33,6 +36,7 @@ connections=16
 use_wrk=0
 build=1
 features=()
+lto=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -42,7 +46,8 @@ while [ $# -gt 0 ]; do
     --wrk) use_wrk=1; shift ;;
     --no-build) build=0; shift ;;
     --mimalloc) features=(--features mimalloc); shift ;;
-    -h|--help) sed -n '2,24p' "$0" | cut -c3-; exit 0 ;;
+    --lto) lto=1; shift ;;
+    -h|--help) sed -n '2,27p' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -66,12 +71,22 @@ if [ "$use_wrk" = 1 ]; then
 fi
 
 # --- build ----------------------------------------------------------------------------------
-rt_bin="${CARGO_TARGET_DIR:-$root/target}/release"
-peers_bin="${CARGO_TARGET_DIR:-$root/bench/peers/target}/release"
+rt_target="${CARGO_TARGET_DIR:-$root/target}"
+peers_target="${CARGO_TARGET_DIR:-$root/bench/peers/target}"
+profile="release (the default profile: thin local LTO, 16 codegen units)"
+if [ "$lto" = 1 ]; then
+  # The same profile for every Rust server, beside (not over) the default binaries.
+  export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+  rt_target="$rt_target/lto"
+  peers_target="$peers_target/lto"
+  profile="release with lto = \"fat\", codegen-units = 1"
+fi
+rt_bin="$rt_target/release"
+peers_bin="$peers_target/release"
 if [ "$build" = 1 ]; then
   echo "building roundtrip's provision and conformance examples and bench/peers (release)..."
-  cargo build --quiet --release -p roundtrip-examples --bin provision --bin conformance "${features[@]}"
-  (cd bench/peers && cargo build --quiet --release "${features[@]}")
+  CARGO_TARGET_DIR="$rt_target" cargo build --quiet --release -p roundtrip-examples --bin provision --bin conformance "${features[@]}"
+  (cd bench/peers && CARGO_TARGET_DIR="$peers_target" cargo build --quiet --release "${features[@]}")
 fi
 for b in "$rt_bin/provision" "$rt_bin/conformance" "$peers_bin/rmcp-provision" "$peers_bin/hyper-floor" "$peers_bin/peers-load"; do
   [ -x "$b" ] || { echo "missing $b (run without --no-build)" >&2; exit 1; }
@@ -138,6 +153,7 @@ echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at 
 echo "servers pinned to CPU(s) $server_cpus (Rust servers: $workers tokio worker thread(s)), load generator to CPU(s) $load_cpus (1 thread, $connections connections)"
 echo "versions: $(rustc --version), rmcp 3.11.0, mcp $("$python" -c 'import importlib.metadata as m; print(m.version("mcp"))') on $("$python" -V 2>&1), roundtrip $(git rev-parse --short HEAD)"
 allocator() { if grep -qa mi_malloc_aligned "$1"; then echo mimalloc; else echo system; fi; }
+echo "Rust servers built with: $profile"
 echo "allocators: roundtrip $(allocator "$rt_bin/provision"), rmcp $(allocator "$peers_bin/rmcp-provision"), floor $(allocator "$peers_bin/hyper-floor")"
 echo "plain-call body of roundtrip (the floor's fixed answer): $(wc -c <"$dir/floor-body.json") bytes"
 if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { exit !(l > 0.5) }'; then
