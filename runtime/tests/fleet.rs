@@ -213,18 +213,25 @@ async fn memory_an_expired_task_is_gone() {
     expired(&memory()).await;
 }
 
-/// The in-memory store seen as one that other processes write too: it counts its reads and
-/// announces no change unless told to, so the replicas fall back to polling it.
+/// A store that counts its reads. Over the in-memory store it stands for one that other
+/// processes write too: it announces no change unless told to, so the replicas fall back to
+/// polling it.
 #[derive(Clone)]
-struct Counting {
-    inner: Arc<MemoryStore>,
+struct Counting<S = Arc<MemoryStore>> {
+    inner: S,
     reads: Arc<std::sync::atomic::AtomicUsize>,
     announces: bool,
 }
 
 impl Counting {
     fn new(announces: bool) -> Self {
-        Self { inner: Arc::new(MemoryStore::new()), reads: Arc::default(), announces }
+        Self::over(Arc::new(MemoryStore::new()), announces)
+    }
+}
+
+impl<S> Counting<S> {
+    fn over(inner: S, announces: bool) -> Self {
+        Self { inner, reads: Arc::default(), announces }
     }
 
     fn reads(&self) -> usize {
@@ -232,7 +239,7 @@ impl Counting {
     }
 }
 
-impl TaskStore for Counting {
+impl<S: TaskStore + Clone> TaskStore for Counting<S> {
     fn create(&self, record: roundtrip::task::TaskRecord) -> BoxFuture<'_, Result<(), roundtrip::task::StoreError>> {
         self.inner.create(record)
     }
@@ -269,27 +276,40 @@ async fn polled_a_task_is_cancelled_on_another_server() {
     cancelled_on_another_server(&Counting::new(false), "polled-cancel").await;
 }
 
-/// A parked task on a store that announces its changes reads nothing while nothing happens
+/// A task parked on A, whose store announces changes, reads nothing while nothing happens
 /// (polling every 10 ms would read about 50 times in the half second watched), and still
-/// wakes at once when it is answered on another server.
-#[tokio::test]
-async fn a_parked_task_does_not_poll_a_store_that_announces_changes() {
-    let store = Counting::new(true);
-    let idle =
-        TaskOptions { lease: Duration::from_secs(15), watch_interval: Duration::from_millis(10), ..options(HOUR) };
-    let server = |store| Server::new("fleet", "1").task_store(store).task_options(idle).tools(tools![approve, spin]);
-    let (a, b) = (client(server(store.clone())).await, client(server(store.clone())).await);
+/// wakes at once when it is answered on B: long before its lease is renewed (every 20 s),
+/// which is the only other time it reads its record. `meanwhile` runs once the task is parked.
+async fn parked_until_answered_elsewhere(
+    a: Counting<impl TaskStore + Clone>,
+    b: impl TaskStore,
+    meanwhile: impl Future<Output = ()>,
+) {
+    fn parked(store: impl TaskStore) -> Server {
+        let idle =
+            TaskOptions { lease: Duration::from_secs(60), watch_interval: Duration::from_millis(10), ..options(HOUR) };
+        Server::new("fleet", "1").task_store(store).task_options(idle).tools(tools![approve, spin])
+    }
+    let reads = a.clone();
+    let (a, b) = (client(parked(a)).await, client(parked(b)).await);
     let id = start(&a, "approve", json!({})).await;
     wait_for(&b, &id, |s| s == TaskStatus::InputRequired).await;
+    meanwhile.await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let before = store.reads();
+    let before = reads.reads();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let idle_reads = store.reads() - before;
+    let idle_reads = reads.reads() - before;
     assert!(idle_reads < 3, "the parked task read the store {idle_reads} times while idle");
     let mut answer = JsonObject::new();
     answer.insert("approve".into(), json!({"action": "accept", "content": {"approve": true}}));
     b.update_task(&id, answer).await.unwrap();
     assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Completed);
+}
+
+#[tokio::test]
+async fn a_parked_task_does_not_poll_a_store_that_announces_changes() {
+    let store = Counting::new(true);
+    parked_until_answered_elsewhere(store.clone(), store, async {}).await;
 }
 
 #[cfg(feature = "redis")]
@@ -365,5 +385,34 @@ mod redis {
     #[tokio::test]
     async fn redis_an_expired_task_is_gone() {
         expired(&RedisServer::start()).await;
+    }
+
+    /// Each replica has its own connections: A's body is woken through Redis pub/sub.
+    #[tokio::test]
+    async fn redis_a_parked_task_is_woken_by_announcements_not_polling() {
+        let redis = RedisServer::start();
+        let a = Counting::over(redis.store().await, true);
+        parked_until_answered_elsewhere(a, redis.store().await, async {}).await;
+    }
+
+    /// When A's subscription drops, its parked task reads its record and polls; once A has
+    /// subscribed again (half a second later) it waits for announcements again.
+    #[tokio::test]
+    async fn redis_a_parked_task_outlives_a_dropped_subscription() {
+        let redis = RedisServer::start();
+        let a = Counting::over(redis.store().await, true);
+        let reads = a.clone();
+        let drop_subscriptions = async {
+            let killed = Command::new("redis-cli")
+                .args(["-u", &redis.url, "CLIENT", "KILL", "TYPE", "pubsub"])
+                .output()
+                .expect("redis-cli comes with redis-server");
+            assert_eq!(String::from_utf8_lossy(&killed.stdout).trim(), "2", "A's and B's subscriptions");
+            let before = reads.reads();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            assert!(reads.reads() - before > 5, "the task polls while nothing is announced");
+            tokio::time::sleep(Duration::from_millis(1000)).await;
+        };
+        parked_until_answered_elsewhere(a, redis.store().await, drop_subscriptions).await;
     }
 }

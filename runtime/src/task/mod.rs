@@ -252,6 +252,8 @@ impl Tasks {
         self.store.create(record).await.map_err(store_failed)?;
         let cancel = CancellationToken::new();
         let woken = self.started(&id);
+        // Before the task can be seen by anyone: no announced change is missed.
+        let announced = self.store.watch(&id);
         let link = Arc::new(TaskLink::new(id.clone(), self.clone(), cancel.clone(), woken.clone()));
         // A body that panics fails its task with an internal error instead of leaving it
         // working until its lease runs out.
@@ -259,7 +261,7 @@ impl Tasks {
         let tasks = self.clone();
         tasks.running.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tokio::spawn(async move {
-            let watcher = tokio::spawn(watch(tasks.clone(), id.clone(), cancel.clone(), woken));
+            let watcher = tokio::spawn(watch(tasks.clone(), id.clone(), cancel.clone(), woken, announced));
             let outcome = tokio::select! {
                 outcome = body => Some(outcome.unwrap_or_else(|panic| {
                     let why = panic.downcast_ref::<&str>().map(|s| (*s).to_owned())
@@ -323,12 +325,19 @@ fn inline(result: &CallToolResult) -> Option<JsonObject> {
 
 /// While a body runs: renew its lease, cancel it when the store says so, and wake it when
 /// answers appear that were given elsewhere. A store that announces its changes
-/// ([`TaskStore::watch`]) is read when the record changed and when the lease is due; any other
-/// store every `watch_interval` (changes made in this process are seen at once either way).
-async fn watch(tasks: Tasks, id: String, cancel: CancellationToken, mut woken: watch::Receiver<()>) {
+/// ([`TaskStore::watch`], `announced`) is read when the record changed and when the lease is
+/// due; any other store every `watch_interval` (changes made in this process are seen at once
+/// either way). When the announcements stop (a Redis subscription dropped), the record is read
+/// at once and then polled until the store announces again.
+async fn watch(
+    tasks: Tasks,
+    id: String,
+    cancel: CancellationToken,
+    mut woken: watch::Receiver<()>,
+    mut announced: Option<watch::Receiver<()>>,
+) {
     let lease_ms = tasks.options.lease.as_millis() as u64;
     let renew_every = tasks.options.lease / 3;
-    let mut announced = tasks.store.watch(&id);
     let mut renewed = now_ms();
     // The answers seen at the last look: new ones (given on another replica, or not yet
     // taken) wake the body's `ask`, which itself does not read the store until woken.
@@ -349,6 +358,10 @@ async fn watch(tasks: Tasks, id: String, cancel: CancellationToken, mut woken: w
                 return;
             },
             () = tokio::time::sleep(wait) => {}
+        }
+        if announced.is_none() {
+            // Watch again before reading, so that nothing changed in between goes unseen.
+            announced = tasks.store.watch(&id);
         }
         let record = match tasks.store.get(&id).await {
             Ok(Some(record)) => record,

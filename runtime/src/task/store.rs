@@ -115,12 +115,16 @@ pub trait TaskStore: Send + Sync + 'static {
     fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
 
     /// Announcements of the changes to record `id` (each [`modify`](Self::modify) whose change
-    /// returned `true`), from a store that sees every change itself, as [`MemoryStore`]
-    /// does: the replica running the task's body then waits for them instead of polling.
+    /// returned `true`, from any replica), from a store that sees every change, as
+    /// [`MemoryStore`] does and `RedisStore` (feature `redis`) through pub/sub: the replica running the
+    /// task's body then waits for them instead of polling. Asked once, before the task is
+    /// visible; closing the receiver says announcements stopped (the record is then read at
+    /// once, and `watch` asked again after each look).
     ///
-    /// `None`, the default, says the store cannot tell (other processes write it too): the
-    /// replica looks at the record every [`watch_interval`](super::TaskOptions::watch_interval)
-    /// for answers and cancellation given elsewhere.
+    /// `None`, the default, says the store cannot tell (other processes write it too, or its
+    /// announcements are down): the replica looks at the record every
+    /// [`watch_interval`](super::TaskOptions::watch_interval) for answers and cancellation given
+    /// elsewhere.
     ///
     /// [`MemoryStore`]: super::MemoryStore
     fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {

@@ -4,16 +4,27 @@
 //! Each task is a hash `{prefix}{id}` with the record (JSON) and a version; a change is a
 //! read-modify-write that commits only if the version is still the one read (a compare-and-set
 //! script), retried on conflict. Redis expires the key with the task's TTL.
+//!
+//! A committed change (an answer, a cancellation, the body's progress) is also published, with
+//! the task's key, on the channel `roundtrip:task-changes`, so the replica running the task's
+//! body is woken at once ([`TaskStore::watch`]) instead of polling; see [`announcements`].
+
+mod announcements;
 
 use futures::future::BoxFuture;
 use redis::aio::ConnectionManager;
 
+use self::announcements::Announcements;
 use super::store::{Modify, StoreError, TaskRecord, TaskStore, now_ms};
 
-/// Commits a record only if its version is still the one read.
+/// Commits a record only if its version is still the one read, and then announces the change
+/// (the key) on channel `ARGV[4]`, when one is given.
 const COMPARE_AND_SET: &str = r"
 if redis.call('HGET', KEYS[1], 'v') == ARGV[1] then
   redis.call('HSET', KEYS[1], 'v', ARGV[2], 'r', ARGV[3])
+  if ARGV[4] ~= '' then
+    redis.call('PUBLISH', ARGV[4], KEYS[1])
+  end
   return 1
 end
 return 0
@@ -28,6 +39,7 @@ pub struct RedisStore {
     connection: ConnectionManager,
     prefix: String,
     cas: redis::Script,
+    announcements: Announcements,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -43,10 +55,20 @@ fn failed(e: impl std::fmt::Display) -> StoreError {
 impl RedisStore {
     /// Connect to `url` (`redis://host:port/db`); the connection is re-established when it
     /// drops. Keys are prefixed `roundtrip:task:`.
+    ///
+    /// A second connection subscribes to the changes other replicas make (one per store and
+    /// its clones); while it is down, running tasks read their records every
+    /// [`watch_interval`](super::TaskOptions::watch_interval) instead.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let client = redis::Client::open(url).map_err(failed)?;
-        let connection = ConnectionManager::new(client).await.map_err(failed)?;
-        Ok(Self { connection, prefix: "roundtrip:task:".into(), cas: redis::Script::new(COMPARE_AND_SET) })
+        let connection = ConnectionManager::new(client.clone()).await.map_err(failed)?;
+        let announcements = Announcements::subscribe(client).await;
+        Ok(Self {
+            connection,
+            prefix: "roundtrip:task:".into(),
+            cas: redis::Script::new(COMPARE_AND_SET),
+            announcements,
+        })
     }
 
     /// Use another key prefix (several deployments in one Redis).
@@ -107,7 +129,8 @@ impl TaskStore for RedisStore {
                     return Ok(None);
                 }
                 let before = record.clone();
-                if change(&mut record) {
+                let changed = change(&mut record);
+                if changed {
                     record.updated_at_ms = now.max(record.updated_at_ms);
                 }
                 if record == before {
@@ -115,14 +138,28 @@ impl TaskStore for RedisStore {
                 }
                 let next = version.parse::<u64>().unwrap_or(0) + 1;
                 let json = serde_json::to_string(&record).map_err(failed)?;
+                // A renewed lease is not news to anyone: only changes are announced.
+                let channel = if changed { announcements::CHANNEL } else { "" };
                 let mut c = self.connection.clone();
-                let committed: i64 =
-                    self.cas.key(&key).arg(&version).arg(next).arg(json).invoke_async(&mut c).await.map_err(failed)?;
+                let committed: i64 = self
+                    .cas
+                    .key(&key)
+                    .arg(&version)
+                    .arg(next)
+                    .arg(json)
+                    .arg(channel)
+                    .invoke_async(&mut c)
+                    .await
+                    .map_err(failed)?;
                 if committed == 1 {
                     return Ok(Some(record));
                 }
             }
             Err(StoreError(format!("task {id}: {MAX_ATTEMPTS} conflicting writes in a row")))
         })
+    }
+
+    fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        self.announcements.watch(&self.key(id))
     }
 }

@@ -1,0 +1,139 @@
+//! Changes announced through Redis pub/sub, so that a replica running a task's body is woken
+//! when another replica answers or cancels it, instead of reading the record every
+//! `watch_interval`.
+//!
+//! A change that a [`TaskStore::modify`](super::super::TaskStore::modify) commits is published
+//! (by the same script that commits it) on [`CHANNEL`], with the task's key as the message (so
+//! deployments with different key prefixes in one Redis tell their tasks apart). Each store
+//! keeps one subscribed connection, read by a background task that wakes the watchers of that
+//! key in this process.
+//!
+//! Pub/sub delivers at most once: a message published while the subscription is down is lost.
+//! So a watcher is only handed out while the subscription is live, and when it drops every
+//! watcher handed out is closed, which tells the task's watcher to read the record and poll
+//! from then on (see `task::watch`). After a reconnection new watchers are announced again.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt as _;
+use tokio::sync::watch;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+/// Where every change is announced.
+pub(super) const CHANNEL: &str = "roundtrip:task-changes";
+
+/// The pause before subscribing again after the subscription failed or dropped.
+const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(500);
+
+/// The watchers of one store, shared with its listener.
+#[derive(Default)]
+struct Watchers {
+    /// `None` while the subscription is down: nothing can be announced then.
+    by_key: Option<HashMap<String, watch::Sender<()>>>,
+    /// The size of `by_key` after its last sweep of watchers nobody holds any more.
+    swept_at: usize,
+}
+
+/// The announcements of one store; its clones share one subscription, which ends when the
+/// last clone is dropped.
+#[derive(Clone)]
+pub(super) struct Announcements {
+    watchers: Arc<Mutex<Watchers>>,
+    _listening: Arc<DropGuard>,
+}
+
+impl Announcements {
+    /// Subscribe to [`CHANNEL`] and keep the subscription up until the last clone is dropped.
+    /// The first subscription is made before this returns (when Redis takes it), so changes
+    /// committed from then on are announced.
+    pub(super) async fn subscribe(client: redis::Client) -> Self {
+        let watchers = Arc::new(Mutex::new(Watchers::default()));
+        let stop = CancellationToken::new();
+        let first = connect(&client).await;
+        tokio::spawn(listen(client, first, watchers.clone(), stop.clone()));
+        Self { watchers, _listening: Arc::new(stop.drop_guard()) }
+    }
+
+    /// A receiver woken by each announced change of the task at `key`; `None` while the
+    /// subscription is down.
+    pub(super) fn watch(&self, key: &str) -> Option<watch::Receiver<()>> {
+        let mut watchers = self.watchers.lock().ok()?;
+        let Watchers { by_key, swept_at } = &mut *watchers;
+        let by_key = by_key.as_mut()?;
+        // Tasks that ended dropped their receivers: sweep them out whenever the map has
+        // doubled since the last sweep, so it stays proportional to the tasks running here.
+        if by_key.len() >= 2 * (*swept_at).max(64) {
+            by_key.retain(|_, sender| !sender.is_closed());
+            *swept_at = by_key.len();
+        }
+        let sender = by_key.entry(key.to_owned()).or_insert_with(|| watch::channel(()).0);
+        Some(sender.subscribe())
+    }
+}
+
+/// A connection subscribed to [`CHANNEL`], or `None` (logged) when Redis refuses it.
+async fn connect(client: &redis::Client) -> Option<redis::aio::PubSub> {
+    let subscribed = async {
+        let mut pubsub = client.get_async_pubsub().await?;
+        pubsub.subscribe(CHANNEL).await?;
+        Ok::<_, redis::RedisError>(pubsub)
+    };
+    match subscribed.await {
+        Ok(pubsub) => Some(pubsub),
+        Err(e) => {
+            tracing::warn!(target: "roundtrip::task", "redis: cannot subscribe to task changes, polling instead: {e}");
+            None
+        }
+    }
+}
+
+/// Wake the watchers of each announced key; on a dropped subscription close every watcher
+/// and subscribe again, until `stop`.
+async fn listen(
+    client: redis::Client,
+    mut subscribed: Option<redis::aio::PubSub>,
+    watchers: Arc<Mutex<Watchers>>,
+    stop: CancellationToken,
+) {
+    loop {
+        if let Some(mut pubsub) = subscribed.take() {
+            if let Ok(mut w) = watchers.lock() {
+                *w = Watchers { by_key: Some(HashMap::new()), swept_at: 0 };
+            }
+            let mut messages = pubsub.on_message();
+            loop {
+                let message = tokio::select! {
+                    () = stop.cancelled() => return,
+                    message = messages.next() => message,
+                };
+                let Some(message) = message else { break };
+                let Ok(key) = std::str::from_utf8(message.get_payload_bytes()) else { continue };
+                wake(&watchers, key);
+            }
+            tracing::warn!(target: "roundtrip::task", "redis: the subscription to task changes dropped; polling until it is back");
+        }
+        // Closing every watcher makes each task's watcher read its record now (a change may
+        // have been published while nobody listened) and poll until it watches again.
+        if let Ok(mut w) = watchers.lock() {
+            *w = Watchers::default();
+        }
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(RESUBSCRIBE_AFTER) => {}
+        }
+        subscribed = connect(&client).await;
+    }
+}
+
+fn wake(watchers: &Mutex<Watchers>, key: &str) {
+    let Ok(mut watchers) = watchers.lock() else { return };
+    let Some(by_key) = watchers.by_key.as_mut() else { return };
+    if let Some(sender) = by_key.get(key)
+        && sender.send(()).is_err()
+    {
+        // Nobody watches it any more (the task ended here).
+        by_key.remove(key);
+    }
+}
