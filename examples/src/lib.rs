@@ -11,3 +11,10 @@ pub mod cli;
 pub mod conformance;
 pub mod ops;
 pub mod provision;
+
+/// The allocator is the application's choice; `--features mimalloc` is the peer benchmark's
+/// `--mimalloc` row (every Rust server of that run built the same way). Declared here, once,
+/// it is the allocator of every example binary built with the feature.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -7,12 +7,6 @@
 
 use std::process::ExitCode;
 
-/// The allocator is the application's choice; `--features mimalloc` is the peer benchmark's
-/// `--mimalloc` row (every Rust server of that run built the same way).
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[tokio::main]
 async fn main() -> ExitCode {
     roundtrip_examples::cli::serve("conformance", roundtrip_examples::conformance::server()).await
