@@ -57,11 +57,12 @@ PYEOF
     "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright
 fi
 
-# redis-server and nginx (Debian's packages), for the task store tests over a real Redis and
-# the fleet run behind nginx; chromium for the playground's browser tests (Playwright drives
+# redis-server and nginx (Debian's packages), for the task store tests over a real Redis (which
+# also drop its pub/sub connections with redis-cli) and the fleet run behind nginx; chromium for the playground's browser tests (Playwright drives
 # this binary: `playwright install` is never run).
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
