@@ -5,7 +5,7 @@ use darling::util::Flag;
 use darling::{FromAttributes, FromMeta};
 
 /// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent,
-/// open_world, check = f(a, b), task | task = "required", single_use, scopes = ["…"])]`
+/// open_world, check = f(a, b), task | task = "required", single_use, replayable, scopes = ["…"])]`
 #[derive(Debug, Default, FromMeta)]
 pub struct ToolArgs {
     pub name: Option<syn::LitStr>,
@@ -20,8 +20,10 @@ pub struct ToolArgs {
     pub check: Vec<syn::Expr>,
     /// `task` (optional) or `task = "required"`: calls may run as tasks.
     pub task: Option<TaskArg>,
-    /// Each sealed state is accepted once.
+    /// Each sealed state is accepted once (the default for a task tool).
     pub single_use: Flag,
+    /// A task tool accepts its states more than once (opts out of the single-use default).
+    pub replayable: Flag,
     /// `scopes = ["deploy:write"]`: the OAuth scopes a caller's token must grant.
     pub scopes: Option<ScopesArg>,
 }

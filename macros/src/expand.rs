@@ -282,7 +282,11 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let builder = match &decl.options {
         Options::Tool(args) => {
             let annotations = annotations(decl);
-            let single_use = args.single_use.is_present().then(|| quote!(.single_use()));
+            let single_use = if args.single_use.is_present() {
+                Some(quote!(.single_use()))
+            } else {
+                args.replayable.is_present().then(|| quote!(.replayable()))
+            };
             let scopes = &decl.scopes;
             let scopes = (!scopes.is_empty()).then(|| quote!(.scopes([#(#scopes),*])));
             let task = match &args.task {

@@ -60,6 +60,10 @@ use proc_macro::TokenStream;
 /// | `idempotent` | annotation `idempotentHint: true` |
 /// | `open_world` | annotation `openWorldHint: true` |
 /// | `check = f(a, b)` | run `async fn f` before any question, on every leg; may be repeated |
+/// | `task` | the call may run as a task (tasks extension) when the client can take one, else synchronously; the fn may take a `TaskContext` to report progress and ask while it runs |
+/// | `task = "required"` | the call runs only as a task: a client without the tasks extension is answered `-32021` |
+/// | `single_use` | each sealed `requestState` is accepted once (a replayed leg gets the frozen `-32602`); the default for task tools |
+/// | `replayable` | a task tool accepts its states more than once: the opt-out of `single_use` (each replay of the last leg starts a task, counted against the caller's task quota) |
 /// | `scopes = ["…", …]` | OAuth scopes the caller's bearer token must grant, on an HTTP endpoint protected by a `roundtrip::auth::ResourceServer` (feature `auth`); without them the call is answered `403 insufficient_scope` before any check or question |
 ///
 /// ```rust,ignore

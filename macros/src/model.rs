@@ -287,6 +287,21 @@ pub fn read(
         };
         errors.push(err_at(&p.ty, message));
     }
+    if let Options::Tool(args) = &options
+        && args.replayable.is_present()
+    {
+        let message = if args.single_use.is_present() {
+            "`replayable` and `single_use` contradict each other: keep one"
+        } else if !is_task {
+            "`replayable` opts a task tool out of single-use states; a tool that is not a task accepts its \
+             states more than once already: remove it"
+        } else {
+            ""
+        };
+        if !message.is_empty() {
+            errors.push(darling::Error::custom(message).with_span(&args.replayable.span()));
+        }
+    }
     let scopes = match &options {
         Options::Tool(ToolArgs { scopes: Some(arg), .. }) => scopes(&arg.0, errors),
         _ => Vec::new(),

@@ -692,8 +692,22 @@ impl Client {
         let mut responses = None;
         let mut state = None;
         let mut backoff = FIRST_BACKOFF;
+        let mut restarts = 0;
         for _ in 0..self.inner.max_rounds {
-            let result = self.leg(method, base.clone(), name, responses.take(), state.take()).await?;
+            let sent_state = state.is_some();
+            let result = match self.leg(method, base.clone(), name, responses.take(), state.take()).await {
+                // A state refused on an idempotent call (a single-use state whose first use
+                // reached a replica that died before answering, or one that expired while the
+                // user thought): running the flow again from its first leg does no harm.
+                Err(ClientError::Rpc(e))
+                    if sent_state && refused_state(&e) && restarts < MAX_RESTARTS && self.is_idempotent(name) =>
+                {
+                    restarts += 1;
+                    self.inner.retries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    continue;
+                }
+                other => other?,
+            };
             match result.get("resultType").and_then(Value::as_str) {
                 Some("input_required") => {}
                 Some("task") => match self.follow_task(parse(result)?).await {
@@ -726,6 +740,14 @@ impl Client {
         }
         Err(ClientError::TooManyRounds(self.inner.max_rounds))
     }
+}
+
+/// How often an idempotent flow is started again after its state was refused.
+const MAX_RESTARTS: u32 = 2;
+
+/// The server's one answer to a `requestState` it does not accept.
+fn refused_state(error: &crate::protocol::ErrorObject) -> bool {
+    *error == crate::protocol::ErrorObject::invalid_request_state()
 }
 
 /// A task failed because the replica running it stopped.

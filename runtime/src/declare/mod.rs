@@ -260,9 +260,10 @@ type TaskStart = Box<dyn FnOnce(RequestContext) -> LegBody<CallToolResult> + Sen
 /// Not generic, so it is compiled once, not once per tool.
 fn as_task(cx: RequestContext, start: TaskStart) -> LegBody<CallToolResult> {
     Box::pin(async move {
-        let (tasks, owner, name) = (cx.server().tasks().clone(), cx.owner.clone(), cx.target().to_owned());
+        let (tasks, name) = (cx.server().tasks().clone(), cx.target().to_owned());
+        let (owner, caller) = (cx.owner.clone(), cx.caller());
         let seed = tasks
-            .spawn(owner, move |link| {
+            .spawn(owner.as_deref(), caller.as_deref(), move |link| {
                 let run = start(cx.into_task(link));
                 async move { task_result(run.await, &name) }
             })

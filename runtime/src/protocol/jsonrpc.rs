@@ -335,6 +335,10 @@ pub mod codes {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
     /// Resource not found on legacy revisions.
     pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
+    /// A limit of the server was reached (too many tasks, streams, sessions or requests in
+    /// flight); `data.limit` names the setting and `data.max` its value. A JSON-RPC
+    /// implementation-defined server error.
+    pub const LIMIT_REACHED: i64 = -32000;
 }
 
 /// A JSON-RPC error object.
@@ -405,6 +409,12 @@ impl ErrorObject {
     pub fn unsupported_version(requested: &str, supported: &[ProtocolVersionStr]) -> Self {
         Self::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
             .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
+    }
+
+    /// `-32000`: a limit of the server was reached. `limit` names the setting (e.g.
+    /// `"max_tasks_per_caller"`), `max` is its value, and `message` says what to do.
+    pub fn limit_reached(limit: &str, max: usize, message: impl Into<String>) -> Self {
+        Self::new(codes::LIMIT_REACHED, message).with_data(serde_json::json!({ "limit": limit, "max": max }))
     }
 
     /// The one frozen answer to every rejected `requestState`, whatever the cause.

@@ -305,6 +305,7 @@ impl Carrier {
             cancel: inbound.cancel.clone(),
             owner,
             auth: inbound.auth.clone(),
+            client_addr: inbound.client_addr,
             task: None,
         }
     }

@@ -42,6 +42,8 @@ pub struct RequestContext {
     pub(crate) owner: Option<String>,
     /// The caller's verified bearer token, on a protected HTTP endpoint.
     pub(crate) auth: Option<Arc<crate::auth::AuthPrincipal>>,
+    /// The client's network address, when the transport knows it.
+    pub(crate) client_addr: Option<std::net::IpAddr>,
     /// The task this body runs as, if it runs as one.
     pub(crate) task: Option<Arc<crate::task::TaskLink>>,
 }
@@ -66,6 +68,22 @@ impl RequestContext {
     /// `None` over stdio and in memory.
     pub fn auth(&self) -> Option<&crate::auth::AuthPrincipal> {
         self.auth.as_deref()
+    }
+
+    /// The client's network address, when the request came over HTTP served by
+    /// [`Server::bind_http`](crate::Server::bind_http) (behind a proxy: the proxy's address).
+    pub fn client_addr(&self) -> Option<std::net::IpAddr> {
+        self.client_addr
+    }
+
+    /// Whom limits per caller count this request against: its principal, else its client
+    /// address, else nobody in particular (the one client of a stdio server).
+    pub(crate) fn caller(&self) -> Option<String> {
+        match (&self.owner, self.client_addr) {
+            (Some(owner), _) => Some(format!("principal:{owner}")),
+            (None, Some(addr)) => Some(format!("address:{addr}")),
+            (None, None) => None,
+        }
     }
 
     /// `tools/call`, `prompts/get` or `resources/read`.

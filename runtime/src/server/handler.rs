@@ -248,6 +248,16 @@ impl ToolDef {
         self
     }
 
+    /// Accept a sealed `requestState` of this tool more than once (`#[tool(task, replayable)]`):
+    /// the opt-out of the single-use default of task tools. A replayed last leg then starts
+    /// another task each time (each counted against
+    /// [`TaskOptions::max_tasks_per_caller`](crate::task::TaskOptions::max_tasks_per_caller)), which suits
+    /// a tool whose task is cheap and whose client resends legs it is unsure of.
+    pub fn replayable(mut self) -> Self {
+        self.single_use = false;
+        self
+    }
+
     /// The OAuth scopes a caller's bearer token must grant to call this tool
     /// (`#[tool(scopes = [...])]`). On an HTTP endpoint protected by a
     /// [`ResourceServer`](crate::auth::ResourceServer) (feature `auth`), a token without them
@@ -266,7 +276,14 @@ impl ToolDef {
 
     /// Whether calls may become tasks (`execution.taskSupport`). A `required` tool answers
     /// `-32021` to a client without the tasks extension before its handler runs.
+    ///
+    /// A tool that may run as a task accepts each sealed state once (see
+    /// [`single_use`](Self::single_use)), so that replaying its last leg cannot start task
+    /// after task; [`replayable`](Self::replayable) after this opts out.
     pub fn task_support(mut self, support: crate::protocol::TaskSupport) -> Self {
+        if support != crate::protocol::TaskSupport::Forbidden {
+            self.single_use = true;
+        }
         self.tool.execution = match support {
             crate::protocol::TaskSupport::Forbidden => None,
             other => Some(crate::protocol::ToolExecution { task_support: other }),

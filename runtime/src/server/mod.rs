@@ -141,6 +141,7 @@ impl Server {
             Err(e) => unreachable!("default sealing policy refused: {e}"),
         };
         let (changes, _) = broadcast::channel(64);
+        let tasks = Tasks::new(Arc::new(MemoryStore::new()), TaskOptions::default(), &name);
         Self {
             inner: Arc::new(Inner {
                 info: Implementation { name, version: version.into(), title: None },
@@ -157,7 +158,7 @@ impl Server {
                 changes,
                 legacy_max_rounds: 10,
                 states: States::default(),
-                tasks: Tasks::new(Arc::new(MemoryStore::new()), TaskOptions::default()),
+                tasks,
                 replay: Arc::new(MemoryReplayCache::new()),
                 lists: lists::ListCache::default(),
             }),
@@ -295,8 +296,8 @@ impl Server {
     /// Keep tasks in `store` (default: in memory, this process only). Replicas that share a
     /// store answer `tasks/get`, `tasks/update` and `tasks/cancel` for each other's tasks.
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
-        let options = self.inner.tasks.options;
-        self.inner_mut().tasks = Tasks::new(Arc::new(store), options);
+        let tasks = self.inner.tasks.with_store(Arc::new(store));
+        self.inner_mut().tasks = tasks;
         self
     }
 

@@ -114,6 +114,10 @@ pub struct Inbound {
     pub auth: Option<Arc<crate::auth::AuthPrincipal>>,
     /// The HTTP request head, on HTTP.
     pub http: Option<Arc<http::request::Parts>>,
+    /// The client's network address, when the transport knows it (HTTP served by
+    /// [`Server::bind_http`](super::Server::bind_http)): what limits per caller count against
+    /// when there is no principal.
+    pub client_addr: Option<std::net::IpAddr>,
     /// Cancelled when the client cancels the request or goes away.
     pub cancel: CancellationToken,
 }
@@ -138,6 +142,7 @@ impl Inbound {
             principal: None,
             auth: None,
             http: None,
+            client_addr: None,
             cancel: CancellationToken::new(),
         }
     }

@@ -61,6 +61,7 @@ impl TaskLink {
         };
         self.tasks.modify(&self.id, &post).await.map_err(Error::rpc)?.ok_or_else(gone)?;
         let key = chosen.lock().ok().and_then(|mut c| c.take()).ok_or_else(gone)?;
+        let deadline = tokio::time::Instant::now() + self.tasks.options.input_timeout;
         loop {
             let take = |r: &mut TaskRecord| r.answers.remove(&key).is_some();
             let before = self.tasks.store.get(&self.id).await.map_err(|e| Error::internal(e.to_string()))?;
@@ -81,8 +82,38 @@ impl TaskLink {
                     return Err(gone());
                 },
                 () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
+                () = tokio::time::sleep_until(deadline) => return Err(self.unanswered(&key).await),
             }
         }
+    }
+
+    /// Nobody answered `key` within [`TaskOptions::input_timeout`](super::TaskOptions): the
+    /// task fails saying so, and its body is stopped (a parked body holds memory).
+    async fn unanswered(&self, key: &str) -> Error {
+        let timeout = self.tasks.options.input_timeout;
+        let message = format!(
+            "nobody answered `{key}` within {} (TaskOptions::input_timeout)",
+            humantime::format_duration(timeout)
+        );
+        let fail = |r: &mut TaskRecord| {
+            if r.status.is_terminal() {
+                return false;
+            }
+            r.status = TaskStatus::Failed;
+            r.pending.clear();
+            r.status_message = Some(message.clone());
+            r.error = Some(ErrorObject::limit_reached(
+                "input_timeout",
+                usize::try_from(timeout.as_secs()).unwrap_or(usize::MAX),
+                message.clone(),
+            ));
+            true
+        };
+        if let Err(e) = self.tasks.modify(&self.id, &fail).await {
+            tracing::warn!(target: "roundtrip::task", task = %self.id, "could not fail an unanswered task: {}", e.message);
+        }
+        self.cancel.cancel();
+        Error::new(message)
     }
 
     /// The latest progress: its words as the task's status message, its numbers (when there

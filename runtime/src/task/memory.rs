@@ -1,7 +1,9 @@
 //! The default task store: a map in this process. Expired records are dropped when the store
-//! is next written.
+//! is next written, oldest first, from a heap of expiries: a write costs O(log n), however
+//! many records there are.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
@@ -16,7 +18,29 @@ use super::store::{Modify, StoreError, TaskRecord, TaskStore, now_ms};
 /// when several servers in one process share the store.
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    records: Mutex<HashMap<String, Entry>>,
+    records: Mutex<Records>,
+}
+
+/// The records, and when each expires.
+#[derive(Debug, Default)]
+struct Records {
+    by_id: HashMap<String, Entry>,
+    expiries: BinaryHeap<Reverse<(u64, String)>>,
+}
+
+impl Records {
+    /// Drop the records that expired by `now`. Dropping an entry closes its announcements: a
+    /// body still watching it learns that the record is gone.
+    fn drop_expired(&mut self, now: u64) {
+        while let Some(Reverse((expires, _))) = self.expiries.peek()
+            && *expires <= now
+        {
+            let Some(Reverse((_, id))) = self.expiries.pop() else { break };
+            if self.by_id.get(&id).is_some_and(|e| e.record.expired(now)) {
+                self.by_id.remove(&id);
+            }
+        }
+    }
 }
 
 /// A record and the announcement of its changes.
@@ -34,7 +58,7 @@ impl MemoryStore {
 
     /// How many records it holds (expired ones included until the next write).
     pub fn len(&self) -> usize {
-        self.records.lock().map(|r| r.len()).unwrap_or(0)
+        self.records.lock().map(|r| r.by_id.len()).unwrap_or(0)
     }
 
     /// Whether it holds none.
@@ -42,7 +66,7 @@ impl MemoryStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, Entry>>, StoreError> {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Records>, StoreError> {
         self.records.lock().map_err(|_| StoreError("the in-memory store's lock is poisoned".into()))
     }
 }
@@ -50,26 +74,26 @@ impl MemoryStore {
 impl TaskStore for MemoryStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         let result = self.lock().map(|mut records| {
-            let now = now_ms();
-            // Dropping an expired entry closes its announcements: a body still watching it
-            // learns that the record is gone.
-            records.retain(|_, e| !e.record.expired(now));
+            records.drop_expired(now_ms());
             let (changed, _) = watch::channel(());
-            records.insert(record.id.clone(), Entry { record, changed });
+            let expires = record.created_at_ms.saturating_add(record.ttl_ms);
+            records.expiries.push(Reverse((expires, record.id.clone())));
+            records.by_id.insert(record.id.clone(), Entry { record, changed });
         });
         Box::pin(async move { result })
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
-        let result =
-            self.lock().map(|records| records.get(id).map(|e| &e.record).filter(|r| !r.expired(now_ms())).cloned());
+        let result = self
+            .lock()
+            .map(|records| records.by_id.get(id).map(|e| &e.record).filter(|r| !r.expired(now_ms())).cloned());
         Box::pin(async move { result })
     }
 
     fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let result = self.lock().map(|mut records| {
             let now = now_ms();
-            let entry = records.get_mut(id).filter(|e| !e.record.expired(now))?;
+            let entry = records.by_id.get_mut(id).filter(|e| !e.record.expired(now))?;
             if change(&mut entry.record) {
                 entry.record.updated_at_ms = now.max(entry.record.updated_at_ms);
                 entry.changed.send_replace(());
@@ -80,6 +104,6 @@ impl TaskStore for MemoryStore {
     }
 
     fn watch(&self, id: &str) -> Option<watch::Receiver<()>> {
-        self.lock().ok()?.get(id).map(|e| e.changed.subscribe())
+        self.lock().ok()?.by_id.get(id).map(|e| e.changed.subscribe())
     }
 }

@@ -14,6 +14,7 @@
 
 mod context;
 mod memory;
+mod quota;
 #[cfg(feature = "redis")]
 mod redis;
 mod store;
@@ -38,7 +39,16 @@ use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskStatus}
 
 pub use crate::protocol::RUNNER_LOST;
 
-/// How long tasks live and how often clients should poll.
+/// How long tasks live, how often clients should poll, and how many a server holds.
+///
+/// ```
+/// use std::time::Duration;
+/// use roundtrip::task::TaskOptions;
+///
+/// let options = TaskOptions { max_tasks_per_caller: 50, input_timeout: Duration::from_secs(120), ..TaskOptions::default() };
+/// let server = roundtrip::Server::new("demo", "1.0.0").task_options(options);
+/// # drop(server);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskOptions {
     /// How long a task is kept after it is created (`ttlMs`; default one hour).
@@ -52,6 +62,24 @@ pub struct TaskOptions {
     /// replica wrote (default 100 ms; changes made in this process wake it at once). Unused
     /// with a store that announces its changes ([`TaskStore::watch`], e.g. [`MemoryStore`]).
     pub watch_interval: Duration,
+    /// The most tasks this server holds at once (default 10 000). A task is held from its
+    /// creation until its record expires ([`ttl`](Self::ttl)), finished or not: its result is
+    /// kept for the client until then. A call that would create one more is answered `-32000`
+    /// with `data.limit = "max_tasks"`. With a parked task costing about 20 KB, the default
+    /// stays within a few hundred megabytes.
+    pub max_tasks: usize,
+    /// The most tasks one caller has held at once (default 1 000), so that one caller cannot
+    /// take every slot of [`max_tasks`](Self::max_tasks): `-32000` with
+    /// `data.limit = "max_tasks_per_caller"`. The caller is the principal the request is bound
+    /// to (its bearer token's issuer and subject, or what a
+    /// [`bind_principal`](crate::RequestStateSecurity::bind_principal) hook says); without one,
+    /// its HTTP client address; over stdio, the one client.
+    pub max_tasks_per_caller: usize,
+    /// How long a task waits for an answer once it asked ([`TaskContext::ask`], status
+    /// `input_required`) before it fails saying nobody answered (default 10 minutes, less than
+    /// [`ttl`](Self::ttl)): a parked task holds its body in memory, so a client that never
+    /// answers does not hold it for the task's whole life.
+    pub input_timeout: Duration,
 }
 
 impl Default for TaskOptions {
@@ -61,6 +89,9 @@ impl Default for TaskOptions {
             poll_interval: Duration::from_millis(500),
             lease: Duration::from_secs(15),
             watch_interval: Duration::from_millis(100),
+            max_tasks: 10_000,
+            max_tasks_per_caller: 1_000,
+            input_timeout: Duration::from_secs(600),
         }
     }
 }
@@ -78,6 +109,10 @@ pub(crate) struct Tasks {
     wakes: Arc<Mutex<HashMap<String, watch::Sender<()>>>>,
     /// Bodies running in this process, and a wake-up when one ends (for draining).
     running: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
+    /// The tasks this process created and holds, by caller.
+    quota: Arc<quota::Quota>,
+    /// What owners are salted with before they are stored (see [`Tasks::owner_digest`]).
+    owner_salt: Arc<str>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -97,9 +132,38 @@ fn store_failed(e: StoreError) -> ErrorObject {
 }
 
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, options: TaskOptions) -> Self {
+    /// The tasks of the server named `server`, kept in `store`.
+    pub(crate) fn new(store: Arc<dyn TaskStore>, options: TaskOptions, server: &str) -> Self {
         let (changes, _) = broadcast::channel(1024);
-        Self { store, options, changes, wakes: Arc::default(), running: Arc::default() }
+        Self {
+            store,
+            options,
+            changes,
+            wakes: Arc::default(),
+            running: Arc::default(),
+            quota: Arc::default(),
+            owner_salt: server.into(),
+        }
+    }
+
+    /// The same tasks in another store.
+    pub(crate) fn with_store(&self, store: Arc<dyn TaskStore>) -> Self {
+        Self::new(store, self.options, &self.owner_salt)
+    }
+
+    /// What a record keeps of its owner: a digest of the principal salted with the server's
+    /// name, so that who owns a task is not written in the store (a shared Redis) in clear. The
+    /// salt is not secret: a store's readers can still test a guessed identity, so a store
+    /// needs access control of its own.
+    fn owner_digest(&self, owner: Option<&str>) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let owner = owner?;
+        let mut h = Sha256::new();
+        h.update(b"roundtrip/task-owner\0");
+        h.update(self.owner_salt.as_bytes());
+        h.update(b"\0");
+        h.update(owner.as_bytes());
+        Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
     }
 
     /// Wait until no task body runs in this process, or `within` passed; how many still run.
@@ -157,7 +221,8 @@ impl Tasks {
 
     /// The caller's task as `tasks/get` shows it. A task whose runner's lease ran out fails.
     pub(crate) async fn get(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
-        let record = self.store.get(id).await.map_err(store_failed)?.filter(|r| r.owner.as_deref() == owner);
+        let owner = self.owner_digest(owner);
+        let record = self.store.get(id).await.map_err(store_failed)?.filter(|r| r.owner == owner);
         let record = record.ok_or_else(not_found)?;
         if record.status.is_terminal() || record.lease_until_ms > now_ms() {
             return Ok(record);
@@ -217,27 +282,41 @@ impl Tasks {
     }
 
     /// Create a task for `owner` and run `body` in the background; the seed state once the
-    /// task is durably created.
-    pub(crate) async fn spawn<F, Fut>(&self, owner: Option<String>, body: F) -> Result<Task, ErrorObject>
+    /// task is durably created. `caller` is whom the task counts against
+    /// ([`TaskOptions::max_tasks_per_caller`]): the owner, or the client's address.
+    pub(crate) async fn spawn<F, Fut>(
+        &self,
+        owner: Option<&str>,
+        caller: Option<&str>,
+        body: F,
+    ) -> Result<Task, ErrorObject>
     where
         F: FnOnce(Arc<TaskLink>) -> Fut + Send,
         Fut: Future<Output = Result<CallToolResult, ErrorObject>> + Send + 'static,
     {
         // Only this line is compiled per tool; the task machinery below is compiled once.
-        self.spawn_boxed(owner, Box::new(move |link| Box::pin(body(link)))).await
+        self.spawn_boxed(owner, caller, Box::new(move |link| Box::pin(body(link)))).await
     }
 
-    async fn spawn_boxed(&self, owner: Option<String>, body: TaskBody<'_>) -> Result<Task, ErrorObject> {
+    async fn spawn_boxed(
+        &self,
+        owner: Option<&str>,
+        caller: Option<&str>,
+        body: TaskBody<'_>,
+    ) -> Result<Task, ErrorObject> {
         let now = now_ms();
+        let ttl_ms = self.options.ttl.as_millis() as u64;
+        let expires = now.saturating_add(ttl_ms);
+        self.quota.take(&self.options, caller, now, expires)?;
         let record = TaskRecord {
             id: uuid::Uuid::new_v4().simple().to_string(),
-            owner,
+            owner: self.owner_digest(owner),
             status: TaskStatus::Working,
             status_message: None,
             progress: None,
             created_at_ms: now,
             updated_at_ms: now,
-            ttl_ms: self.options.ttl.as_millis() as u64,
+            ttl_ms,
             poll_interval_ms: self.options.poll_interval.as_millis() as u64,
             pending: Default::default(),
             answers: JsonObject::new(),
@@ -249,7 +328,10 @@ impl Tasks {
         };
         let seed = record.task();
         let id = record.id.clone();
-        self.store.create(record).await.map_err(store_failed)?;
+        if let Err(e) = self.store.create(record).await {
+            self.quota.give_back(caller, expires);
+            return Err(store_failed(e));
+        }
         let cancel = CancellationToken::new();
         let woken = self.started(&id);
         // Before the task can be seen by anyone: no announced change is missed.
