@@ -351,10 +351,10 @@ async fn get_and_delete_without_session_are_405() {
     let h = start().await;
     let r = h.client.get(&h.url).header("accept", "text/event-stream").send().await.unwrap();
     assert_eq!(r.status().as_u16(), 405);
-    assert_eq!(r.headers().get("allow").unwrap(), "POST");
+    assert_eq!(r.headers().get("allow").unwrap(), "GET, POST, DELETE");
     let r = h.client.delete(&h.url).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 405);
-    assert_eq!(r.headers().get("allow").unwrap(), "POST");
+    assert_eq!(r.headers().get("allow").unwrap(), "GET, POST, DELETE");
 }
 
 #[tokio::test]
@@ -713,7 +713,7 @@ async fn get_and_delete_answers_without_a_usable_session() {
     // A 2026-07-28 request ignores the session id: 405, and the session lives on.
     let r = get(&h, &[sse, sid, ("MCP-Protocol-Version", V)]).await;
     assert_eq!(r.status().as_u16(), 405);
-    assert_eq!(r.headers().get("allow").unwrap(), "POST");
+    assert_eq!(r.headers().get("allow").unwrap(), "GET, POST, DELETE");
     let r = h.client.delete(&h.url).header(sid.0, sid.1).header("MCP-Protocol-Version", V).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 405);
     // An unsupported revision: 400.

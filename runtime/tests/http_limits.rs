@@ -669,7 +669,7 @@ async fn open_get(client: &reqwest::Client, url: &str, session: &str) -> reqwest
 
 #[tokio::test]
 async fn get_streams_are_bounded_and_one_per_session() {
-    let e = start(HttpOptions::default().max_get_streams(1)).await;
+    let e = start(HttpOptions::default().max_streams(1)).await;
     let client = fresh_client();
     let a = initialize(&client, &e.url).await;
     let b = initialize(&client, &e.url).await;

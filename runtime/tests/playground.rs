@@ -119,3 +119,43 @@ async fn a_mounted_router_serves_it_to_loopback_names_only() {
     let public = server().router_with(HttpOptions::default().playground(true).playground_public(true));
     assert_eq!(public.oneshot(get("mcp.example.com")).await.unwrap().status(), 200);
 }
+
+/// A verifier that accepts the token `good` only.
+#[cfg(feature = "auth")]
+struct OneToken;
+
+#[cfg(feature = "auth")]
+impl roundtrip::auth::TokenVerifier for OneToken {
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> futures::future::BoxFuture<'a, Result<roundtrip::auth::AuthPrincipal, roundtrip::auth::VerifyError>> {
+        Box::pin(async move {
+            match token {
+                "good" => Ok(roundtrip::auth::AuthPrincipal::new("alice")),
+                _ => Err(roundtrip::auth::VerifyError::Invalid("unknown token".into())),
+            }
+        })
+    }
+}
+
+#[cfg(feature = "auth")]
+#[tokio::test]
+async fn with_auth_the_description_needs_the_endpoints_token() {
+    let auth = roundtrip::auth::ResourceServer::new("http://localhost/mcp", OneToken);
+    let router = server().router_with(HttpOptions::default().playground(true).auth(auth));
+    let get = |path: &'static str, token: Option<&'static str>| {
+        let mut request = axum::http::Request::builder().uri(path).header("host", "localhost");
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        request.body(Body::empty()).unwrap()
+    };
+    let status = |r: axum::response::Response| r.status().as_u16();
+    assert_eq!(status(router.clone().oneshot(get("/playground/describe.json", None)).await.unwrap()), 401);
+    assert_eq!(status(router.clone().oneshot(get("/playground/describe.json", Some("bad"))).await.unwrap()), 401);
+    let described = router.clone().oneshot(get("/playground/describe.json", Some("good"))).await.unwrap();
+    assert_eq!(status(described), 200);
+    // The page itself carries nothing of the server: a browser navigating to it sends no token.
+    assert_eq!(status(router.oneshot(get("/playground", None)).await.unwrap()), 200);
+}

@@ -214,9 +214,10 @@ struct Shared {
 }
 
 /// The connect info of a connection served by [`LimitedListener`]: requests mark themselves
-/// in hand with [`begin`](Self::begin).
+/// in hand with [`begin`](Self::begin); the client's address is what limits per caller count
+/// against when there is no principal.
 #[derive(Debug, Clone)]
-pub(super) struct ConnTracker(Arc<Shared>);
+pub(super) struct ConnTracker(Arc<Shared>, SocketAddr);
 
 impl ConnTracker {
     /// A request reached the router; the connection is busy until the guard is dropped.
@@ -225,11 +226,16 @@ impl ConnTracker {
         self.0.active.fetch_add(1, Ordering::AcqRel);
         Busy(self.0.clone())
     }
+
+    /// The client's address.
+    pub fn remote(&self) -> SocketAddr {
+        self.1
+    }
 }
 
 impl Connected<IncomingStream<'_, LimitedListener>> for ConnTracker {
     fn connect_info(stream: IncomingStream<'_, LimitedListener>) -> Self {
-        ConnTracker(stream.io().shared.clone())
+        ConnTracker(stream.io().shared.clone(), *stream.remote_addr())
     }
 }
 

@@ -17,9 +17,16 @@ static METHOD: HeaderName = HeaderName::from_static("mcp-method");
 static NAME: HeaderName = HeaderName::from_static("mcp-name");
 const PARAM_PREFIX: &str = "mcp-param-";
 
-/// A header's value, trimmed; `Err` when it is not visible ASCII.
+/// A header's value, trimmed; `Err` when it is not visible ASCII or appears more than once (a
+/// proxy that routes on one copy and a server that reads another would disagree on what the
+/// request is).
 pub(super) fn raw<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, ErrorObject> {
-    match headers.get(name) {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(ErrorObject::header_mismatch(format!("The {name} header appears more than once")));
+    }
+    match first {
         None => Ok(None),
         Some(v) => v
             .to_str()

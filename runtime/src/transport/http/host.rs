@@ -1,4 +1,11 @@
-//! DNS-rebinding protection: the `Host` and `Origin` headers a server accepts.
+//! DNS-rebinding and cross-site protection: the `Host` and `Origin` headers a server accepts.
+//!
+//! Every endpoint checks `Origin` when a request has one (browsers send it; other clients
+//! usually do not, and a request without one is not refused for that): against
+//! [`HttpOptions::allowed_origins`](super::HttpOptions::allowed_origins) when set, else against
+//! the allowed hosts when they are checked, else it must name the host the request was sent
+//! to (`Origin`'s host equal to `Host`'s), which refuses a page of another site calling the
+//! server from a user's browser. A present foreign `Origin` is `403`.
 
 use ::http::HeaderMap;
 
@@ -6,12 +13,15 @@ use ::http::HeaderMap;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum HostCheck {
     /// Decided where the server is bound: [`bind_http`](crate::Server::bind_http) on a
-    /// loopback address accepts only loopback hosts, on any other address every host. A
+    /// loopback address accepts only loopback hosts; on any other address every host (the
+    /// server cannot know the names it is reached by; it logs a warning at start saying so),
+    /// with a present `Origin` required to name the request's own host. A
     /// [`router_with`](crate::Server::router_with) mounted by the caller cannot know its
-    /// address and checks nothing.
+    /// address: it checks `Origin` the same way and no host.
     #[default]
     Auto,
-    /// Accept every host.
+    /// Accept every host (a present `Origin` must still name the request's own host, unless
+    /// [`allowed_origins`](super::HttpOptions::allowed_origins) says otherwise).
     Off,
     /// Only `localhost`, `127.0.0.1` and `[::1]`, with any port.
     Loopback,
@@ -28,7 +38,7 @@ pub(super) struct HostPolicy {
     /// Allowed hosts, lowercase; `None` accepts all.
     hosts: Option<Vec<String>>,
     /// Allowed origins (`scheme://host[:port]`), lowercase; `None` means: an origin whose
-    /// host is an allowed host, or any when hosts are not checked.
+    /// host is an allowed host, or, when hosts are not checked, the request's own host.
     origins: Option<Vec<String>>,
 }
 
@@ -64,7 +74,10 @@ impl HostPolicy {
             let ok = match (&self.origins, &self.hosts) {
                 (Some(origins), _) => origins.contains(&origin),
                 (None, Some(hosts)) => origin_host(&origin).is_some_and(|h| host_allowed(hosts, h)),
-                (None, None) => true,
+                (None, None) => {
+                    let host = headers.get(::http::header::HOST).and_then(|h| h.to_str().ok()).map(str::trim);
+                    same_host(origin_host(&origin), host)
+                }
             };
             if !ok {
                 return Err(Refusal::Origin);
@@ -79,6 +92,15 @@ impl HostPolicy {
 fn host_allowed(allowed: &[String], authority: &str) -> bool {
     let host = strip_port(authority);
     allowed.iter().any(|a| a.eq_ignore_ascii_case(authority) || a.eq_ignore_ascii_case(host))
+}
+
+/// Whether an origin's authority and a `Host` header name the same host (ports aside: a proxy
+/// may or may not keep the default port in `Host`).
+fn same_host(origin: Option<&str>, host: Option<&str>) -> bool {
+    match (origin, host) {
+        (Some(origin), Some(host)) => strip_port(origin).eq_ignore_ascii_case(strip_port(host)),
+        _ => false,
+    }
 }
 
 fn strip_port(authority: &str) -> &str {
@@ -134,9 +156,23 @@ mod tests {
     }
 
     #[test]
+    fn without_a_host_list_an_origin_must_name_the_requests_own_host() {
+        for off in [HostPolicy::new(&HostCheck::Auto, None, None), HostPolicy::new(&HostCheck::Auto, None, Some(false))]
+        {
+            assert!(off.check(&headers(Some("mcp.example.com"), Some("https://mcp.example.com"))).is_ok());
+            assert!(off.check(&headers(Some("mcp.example.com:443"), Some("https://MCP.example.com"))).is_ok());
+            assert!(off.check(&headers(Some("10.0.0.5:8080"), None)).is_ok(), "no Origin: not a browser");
+            assert_eq!(off.check(&headers(Some("10.0.0.5:8080"), Some("http://attacker.test"))), Err(Refusal::Origin));
+            assert_eq!(off.check(&headers(None, Some("http://attacker.test"))), Err(Refusal::Origin));
+            assert_eq!(off.check(&headers(Some("10.0.0.5"), Some("null"))), Err(Refusal::Origin));
+        }
+    }
+
+    #[test]
     fn off_and_explicit_lists() {
-        let off = HostPolicy::new(&HostCheck::Auto, None, None);
+        let off = HostPolicy::new(&HostCheck::Off, None, None);
         assert!(off.check(&headers(Some("evil.example.com"), Some("https://evil.example.com"))).is_ok());
+        assert!(off.check(&headers(Some("mcp.example.com"), Some("https://evil.example.com"))).is_err());
         let list = HostPolicy::new(&HostCheck::Allow(vec!["mcp.example.com".into()]), None, Some(true));
         assert!(list.check(&headers(Some("mcp.example.com:443"), Some("https://mcp.example.com"))).is_ok());
         assert!(list.check(&headers(Some("localhost"), None)).is_err());

@@ -23,9 +23,11 @@ use super::conn::{Busy, ConnTracker};
 use super::respond::error_response;
 use crate::protocol::ErrorObject;
 
-/// `503 Service Unavailable` with `Retry-After: 1` and a JSON-RPC error saying why.
-pub(super) fn unavailable(message: &str) -> Response {
-    let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, None, ErrorObject::new(-32000, message));
+/// `503 Service Unavailable` with `Retry-After: 1` and a JSON-RPC error saying why and naming
+/// the limit (`data.limit`, `data.max`).
+pub(super) fn unavailable(limit: &str, max: usize, message: &str) -> Response {
+    let error = ErrorObject::limit_reached(limit, max, message);
+    let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, None, error);
     response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     response
 }
@@ -78,8 +80,13 @@ where
             match self.state.in_flight.clone().try_acquire_owned() {
                 Ok(permit) => Some(permit),
                 Err(_) => {
-                    tracing::debug!("refusing a request: max_in_flight reached");
-                    let refusal = unavailable("Server busy: too many requests in flight; retry later");
+                    let max = self.state.options.max_in_flight;
+                    tracing::debug!(target: "roundtrip::limits", limit = "max_in_flight", max, "request refused");
+                    let refusal = unavailable(
+                        "max_in_flight",
+                        max,
+                        "Server busy: too many requests in flight (HttpOptions::max_in_flight); retry later",
+                    );
                     return LimitFuture::Refused(Some(refusal));
                 }
             }
@@ -87,6 +94,11 @@ where
         LimitFuture::Running(self.inner.call(request), Some((busy, permit)))
     }
 }
+
+/// Marks a response as a long-lived stream (`subscriptions/listen`) that holds a slot of the
+/// stream budget instead: the request gives its in-flight slot back once its response starts.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LongLived;
 
 /// The future of [`Limit`].
 pub(super) enum LimitFuture<F> {
@@ -109,7 +121,13 @@ where
                     Ok(response) => response,
                     Err(never) => match never {},
                 };
-                Poll::Ready(Ok(hold_until_written(response, guard.take())))
+                let mut guard = guard.take();
+                if response.extensions().get::<LongLived>().is_some()
+                    && let Some((_, permit)) = guard.as_mut()
+                {
+                    *permit = None;
+                }
+                Poll::Ready(Ok(hold_until_written(response, guard)))
             }
         }
     }

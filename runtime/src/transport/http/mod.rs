@@ -13,9 +13,14 @@
 //! do is closed after [`idle_timeout`](HttpOptions::idle_timeout); at most
 //! [`max_connections`](HttpOptions::max_connections) connections,
 //! [`max_in_flight`](HttpOptions::max_in_flight) requests,
-//! [`max_get_streams`](HttpOptions::max_get_streams) standalone `GET` streams and
-//! [`max_sessions`](HttpOptions::max_sessions) legacy sessions exist at once. What is over a
-//! limit is refused at once (`503 Service Unavailable` with `Retry-After`), never queued.
+//! [`max_streams`](HttpOptions::max_streams) long-lived streams (`subscriptions/listen` and
+//! standalone `GET`) and [`max_sessions`](HttpOptions::max_sessions) legacy sessions exist at
+//! once, and one caller (its principal, or its address without one) holds at most
+//! [`max_streams_per_caller`](HttpOptions::max_streams_per_caller) streams and
+//! [`max_sessions_per_caller`](HttpOptions::max_sessions_per_caller) sessions, so that it
+//! cannot take what the others need. What is over a limit is refused at once
+//! (`503 Service Unavailable` with `Retry-After` and a JSON-RPC error naming the limit), never
+//! queued.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -36,6 +41,7 @@ mod post;
 mod respond;
 mod sessions;
 mod stream;
+mod streams;
 
 use std::future::Future;
 use std::io;
@@ -68,9 +74,9 @@ use sessions::SessionStore;
 /// [`idle_timeout`](Self::idle_timeout), [`max_connections`](Self::max_connections)) apply
 /// where roundtrip owns the connections: [`Server::bind_http`], [`Server::serve_http`] and
 /// their `_with` forms. Request-level limits ([`max_in_flight`](Self::max_in_flight),
-/// [`max_get_streams`](Self::max_get_streams),
+/// [`max_streams`](Self::max_streams),
 /// [`request_body_timeout`](Self::request_body_timeout), [`max_body_bytes`](Self::max_body_bytes),
-/// [`max_sessions`](Self::max_sessions)) live in the router and apply to
+/// [`max_sessions`](Self::max_sessions) and their per-caller forms) live in the router and apply to
 /// [`Server::router_with`] mounted in an application too; that application's server then owns
 /// the connection limits.
 #[derive(Debug, Clone)]
@@ -86,9 +92,14 @@ pub struct HttpOptions {
     /// `None` (default): an origin whose host passes the host check, or any origin when hosts
     /// are not checked.
     pub allowed_origins: Option<Vec<String>>,
-    /// The most legacy sessions kept at once; a new one evicts an idle or the least recently
-    /// used one (default 10 000).
+    /// The most legacy sessions kept at once (default 10 000). When the store is full, expired
+    /// sessions are dropped; if none is, `initialize` is answered `503` naming the limit:
+    /// another caller's session is never evicted to make room.
     pub max_sessions: usize,
+    /// The most legacy sessions one caller (its principal, or its address without one) keeps
+    /// at once (default 100). Its next `initialize` ends its own least recently used idle
+    /// session, or is answered `503` when every one of its sessions is busy.
+    pub max_sessions_per_caller: usize,
     /// A legacy session unused this long, with no request in flight and no open `GET` stream,
     /// is forgotten (default 30 minutes).
     pub session_idle_timeout: Duration,
@@ -122,14 +133,25 @@ pub struct HttpOptions {
     /// The most requests in flight at once, each from its arrival until its response is
     /// written (an SSE response until its stream ends); the excess is answered at once with
     /// `503 Service Unavailable`, `Retry-After: 1` and a JSON-RPC error, never queued
-    /// (default 4096). Standalone `GET` streams are bounded by
-    /// [`max_get_streams`](Self::max_get_streams) instead.
+    /// (default 4096). Long-lived streams (`subscriptions/listen`, standalone `GET`) are
+    /// bounded by [`max_streams`](Self::max_streams) instead once they have started.
     pub max_in_flight: usize,
-    /// The most standalone `GET` streams of legacy sessions open at once (default 4096); the
-    /// excess is answered `503` with `Retry-After: 1`. A session has at most one: a new `GET`
+    /// The most long-lived streams open at once (default 4096): `subscriptions/listen`
+    /// responses and the standalone `GET` streams of legacy sessions. The excess is answered
+    /// `503` with `Retry-After: 1`. A legacy session has at most one `GET` stream: a new `GET`
     /// on a session ends the stream it had, so a client that reconnects is never locked out
     /// by a stream it lost.
-    pub max_get_streams: usize,
+    pub max_streams: usize,
+    /// The most long-lived streams one caller holds at once (default 32): its principal, or,
+    /// without one, its client address (behind a proxy every client has the proxy's address:
+    /// raise it there, or authenticate). A router mounted without
+    /// [`bind_http`](Server::bind_http)'s connection info knows no address: anonymous streams
+    /// then count against [`max_streams`](Self::max_streams) only.
+    pub max_streams_per_caller: usize,
+    /// How long a long-lived stream may carry nothing but keep-alives before the server ends
+    /// it (default 1 hour; `None`: never). A client that still wants it opens it again; one
+    /// that went away without closing its connection gives its slot back.
+    pub stream_idle_timeout: Option<Duration>,
     /// Serve the playground beside the endpoint (default `false`; see
     /// [`playground`](Self::playground)).
     #[cfg(feature = "playground")]
@@ -153,6 +175,7 @@ impl Default for HttpOptions {
             allowed_hosts: HostCheck::Auto,
             allowed_origins: None,
             max_sessions: 10_000,
+            max_sessions_per_caller: 100,
             session_idle_timeout: Duration::from_secs(30 * 60),
             keep_alive: Some(Duration::from_secs(15)),
             header_read_timeout: Duration::from_secs(10),
@@ -160,7 +183,9 @@ impl Default for HttpOptions {
             request_body_timeout: Duration::from_secs(30),
             max_connections: 10_000,
             max_in_flight: 4096,
-            max_get_streams: 4096,
+            max_streams: 4096,
+            max_streams_per_caller: 32,
+            stream_idle_timeout: Some(Duration::from_secs(3600)),
             #[cfg(feature = "playground")]
             playground: false,
             #[cfg(feature = "playground")]
@@ -199,6 +224,13 @@ impl HttpOptions {
     /// Keep at most `max` legacy sessions.
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
+        self
+    }
+
+    /// Keep at most `max` legacy sessions per caller
+    /// (see [`max_sessions_per_caller`](Self::max_sessions_per_caller)).
+    pub fn max_sessions_per_caller(mut self, max: usize) -> Self {
+        self.max_sessions_per_caller = max;
         self
     }
 
@@ -249,10 +281,31 @@ impl HttpOptions {
         self
     }
 
-    /// Keep at most `max` standalone `GET` streams open (at least 1); refuse the others with
-    /// `503` (see [`max_get_streams`](Self::max_get_streams)).
-    pub fn max_get_streams(mut self, max: usize) -> Self {
-        self.max_get_streams = max;
+    /// Keep at most `max` long-lived streams open (at least 1); refuse the others with `503`
+    /// (see [`max_streams`](Self::max_streams)).
+    pub fn max_streams(mut self, max: usize) -> Self {
+        self.max_streams = max;
+        self
+    }
+
+    /// The former name of [`max_streams`](Self::max_streams), which now also counts
+    /// `subscriptions/listen` streams.
+    #[deprecated(since = "0.1.0", note = "renamed `max_streams`; it also bounds subscriptions/listen streams")]
+    pub fn max_get_streams(self, max: usize) -> Self {
+        self.max_streams(max)
+    }
+
+    /// Let one caller hold at most `max` long-lived streams (at least 1)
+    /// (see [`max_streams_per_caller`](Self::max_streams_per_caller)).
+    pub fn max_streams_per_caller(mut self, max: usize) -> Self {
+        self.max_streams_per_caller = max;
+        self
+    }
+
+    /// End a long-lived stream that carried nothing but keep-alives for `timeout`
+    /// (see [`stream_idle_timeout`](Self::stream_idle_timeout)).
+    pub fn stream_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.stream_idle_timeout = timeout;
         self
     }
 
@@ -317,8 +370,8 @@ struct State {
     shutdown: CancellationToken,
     /// One permit a request in flight ([`HttpOptions::max_in_flight`]).
     in_flight: Arc<Semaphore>,
-    /// One permit an open standalone `GET` stream ([`HttpOptions::max_get_streams`]).
-    get_streams: Arc<Semaphore>,
+    /// The long-lived streams open ([`HttpOptions::max_streams`]).
+    streams: Arc<streams::Streams>,
     /// Whether the listening address is loopback (`None`: a router mounted elsewhere).
     #[cfg(feature = "playground")]
     bound_to_loopback: Option<bool>,
@@ -369,9 +422,13 @@ impl Server {
             bound_to_loopback: loopback,
             #[cfg(feature = "playground")]
             playground,
-            sessions: SessionStore::new(options.max_sessions, options.session_idle_timeout),
+            sessions: SessionStore::new(
+                options.max_sessions,
+                options.max_sessions_per_caller,
+                options.session_idle_timeout,
+            ),
             in_flight: semaphore(options.max_in_flight),
-            get_streams: semaphore(options.max_get_streams),
+            streams: streams::Streams::new(options.max_streams, options.max_streams_per_caller),
             options,
             policy,
             shutdown,
@@ -417,6 +474,23 @@ impl Server {
                      bind 127.0.0.1 or [::1], or opt in with HttpOptions::playground_public(true)"
                 ),
             ));
+        }
+        // A warning, not a refusal to start: servers in containers and behind proxies bind every
+        // address by design, and only the operator knows the names the server is reached by.
+        // What Origin validation is for still holds: a browser page of another site is refused
+        // (its Origin does not name the host it called).
+        if !local_addr.ip().is_loopback()
+            && options.allowed_hosts == HostCheck::Auto
+            && options.allowed_origins.is_none()
+        {
+            tracing::warn!(
+                target: "roundtrip::http",
+                %local_addr,
+                "serving on an address that is not loopback without allowed hosts: the Host header is not \
+                 checked (no DNS-rebinding protection), and a browser's Origin must name the host it sent the \
+                 request to; set HttpOptions::allowed_hosts (e.g. HostCheck::Allow([\"mcp.example.com\"])) and, \
+                 for browser clients of other sites, HttpOptions::allowed_origins"
+            );
         }
         #[cfg(feature = "playground")]
         let playground = options.playground.then(|| playground::path_for(&endpoint_path(&options.path)));
@@ -495,9 +569,25 @@ fn endpoint_path(path: &str) -> String {
     if path.starts_with('/') { path.to_owned() } else { format!("/{path}") }
 }
 
+/// The client's address, when the connection is one of [`HttpServer`]'s.
+pub(super) fn client_addr(parts: &::http::request::Parts) -> Option<std::net::IpAddr> {
+    parts.extensions.get::<axum::extract::ConnectInfo<ConnTracker>>().map(|info| info.0.remote().ip())
+}
+
+/// Whom limits per caller count a request against: its principal, else its client address;
+/// `None` when neither is known.
+pub(super) fn caller(parts: &::http::request::Parts) -> Option<String> {
+    match parts.extensions.get::<Principal>() {
+        Some(principal) => Some(format!("principal:{}", principal.0)),
+        None => client_addr(parts).map(|addr| format!("address:{addr}")),
+    }
+}
+
+/// `405`. `Allow` lists what the endpoint serves (RFC 9110 §10.2.1): `POST`, and `GET` and
+/// `DELETE` for legacy sessions, although a request without one is refused them.
 pub(super) fn method_not_allowed() -> Response {
     let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
     response
 }
 

@@ -12,7 +12,8 @@ use ::http::{HeaderMap, HeaderValue, StatusCode, request::Parts};
 
 use super::State;
 use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
-use super::respond::{Answer, error_response, reply_response, run};
+use super::limits::LongLived;
+use super::respond::{Answer, StreamTimers, error_response, reply_response, run};
 use super::sessions::LegacySession;
 use super::stream::{NoSession, legacy_target};
 use crate::auth::AuthPrincipal;
@@ -57,17 +58,22 @@ fn content_length(headers: &HeaderMap) -> Option<u64> {
     headers.get(::http::header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
 }
 
+/// Whether the body is declared `application/json`: the media type before any parameters,
+/// compared whole (not a substring: `text/plain; charset=application/json` is text, which a
+/// browser may send to another site without asking first).
+fn is_json(headers: &HeaderMap) -> bool {
+    let mut values = headers.get_all(::http::header::CONTENT_TYPE).iter();
+    let (Some(value), None) = (values.next(), values.next()) else { return false };
+    let media_type = value.to_str().ok().and_then(|v| v.split(';').next()).map(str::trim);
+    media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json"))
+}
+
 fn bad_request(id: Option<RequestId>, error: ErrorObject) -> Response {
     error_response(StatusCode::BAD_REQUEST, id, error)
 }
 
 pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Response {
-    let json_content = parts
-        .headers
-        .get(::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().contains("application/json"));
-    if !json_content {
+    if !is_json(&parts.headers) {
         return error_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             None,
@@ -227,6 +233,7 @@ fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> 
     inbound.modern_hint = modern_hint;
     inbound.principal = principal;
     inbound.auth = auth;
+    inbound.client_addr = super::client_addr(&parts);
     inbound.http = Some(Arc::new(parts));
     if method == "subscriptions/listen" {
         inbound.cancel = state.shutdown.child_token();
@@ -245,10 +252,31 @@ async fn modern(state: Arc<State>, parts: Parts, request: Request) -> Response {
     if let Err(e) = headers::check_modern(&parts.headers, &request, |name| state.server.tool_def(name)) {
         return bad_request(Some(request.id), e);
     }
+    if request.method == "subscriptions/listen" {
+        return listen(state, parts, request).await;
+    }
     let inbound = inbound(&state, parts, true, &request.method);
-    match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
+    match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(response) => response,
+    }
+}
+
+/// `subscriptions/listen`: a long-lived stream. It holds a slot of the stream budget (in all
+/// and per caller) for as long as it is open, and gives its in-flight slot back once it has
+/// started; it ends when it has carried nothing but keep-alives for the idle timeout.
+async fn listen(state: Arc<State>, parts: Parts, request: Request) -> Response {
+    let slot = match state.streams.open(super::caller(&parts).as_deref()) {
+        Ok(slot) => slot,
+        Err(full) => return full.response(),
+    };
+    let inbound = inbound(&state, parts, true, &request.method);
+    match run(&state.server, request, inbound, None, StreamTimers::long_lived(&state.options), slot).await {
+        Answer::Done(reply) => reply_response(reply),
+        Answer::Streaming(mut response) => {
+            response.extensions_mut().insert(LongLived);
+            response
+        }
     }
 }
 
@@ -278,7 +306,7 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
     inbound.session = Some(session.session.clone());
     let in_flight = session.begin(request.id.clone(), inbound.cancel.clone());
     let pending = Some(session.pending.clone());
-    match run(&state.server, request, inbound, pending, state.options.keep_alive, in_flight).await {
+    match run(&state.server, request, inbound, pending, StreamTimers::request(&state.options), in_flight).await {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(response) => response,
     }
@@ -294,15 +322,18 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
         Implementation { name: String::new(), version: String::new(), title: None },
     );
     let owner = parts.extensions.get::<Principal>().cloned();
+    let caller = super::caller(&parts);
     let mut inbound = inbound(&state, parts, false, &request.method);
     inbound.session = Some(Arc::new(placeholder));
-    match run(&state.server, request, inbound, None, state.options.keep_alive, ()).await {
+    match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
         Answer::Streaming(response) => response,
         Answer::Done(mut reply) => {
             let session = reply.session.take();
             let mut response = reply_response(reply);
             if let Some(session) = session {
-                state.sessions.insert(id.clone(), session, owner);
+                if let Err(full) = state.sessions.insert(id.clone(), session, owner, caller) {
+                    return full.response();
+                }
                 if let Ok(v) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(SESSION_ID.clone(), v);
                 }

@@ -77,6 +77,53 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// The timers of a response stream: SSE keep-alive comments, and for a long-lived stream the
+/// time it may carry nothing else before it is ended.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct StreamTimers {
+    pub keep_alive: Option<Duration>,
+    pub idle: Option<Duration>,
+}
+
+impl StreamTimers {
+    /// A request's stream: keep-alives, never ended for being quiet (its handler is working).
+    pub fn request(options: &super::HttpOptions) -> Self {
+        Self { keep_alive: options.keep_alive, idle: None }
+    }
+
+    /// A long-lived stream ([`HttpOptions::stream_idle_timeout`](super::HttpOptions::stream_idle_timeout)).
+    pub fn long_lived(options: &super::HttpOptions) -> Self {
+        Self { keep_alive: options.keep_alive, idle: options.stream_idle_timeout }
+    }
+}
+
+/// Ends a long-lived stream that sent nothing but keep-alives for its idle period.
+pub(super) struct IdleTimer {
+    period: Option<Duration>,
+    sleep: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl IdleTimer {
+    pub fn new(period: Option<Duration>) -> Self {
+        Self { period, sleep: period.map(|p| Box::pin(tokio::time::sleep(p))) }
+    }
+
+    /// Something was sent: the idle period starts again.
+    pub fn reset(&mut self) {
+        if let (Some(period), Some(sleep)) = (self.period, self.sleep.as_mut()) {
+            sleep.as_mut().reset(tokio::time::Instant::now() + period);
+        }
+    }
+
+    /// Completes when the stream has been idle for its period (never without one).
+    pub async fn expired(&mut self) {
+        match self.sleep.as_mut() {
+            Some(sleep) => sleep.as_mut().await,
+            None => std::future::pending().await,
+        }
+    }
+}
+
 /// What [`run`] produced.
 pub(super) enum Answer {
     /// The reply came first: answer it as JSON (or 202).
@@ -98,7 +145,7 @@ pub(super) async fn run<H: Send + 'static>(
     request: crate::protocol::Request,
     mut inbound: Inbound,
     pending: Option<Arc<Pending>>,
-    keep_alive: Option<Duration>,
+    timers: StreamTimers,
     hold: H,
 ) -> Answer {
     let id = request.id.clone();
@@ -134,7 +181,15 @@ pub(super) async fn run<H: Send + 'static>(
     };
     match first {
         Some(event) => {
-            let stream = SseState { first: Some(event), rx: Some(rx), handling: Some(handling), guard, keep_alive, id };
+            let stream = SseState {
+                first: Some(event),
+                rx: Some(rx),
+                handling: Some(handling),
+                guard,
+                keep_alive: timers.keep_alive,
+                idle: IdleTimer::new(timers.idle),
+                id,
+            };
             Answer::Streaming(sse_response(stream.into_stream()))
         }
         // Every peer handle is gone: only the reply is left to come.
@@ -166,6 +221,7 @@ struct SseState {
     handling: Option<Handling>,
     guard: CancelOnDrop,
     keep_alive: Option<Duration>,
+    idle: IdleTimer,
     id: RequestId,
 }
 
@@ -188,10 +244,15 @@ impl SseState {
                         event = recv(&mut s.rx) => Step::Event(event),
                         reply = handling => Step::Reply(reply.ok()),
                         () = tick(&mut ticker) => Step::KeepAlive,
+                        // Ended: dropping the handler cancels the request.
+                        () = s.idle.expired() => return None,
                     }
                 };
                 match step {
-                    Step::Event(Some(event)) => return Some((Ok(frame(&event)), (s, ticker))),
+                    Step::Event(Some(event)) => {
+                        s.idle.reset();
+                        return Some((Ok(frame(&event)), (s, ticker)));
+                    }
                     // Every peer handle is gone; the reply is still to come.
                     Step::Event(None) => s.rx = None,
                     Step::Reply(reply) => {

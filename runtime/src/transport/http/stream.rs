@@ -19,8 +19,7 @@ use ::http::{HeaderMap, StatusCode, header};
 
 use super::State;
 use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
-use super::limits::unavailable;
-use super::respond::{error_response, frame, sse_response, tick};
+use super::respond::{IdleTimer, error_response, frame, sse_response, tick};
 use super::sessions::{LegacySession, StreamGuard};
 use crate::protocol::{ErrorObject, Notification, ProtocolVersion};
 use crate::server::{ListChange, Principal, Server};
@@ -110,9 +109,9 @@ pub(super) fn get(state: &Arc<State>, headers: &HeaderMap, principal: Option<&Pr
             ErrorObject::invalid_request("Not Acceptable: the client must accept text/event-stream"),
         );
     }
-    let Some(guard) = session.open_stream(&state.get_streams) else {
-        tracing::debug!("refusing a GET stream: max_get_streams reached");
-        return unavailable("Server busy: too many open GET streams; retry later");
+    let guard = match session.open_stream(&state.streams) {
+        Ok(guard) => guard,
+        Err(full) => return full.response(),
     };
     let stream = GetStream {
         session: session.session.clone(),
@@ -120,6 +119,7 @@ pub(super) fn get(state: &Arc<State>, headers: &HeaderMap, principal: Option<&Pr
         server: state.server.clone(),
         shutdown: state.shutdown.clone(),
         keep_alive: state.options.keep_alive,
+        idle: IdleTimer::new(state.options.stream_idle_timeout),
         queued: VecDeque::new(),
         guard,
     };
@@ -132,6 +132,7 @@ struct GetStream {
     server: Server,
     shutdown: CancellationToken,
     keep_alive: Option<Duration>,
+    idle: IdleTimer,
     /// Events decided but not yet sent (after a lag: one of each list).
     queued: VecDeque<Bytes>,
     guard: StreamGuard,
@@ -170,11 +171,15 @@ impl GetStream {
                     () = s.shutdown.cancelled() => Step::End,
                     change = s.changes.recv() => Step::Change(change),
                     () = tick(&mut ticker) => Step::KeepAlive,
+                    () = s.idle.expired() => Step::End,
                 };
                 match step {
                     Step::End | Step::Change(Err(RecvError::Closed)) => return None,
                     Step::Change(Ok(change)) => match event(&change, &s.session) {
-                        Some(event) => return Some((Ok(event), (s, ticker))),
+                        Some(event) => {
+                            s.idle.reset();
+                            return Some((Ok(event), (s, ticker)));
+                        }
                         None => continue,
                     },
                     // Missed changes: say every list may have changed.

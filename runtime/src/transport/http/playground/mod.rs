@@ -15,6 +15,12 @@
 //! cannot know) serves it only to requests whose `Host` is a loopback name, again unless
 //! made public. Its requests pass the endpoint's `Host` and `Origin` checks like any other
 //! (the page calls the endpoint on its own origin).
+//!
+//! On an endpoint protected by a [`ResourceServer`](crate::auth::ResourceServer) (feature
+//! `auth`), `describe.json` needs the same bearer token as the endpoint: it lists every tool
+//! and question. The page, its script and its style carry nothing of the server (a browser
+//! cannot send a bearer token when it navigates), and the page asks for a token when the
+//! server answers `401`.
 
 use std::sync::Arc;
 
@@ -133,6 +139,13 @@ async fn style(AxumState(state): AxumState<Arc<State>>, request: Request) -> Res
 }
 
 async fn describe(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
+    #[cfg(feature = "auth")]
+    if let Some(auth) = &state.options.auth
+        && refused(&state, request.headers()).is_none()
+        && let Err(refusal) = auth.authenticate(request.headers()).await
+    {
+        return auth.refuse(refusal);
+    }
     let body = state.playground.as_ref().map(|a| a.describe.clone()).unwrap_or_default();
     asset(&state, &request, "application/json", body)
 }

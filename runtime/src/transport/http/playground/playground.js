@@ -16,6 +16,11 @@
   const MAX_LEGS = 20;
   const $ = (id) => document.getElementById(id);
 
+  // A bearer token for an endpoint that needs one: asked for when it answers 401, kept for
+  // this tab only, sent to this origin only.
+  let token = sessionStorage.getItem("roundtrip-playground-token") || "";
+  const authorization = () => (token ? { Authorization: "Bearer " + token } : {});
+
   let nextId = 1;
   let description = { tools: [], prompts: [], resourceTemplates: [] };
   let flow = null; // the running flow: { stopped }
@@ -100,7 +105,12 @@
     };
     if (options.name !== undefined) headers["Mcp-Name"] = headerValue(options.name);
     for (const [k, v] of options.params || []) headers["Mcp-Param-" + k] = headerValue(v);
+    Object.assign(headers, authorization());
     const response = await fetch(ENDPOINT, { method: "POST", headers, body: JSON.stringify(body) });
+    if (response.status === 401) {
+      askForToken();
+      throw new Error("the endpoint needs a bearer token: enter one above");
+    }
     const type = response.headers.get("content-type") || "";
     let message = null;
     if (type.startsWith("text/event-stream")) {
@@ -172,10 +182,23 @@
   // ---------------------------------------------------------------------------------------
   // The catalog
 
+  function askForToken() {
+    const form = $("token-form");
+    if (!form.hidden) return;
+    form.hidden = false;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      token = $("token").value.trim();
+      sessionStorage.setItem("roundtrip-playground-token", token);
+      location.reload();
+    });
+  }
+
   async function start() {
     $("endpoint").textContent = ENDPOINT;
     try {
-      const found = await fetch("playground/describe.json");
+      const found = await fetch("playground/describe.json", { headers: authorization() });
+      if (found.status === 401) askForToken();
       if (found.ok) description = await found.json();
     } catch (_) {
       // Graphs are drawn only when the description is there.
