@@ -449,12 +449,13 @@ async fn a_task_is_visible_only_to_the_principal_that_created_it() {
 }
 
 #[tokio::test]
-async fn an_unknown_key_refreshes_the_jwks_at_most_once_per_interval() {
+async fn an_unknown_key_refreshes_the_jwks_within_its_budget() {
     let issuer = start_issuer().await;
     let iss = issuer.url.clone();
     let jwks = format!("{iss}/jwks");
     let rs = protect(|resource| {
-        let verifier = JwtVerifier::new(&iss, resource).jwks_uri(&jwks).refresh_interval(Duration::from_millis(300));
+        let verifier =
+            JwtVerifier::new(&iss, resource).jwks_uri(&jwks).refresh_interval(Duration::ZERO).refresh_budget(2);
         ResourceServer::new(resource, verifier).authorization_server(&iss)
     })
     .await;
@@ -465,20 +466,91 @@ async fn an_unknown_key_refreshes_the_jwks_at_most_once_per_interval() {
     assert_eq!(fetches(), 1, "the keys are cached");
 
     // The issuer rotates in a new key; its first token makes the verifier fetch again.
-    tokio::time::sleep(Duration::from_millis(350)).await;
     let rotated = SigningKey::generate("key-2");
     issuer.state.published.lock().unwrap().push(rotated.jwk.clone());
     let token = issuer.mint_with(&rotated, &rs.url, "alice", "", json!({}));
     assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 200);
     assert_eq!(fetches(), 2);
 
-    // Made-up key ids right after cannot make it fetch again.
+    // Made-up key ids cannot make it fetch past the minute's budget.
     for i in 0..5 {
         let forged = SigningKey::generate(&format!("forged-{i}"));
         let token = issuer.mint_with(&forged, &rs.url, "alice", "", json!({}));
         assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 401);
     }
-    assert_eq!(fetches(), 2, "no fetch within the refresh interval");
+    assert_eq!(fetches(), 2, "the budget of two fetches a minute is spent");
+}
+
+#[tokio::test]
+async fn a_made_up_key_just_before_a_rotation_keeps_the_new_key_out_for_seconds_at_most() {
+    let issuer = start_issuer().await;
+    let iss = issuer.url.clone();
+    let jwks = format!("{iss}/jwks");
+    // The defaults: refreshes 2 s apart, ten a minute.
+    let rs = protect(|resource| {
+        ResourceServer::new(resource, JwtVerifier::new(&iss, resource).jwks_uri(&jwks)).authorization_server(&iss)
+    })
+    .await;
+    let token = issuer.mint(&rs.url, "alice", "");
+    assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 200);
+    let forged = SigningKey::generate("forged");
+    let token = issuer.mint_with(&forged, &rs.url, "alice", "", json!({}));
+    assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 401);
+    // The real rotation, right after.
+    let rotated = SigningKey::generate("key-2");
+    issuer.state.published.lock().unwrap().push(rotated.jwk.clone());
+    let token = issuer.mint_with(&rotated, &rs.url, "alice", "", json!({}));
+    let started = std::time::Instant::now();
+    loop {
+        let status = rs.call_tool(Some(&token), "whoami", json!({})).await.status();
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 401);
+        assert!(started.elapsed() < Duration::from_secs(10), "the new key was kept out for 10 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!("the new key was accepted {:?} after the rotation", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_subject_is_sub_unless_the_application_names_a_fallback() {
+    let issuer = start_issuer().await;
+    let rs = protect_with_jwt(&issuer).await;
+    // No `sub`, and `client_id` is another user's subject: refused, never that user.
+    let no_sub = issuer.mint_with(&issuer.key, &rs.url, "", "mcp:tools", json!({"sub": null, "client_id": "alice"}));
+    let response = rs.call_tool(Some(&no_sub), "whoami", json!({})).await;
+    assert_eq!(response.status(), 401);
+    // Opted in: the client's id, marked as one.
+    let iss = issuer.url.clone();
+    let rs = protect(|resource| {
+        ResourceServer::new(resource, JwtVerifier::new(&iss, resource).subject_fallback("client_id"))
+            .authorization_server(&iss)
+    })
+    .await;
+    let token = issuer.mint_with(&issuer.key, &rs.url, "", "", json!({"sub": null, "client_id": "alice"}));
+    let result = result_of(rs.call_tool(Some(&token), "whoami", json!({})).await).await;
+    assert!(text_of(&result).starts_with("client_id:alice via alice"), "{result}");
+}
+
+#[tokio::test]
+async fn only_access_tokens_are_accepted() {
+    let issuer = start_issuer().await;
+    let rs = protect_with_jwt(&issuer).await;
+    let mint = |typ: Option<&str>, crit: Option<Vec<String>>| {
+        let claims =
+            json!({"iss": issuer.url, "sub": "alice", "aud": rs.url, "scope": "mcp:tools", "exp": now() + 300});
+        let mut header = Header { kid: Some(issuer.key.kid.clone()), ..Header::new(Algorithm::ES256) };
+        header.typ = typ.map(str::to_owned);
+        header.crit = crit;
+        jsonwebtoken::encode(&header, &claims, &issuer.key.encoding).unwrap()
+    };
+    for typ in ["at+jwt", "JWT"] {
+        assert_eq!(rs.call_tool(Some(&mint(Some(typ), None)), "whoami", json!({})).await.status(), 200, "{typ}");
+    }
+    assert_eq!(rs.call_tool(Some(&mint(Some("dpop+jwt"), None)), "whoami", json!({})).await.status(), 401);
+    let crit = mint(Some("at+jwt"), Some(vec!["exp".into()]));
+    assert_eq!(rs.call_tool(Some(&crit), "whoami", json!({})).await.status(), 401);
 }
 
 #[tokio::test]

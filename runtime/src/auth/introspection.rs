@@ -39,6 +39,7 @@ pub struct IntrospectionVerifier {
     audience: Vec<String>,
     issuer: Option<String>,
     allow_missing_audience: bool,
+    subject_fallbacks: Vec<String>,
     cache_ttl: Duration,
     http: reqwest::Client,
     cache: Arc<AnswerCache>,
@@ -66,6 +67,7 @@ impl IntrospectionVerifier {
             audience: vec![audience.into()],
             issuer: None,
             allow_missing_audience: false,
+            subject_fallbacks: Vec::new(),
             cache_ttl: Duration::from_secs(30),
             http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap_or_default(),
             cache: Arc::default(),
@@ -89,6 +91,14 @@ impl IntrospectionVerifier {
     /// this resource alone).
     pub fn allow_missing_audience(mut self) -> Self {
         self.allow_missing_audience = true;
+        self
+    }
+
+    /// For an answer without `sub`, take the subject from `claim` (e.g. `client_id`), prefixed
+    /// with the claim's name so that it never equals a user's `sub`. Without this, an answer
+    /// without `sub` is refused. May be given several times, tried in order.
+    pub fn subject_fallback(mut self, claim: impl Into<String>) -> Self {
+        self.subject_fallbacks.push(claim.into());
         self
     }
 
@@ -194,8 +204,9 @@ impl IntrospectionVerifier {
             return invalid("issued for another resource (aud)");
         }
         let client_id = str_claim("client_id");
-        let Some(subject) = str_claim("sub").or_else(|| client_id.clone()) else {
-            return invalid("the token names no subject (sub) or client (client_id)");
+        let subject = match super::principal::subject_of(&claims, &self.subject_fallbacks) {
+            Ok(subject) => subject,
+            Err(why) => return invalid(&why),
         };
         Ok(AuthPrincipal {
             issuer,

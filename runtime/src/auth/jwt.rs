@@ -21,14 +21,20 @@ pub(crate) const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 /// `/.well-known/oauth-authorization-server`, then OpenID Connect discovery), unless
 /// [`jwks_uri`](Self::jwks_uri) names it. It is cached: refreshed when it is older than
 /// [`max_age`](Self::max_age) (default 1 hour) and when a token names a key (`kid`) it does not
-/// hold (the issuer rotated its keys), but not more often than
-/// [`refresh_interval`](Self::refresh_interval) (default 30 s), so tokens with made-up key ids
-/// cannot make the server hammer the issuer.
+/// hold (the issuer rotated its keys). Such refreshes are at least
+/// [`refresh_interval`](Self::refresh_interval) apart (default 2 s) and at most
+/// [`refresh_budget`](Self::refresh_budget) a minute (default 10), so tokens with made-up key
+/// ids can neither make the server hammer the issuer nor, by spending a refresh just before a
+/// real rotation, keep the new key out for long: a token signed with it waits for the next
+/// refresh the budget allows, seconds at worst.
 ///
 /// Only asymmetric algorithms are accepted (RS*, PS*, ES256, ES384, EdDSA by default), and a
-/// key whose JWK names an `alg` is used for that algorithm only.
+/// key whose JWK names an `alg` is used for that algorithm only. The header's `typ`, when
+/// present, must be `at+jwt` (RFC 9068), `application/at+jwt` or `JWT`; a header with `crit`
+/// (extensions the verifier would have to understand) is refused.
 ///
-/// The subject is `sub` (or, for a token without one, `client_id`); the client is `client_id`
+/// The subject is `sub`: a token without one is refused unless
+/// [`subject_fallback`](Self::subject_fallback) names another claim. The client is `client_id`
 /// (or `azp`); the scopes are the space-separated `scope` claim (or an `scp` array).
 ///
 /// Fetches use a `reqwest` client without TLS unless your application enables a TLS feature
@@ -41,7 +47,9 @@ pub struct JwtVerifier {
     algorithms: Vec<Algorithm>,
     leeway: Duration,
     refresh_interval: Duration,
+    refresh_budget: u32,
     max_age: Duration,
+    subject_fallbacks: Vec<String>,
     http: reqwest::Client,
     cache: Arc<Cache>,
 }
@@ -63,10 +71,30 @@ impl fmt::Debug for JwtVerifier {
 struct Cache {
     keys: RwLock<Option<Keys>>,
     /// Held while fetching, so that a burst of unknown `kid`s makes one fetch; holds when the
-    /// last fetch started.
-    fetch: tokio::sync::Mutex<Option<Instant>>,
+    /// recent fetches started.
+    fetch: tokio::sync::Mutex<Fetches>,
     /// The JWKS URI found by discovery.
     discovered: tokio::sync::OnceCell<String>,
+}
+
+/// When the JWKS was fetched in the last minute.
+#[derive(Default)]
+struct Fetches(std::collections::VecDeque<Instant>);
+
+impl Fetches {
+    /// Whether a fetch may start now: `interval` since the last one, and fewer than `budget`
+    /// in the last minute.
+    fn allowed(&mut self, interval: Duration, budget: u32) -> bool {
+        while self.0.front().is_some_and(|t| t.elapsed() >= Duration::from_secs(60)) {
+            self.0.pop_front();
+        }
+        let spaced = self.0.back().is_none_or(|t| t.elapsed() >= interval);
+        spaced && self.0.len() < budget.max(1) as usize
+    }
+
+    fn started(&mut self) {
+        self.0.push_back(Instant::now());
+    }
 }
 
 #[derive(Clone)]
@@ -121,8 +149,10 @@ impl JwtVerifier {
                 Algorithm::EdDSA,
             ],
             leeway: Duration::from_secs(60),
-            refresh_interval: Duration::from_secs(30),
+            refresh_interval: Duration::from_secs(2),
+            refresh_budget: 10,
             max_age: Duration::from_secs(3600),
+            subject_fallbacks: Vec::new(),
             http: http_client(),
             cache: Arc::default(),
         }
@@ -155,9 +185,24 @@ impl JwtVerifier {
         self
     }
 
-    /// The least time between two fetches of the JWKS (default 30 s).
+    /// The least time between two fetches of the JWKS (default 2 s).
     pub fn refresh_interval(mut self, interval: Duration) -> Self {
         self.refresh_interval = interval;
+        self
+    }
+
+    /// The most fetches of the JWKS in a minute (default 10, at least 1).
+    pub fn refresh_budget(mut self, per_minute: u32) -> Self {
+        self.refresh_budget = per_minute;
+        self
+    }
+
+    /// For a token without `sub`, take the subject from `claim` (e.g. `client_id`, for an
+    /// authorization server whose client-credentials tokens omit `sub`), prefixed with the
+    /// claim's name (`client_id:svc-7`) so that it never equals a user's `sub`. Without this,
+    /// a token without `sub` is refused. May be given several times, tried in order.
+    pub fn subject_fallback(mut self, claim: impl Into<String>) -> Self {
+        self.subject_fallbacks.push(claim.into());
         self
     }
 
@@ -179,6 +224,7 @@ impl JwtVerifier {
         if !self.algorithms.contains(&header.alg) {
             return Err(VerifyError::Invalid(format!("algorithm {:?} is not accepted", header.alg)));
         }
+        check_header(&header)?;
         let candidates = self.keys_for(&header).await?;
         let mut validation = Validation::new(header.alg);
         validation.set_issuer(&[&self.issuer]);
@@ -189,7 +235,7 @@ impl JwtVerifier {
         let mut last = VerifyError::Invalid("no key of the issuer fits the token".into());
         for key in candidates {
             match jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &validation) {
-                Ok(data) => return principal_of(data.claims),
+                Ok(data) => return principal_of(data.claims, &self.subject_fallbacks),
                 Err(e) => {
                     let why = match e.kind() {
                         ErrorKind::InvalidSignature => "bad signature".to_owned(),
@@ -229,16 +275,16 @@ impl JwtVerifier {
         if !candidates.is_empty() && fresh {
             return Ok(candidates);
         }
-        // At most one fetch per interval, also while the issuer is down (requests would
+        // Fetches are spaced and budgeted, also while the issuer is down (requests would
         // otherwise queue here behind one slow fetch after another).
-        if last_fetch.is_some_and(|t| t.elapsed() < self.refresh_interval) {
+        if !last_fetch.allowed(self.refresh_interval, self.refresh_budget) {
             return match (candidates.is_empty(), cached.is_some()) {
                 (false, _) => Ok(candidates),
                 (true, true) => Err(VerifyError::Invalid(format!("unknown key {:?}", header.kid))),
                 (true, false) => Err(VerifyError::Unavailable("the issuer's keys could not be fetched".into())),
             };
         }
-        *last_fetch = Some(Instant::now());
+        last_fetch.started();
         match self.fetch().await {
             Ok(keys) => {
                 let candidates = keys.candidates(header);
@@ -352,13 +398,27 @@ pub(crate) async fn read_json(mut response: reqwest::Response) -> Result<Value, 
     serde_json::from_slice(&body).map_err(|e| e.to_string())
 }
 
+/// The header's `typ` and `crit`: an access token (RFC 9068 §2.1 `at+jwt`, or the `JWT` many
+/// authorization servers write), never another kind of JWT (an ID token, a DPoP proof, a
+/// logout token), and no critical extension, none being understood here (RFC 7515 §4.1.11).
+fn check_header(header: &Header) -> Result<(), VerifyError> {
+    if let Some(typ) = &header.typ {
+        let typ = typ.to_ascii_lowercase();
+        if !matches!(typ.as_str(), "at+jwt" | "application/at+jwt" | "jwt") {
+            return Err(VerifyError::Invalid(format!("not an access token (typ {typ})")));
+        }
+    }
+    if let Some(crit) = &header.crit {
+        return Err(VerifyError::Invalid(format!("critical header extensions {crit:?} are not understood")));
+    }
+    Ok(())
+}
+
 /// The principal of verified claims.
-fn principal_of(claims: Map<String, Value>) -> Result<AuthPrincipal, VerifyError> {
+fn principal_of(claims: Map<String, Value>, fallbacks: &[String]) -> Result<AuthPrincipal, VerifyError> {
     let str_claim = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
     let client_id = str_claim("client_id").or_else(|| str_claim("azp"));
-    let subject = str_claim("sub")
-        .or_else(|| client_id.clone())
-        .ok_or_else(|| VerifyError::Invalid("the token names no subject (sub) or client (client_id)".into()))?;
+    let subject = super::principal::subject_of(&claims, fallbacks).map_err(VerifyError::Invalid)?;
     let scopes = match claims.get("scope") {
         Some(scope) => scopes_of(Some(scope)),
         None => scopes_of(claims.get("scp")),
@@ -406,10 +466,39 @@ mod tests {
         let claims =
             serde_json::json!({"iss": "i", "sub": "alice", "azp": "c", "scp": ["a", "b"], "aud": "r", "exp": 5});
         let Value::Object(claims) = claims else { unreachable!() };
-        let p = principal_of(claims).expect("valid");
+        let p = principal_of(claims, &[]).expect("valid");
         assert_eq!((p.subject.as_str(), p.client_id.as_deref(), p.issuer.as_deref()), ("alice", Some("c"), Some("i")));
         assert_eq!((p.scopes, p.audience, p.expires_at), (vec!["a".into(), "b".into()], vec!["r".into()], Some(5)));
         let Value::Object(no_sub) = serde_json::json!({"iss": "i", "scope": "x"}) else { unreachable!() };
-        assert!(matches!(principal_of(no_sub), Err(VerifyError::Invalid(_))));
+        assert!(matches!(principal_of(no_sub, &[]), Err(VerifyError::Invalid(_))));
+    }
+
+    #[test]
+    fn only_access_tokens_without_critical_extensions() {
+        let header = |typ: Option<&str>, crit: Option<Vec<String>>| {
+            let mut h = Header::new(Algorithm::ES256);
+            h.typ = typ.map(str::to_owned);
+            h.crit = crit;
+            h
+        };
+        for ok in [None, Some("at+jwt"), Some("application/at+jwt"), Some("JWT"), Some("AT+JWT")] {
+            assert!(check_header(&header(ok, None)).is_ok(), "{ok:?}");
+        }
+        for refused in ["dpop+jwt", "secevent+jwt", "logout+jwt", "JOSE"] {
+            assert!(check_header(&header(Some(refused), None)).is_err(), "{refused}");
+        }
+        assert!(check_header(&header(Some("at+jwt"), Some(vec!["exp".into()]))).is_err());
+    }
+
+    #[test]
+    fn fetches_are_spaced_and_budgeted() {
+        let mut f = Fetches::default();
+        assert!(f.allowed(Duration::ZERO, 3));
+        f.started();
+        assert!(!f.allowed(Duration::from_secs(5), 3), "too soon after the last");
+        assert!(f.allowed(Duration::ZERO, 3));
+        f.started();
+        f.started();
+        assert!(!f.allowed(Duration::ZERO, 3), "the minute's budget is spent");
     }
 }

@@ -16,8 +16,8 @@ use serde_json::{Map, Value};
 pub struct AuthPrincipal {
     /// The authorization server that issued the token (`iss`), when known.
     pub issuer: Option<String>,
-    /// The resource owner (`sub`); for a token without one (a client-credentials grant), the
-    /// client.
+    /// The resource owner (`sub`). A verifier told to fall back on another claim for tokens
+    /// without `sub` gives that claim's value prefixed with its name (`client_id:svc-7`).
     pub subject: String,
     /// The OAuth client the token was issued to (`client_id`), when known.
     pub client_id: Option<String>,
@@ -86,6 +86,28 @@ impl AuthPrincipal {
     }
 }
 
+/// The subject of verified claims: `sub`; a token without it has none, unless the
+/// application named other claims to fall back on (`fallbacks`, e.g. `client_id` for
+/// client-credentials tokens of an authorization server that omits `sub`). A subject taken
+/// from another claim is prefixed with that claim's name (`client_id:svc-7`), so that a token
+/// can never take the identity of a user whose `sub` is that value.
+#[cfg_attr(not(feature = "auth"), allow(dead_code))]
+pub(crate) fn subject_of(claims: &Map<String, Value>, fallbacks: &[String]) -> Result<String, String> {
+    if let Some(sub) = claims.get("sub").and_then(Value::as_str) {
+        return Ok(sub.to_owned());
+    }
+    for claim in fallbacks {
+        if let Some(value) = claims.get(claim).and_then(Value::as_str) {
+            return Ok(format!("{claim}:{value}"));
+        }
+    }
+    Err(if fallbacks.is_empty() {
+        "the token names no subject (sub)".to_owned()
+    } else {
+        format!("the token names no subject (sub, or {})", fallbacks.join(", "))
+    })
+}
+
 /// The scopes of a space-separated `scope` claim (RFC 6749 §3.3), or of an array (`scp`, as
 /// some authorization servers issue it).
 #[cfg_attr(not(feature = "auth"), allow(dead_code))]
@@ -110,6 +132,24 @@ mod tests {
         // No separator trick makes two different pairs collide.
         let tricky = AuthPrincipal::new("b").issuer("a\",\"");
         assert_ne!(tricky.identity(), AuthPrincipal::new("\",\"b").issuer("a").identity());
+    }
+
+    #[test]
+    fn the_subject_is_sub_and_a_fallback_can_never_pass_for_one() {
+        let claims = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        let with_sub = claims(serde_json::json!({"sub": "alice", "client_id": "bob"}));
+        assert_eq!(subject_of(&with_sub, &[]).as_deref(), Ok("alice"));
+        let without = claims(serde_json::json!({"client_id": "alice", "azp": "alice"}));
+        assert!(subject_of(&without, &[]).is_err(), "client_id is no subject unless asked for");
+        let fallback = subject_of(&without, &["client_id".to_owned()]).expect("opted in");
+        assert_eq!(fallback, "client_id:alice");
+        assert_ne!(
+            AuthPrincipal::new(fallback).issuer("i").identity(),
+            AuthPrincipal::new("alice").issuer("i").identity()
+        );
     }
 
     #[test]
