@@ -24,7 +24,7 @@ use roundtrip::server::{Inbound, NullPeer};
 use roundtrip::{Consent, RequestStateSecurity};
 use serde_json::{Value, json};
 
-const KEY: [u8; 32] = [0x42; 32];
+const KEY: [u8; 32] = *b"fuzzing key 42: no secret at all";
 const SERVER: &str = "fuzz-flow";
 
 /// Where to sit.

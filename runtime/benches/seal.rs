@@ -18,7 +18,8 @@ fn seal(c: &mut Criterion) {
     let arguments = json!({"from": "CDG", "to": "OSL", "passengers": 2, "date": "2026-08-01"});
     let arguments = arguments.as_object().cloned().unwrap_or_default();
     let sealer =
-        SealBench::new(Some(RequestStateSecurity::new().keys([[7u8; 32]])), arguments).expect("a valid policy");
+        SealBench::new(Some(RequestStateSecurity::new().keys([*b"roundtrip test key 7: not secret"])), arguments)
+            .expect("a valid policy");
     let cipher = Aes256Gcm::new(Key::<Aes256Gcm>::from_slice(&[7u8; 32]));
     let mut rng = rand::thread_rng();
 

@@ -304,7 +304,7 @@ async fn behaviour_42_malformed_answers_are_refused_in_plain_words_and_asked_aga
 
 #[tokio::test]
 async fn behaviour_43_answers_are_pinned_to_the_question_and_a_reworded_one_is_asked_again() {
-    const KEY: [u8; 32] = [7; 32];
+    const KEY: [u8; 32] = *b"roundtrip test key 7: not secret";
     let deploy = |question_v2: bool| {
         let policy = roundtrip::RequestStateSecurity::new().keys([KEY]);
         let server = if question_v2 {

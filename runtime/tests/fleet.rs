@@ -149,7 +149,7 @@ async fn transfer(amount: u32, #[resolve(elicit = "Transfer {amount}?")] ok: boo
 
 /// Two replicas with shared keys and a shared replay cache.
 fn bank(replay: impl roundtrip::seal::ReplayCache) -> Server {
-    let keys = roundtrip::RequestStateSecurity::new().keys([[7u8; 32]]);
+    let keys = roundtrip::RequestStateSecurity::new().keys([*b"roundtrip test key 7: not secret"]);
     Server::new("bank", "1").security(keys).unwrap().replay_cache(replay).tools(tools![transfer])
 }
 

@@ -1,6 +1,7 @@
 //! End-to-end tests of sealed `requestState`: real servers, real first legs, real retries.
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
+use base64::Engine as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -16,8 +17,8 @@ use roundtrip::{InputRequired, Outcome, RequestContext, RequestStateSecurity, Se
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-const OLD: [u8; 32] = [0x11; 32];
-const NEW: [u8; 32] = [0x22; 32];
+const OLD: [u8; 32] = *b"roundtrip old key 11: not secret";
+const NEW: [u8; 32] = *b"roundtrip new key 22: not secret";
 const T0: u64 = 1_800_000_000;
 
 /// The typed state the handlers carry between legs.
@@ -470,7 +471,7 @@ fn keys_load_from_a_file() {
     let hex: String = NEW.iter().map(|b| format!("{b:02x}")).collect();
     std::fs::write(
         &path,
-        format!("# newest first\n{hex}\nbase64:{}\n", "ERERERERERERERERERERERERERERERERERERERERERE="),
+        format!("# newest first\n{hex}\nbase64:{}\n", base64::engine::general_purpose::STANDARD.encode(OLD)),
     )
     .expect("write");
     let policy = RequestStateSecurity::keys_from_file(&path);

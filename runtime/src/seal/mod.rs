@@ -67,6 +67,11 @@ use token::MAX_TOKEN_LEN;
 use crate::protocol::{ErrorObject, JsonObject};
 use crate::server::Principal;
 
+/// About how many bytes of answers and state a sealed `requestState` carries: a token of
+/// [`MAX_TOKEN_LEN`] characters is base64 of 3/4 as many bytes, less the key id, nonce, tag
+/// and claims.
+const MAX_PLAINTEXT: usize = (MAX_TOKEN_LEN - 4) / 4 * 3 - 4 - 12 - 16 - 160;
+
 /// What a `bind_principal` hook sees.
 #[derive(Debug, Clone, Copy)]
 pub struct PrincipalInput<'a> {
@@ -189,9 +194,27 @@ impl Sealer {
         }
     }
 
-    /// Seal `plaintext` bound to `binding`; an internal error when it cannot be sealed.
+    /// Seal `plaintext` bound to `binding`; an internal error when it cannot be sealed, and
+    /// `-32602` saying so when it is too large to carry (the answers of the rounds so far
+    /// travel in it: a sealed state is at most 64 KiB, about 47 KiB of answers and state).
     pub(crate) fn seal(&self, binding: &Binding<'_>, plaintext: &[u8]) -> Result<String, ErrorObject> {
         self.try_seal(binding, plaintext).map_err(|reason| {
+            if reason == token::TOO_LARGE {
+                tracing::info!(
+                    target: "roundtrip::seal",
+                    method = binding.method,
+                    target_name = binding.target,
+                    bytes = plaintext.len(),
+                    "requestState too large to seal"
+                );
+                return ErrorObject::invalid_params(format!(
+                    "The answers given so far are too large to carry to the next round: they and the state \
+                     take {} bytes, and a sealed requestState holds at most {} (64 KiB sealed). Answer with less.",
+                    plaintext.len(),
+                    MAX_PLAINTEXT
+                ))
+                .with_data(serde_json::json!({ "limit": "requestState", "max": MAX_TOKEN_LEN }));
+            }
             tracing::warn!(
                 target: "roundtrip::seal",
                 method = binding.method,
@@ -223,7 +246,8 @@ impl Sealer {
                 buf.extend_from_slice(plaintext);
                 let token = codec.seal(&buf).map_err(|e| e.to_string())?;
                 if token.len() > MAX_TOKEN_LEN {
-                    return Err(format!("the codec produced a {} byte token (at most 64 KiB)", token.len()));
+                    tracing::debug!(target: "roundtrip::seal", "the codec produced a {} byte token", token.len());
+                    return Err(token::TOO_LARGE.to_owned());
                 }
                 Ok(token)
             }
@@ -305,7 +329,7 @@ pub fn __fuzz_unseal(data: &[u8]) {
     use std::sync::OnceLock;
     static FIXTURE: OnceLock<Option<(Sealer, JsonObject, String)>> = OnceLock::new();
     let Some((sealer, arguments, real)) = FIXTURE.get_or_init(|| {
-        let policy = RequestStateSecurity::new().keys([[0x5a_u8; 32]]);
+        let policy = RequestStateSecurity::new().keys([*b"roundtrip test key 7: not secret"]);
         let sealer = Sealer::new(Some(policy), "fuzz").ok()?;
         let mut arguments = JsonObject::new();
         arguments.insert("q".into(), Value::from(1));

@@ -64,7 +64,7 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 /// use roundtrip::{RequestStateSecurity, Server};
 ///
 /// let policy = RequestStateSecurity::new()
-///     .keys([[7u8; 32]])
+///     .keys([*b"roundtrip test key 7: not secret"])
 ///     .ttl(Duration::from_secs(300))
 ///     .audience("weather.example");
 /// let server = Server::new("weather", "1.0.0").security(policy)?;
@@ -201,6 +201,13 @@ impl RequestStateSecurity {
                     key.len()
                 )));
             }
+            if weak(key) {
+                return Err(SealConfigError(format!(
+                    "requestState key #{} repeats a few byte values (all zero, or a pattern): it is no secret; \
+                     use random bytes (generate one with `openssl rand -hex 32`)",
+                    i + 1
+                )));
+            }
             if let Some(j) = self.keys[..i].iter().position(|earlier| earlier == key) {
                 return Err(SealConfigError(format!(
                     "requestState keys #{} and #{} are the same key; each key may be listed once",
@@ -228,17 +235,37 @@ impl RequestStateSecurity {
     }
 }
 
+/// A key with fewer than 8 distinct byte values (all zero, one byte repeated, a short pattern)
+/// is refused: 32 random bytes have about 30, and a hex or base64 string taken as bytes 16 or
+/// more; such a key was typed or left as a placeholder.
+fn weak(key: &[u8]) -> bool {
+    let mut seen = [false; 256];
+    let mut distinct = 0;
+    for &b in key {
+        if !std::mem::replace(&mut seen[usize::from(b)], true) {
+            distinct += 1;
+        }
+    }
+    distinct < 8
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const K1: [u8; 32] = *b"roundtrip test key 1: not secret";
+    const K2: [u8; 32] = *b"roundtrip test key 2: not secret";
+
     #[test]
     fn checks() {
         assert!(RequestStateSecurity::new().check().is_ok());
-        assert!(RequestStateSecurity::new().keys([[1u8; 32], [2u8; 32]]).check().is_ok());
+        assert!(RequestStateSecurity::new().keys([K1, K2]).check().is_ok());
+        let weak = RequestStateSecurity::new().keys([K1, [0u8; 32]]).check();
+        assert!(weak.is_err_and(|e| e.0.contains("#2 repeats")));
+        assert!(RequestStateSecurity::new().keys([*b"abababababababababababababababab"]).check().is_err());
         let short = RequestStateSecurity::new().keys([vec![1u8; 31]]).check();
         assert!(short.is_err_and(|e| e.0.contains("#1 is 31 bytes")));
-        let dup = RequestStateSecurity::new().keys([[1u8; 32], [2u8; 32], [1u8; 32]]).check();
+        let dup = RequestStateSecurity::new().keys([K1, K2, K1]).check();
         assert!(dup.is_err_and(|e| e.0.contains("#1 and #3")));
         assert!(RequestStateSecurity::new().ttl(Duration::from_millis(999)).check().is_err());
         assert!(RequestStateSecurity::new().audience(" ").check().is_err());

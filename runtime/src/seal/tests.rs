@@ -59,7 +59,7 @@ fn keys_and_codec_are_exclusive() {
             Err(InvalidRequestState("never".into()))
         }
     }
-    let policy = RequestStateSecurity::new().keys([[1u8; 32]]).codec(Plain);
+    let policy = RequestStateSecurity::new().keys([*b"roundtrip test key 1: not secret"]).codec(Plain);
     assert!(Sealer::new(Some(policy), "s").is_err());
 }
 
@@ -67,7 +67,7 @@ fn keys_and_codec_are_exclusive() {
 fn clock_drives_expiry() {
     static NOW: AtomicU64 = AtomicU64::new(10_000);
     let policy = RequestStateSecurity::new()
-        .keys([[3u8; 32]])
+        .keys([*b"roundtrip test key 3: not secret"])
         .ttl(std::time::Duration::from_secs(30))
         .clock(|| NOW.load(Ordering::SeqCst));
     let sealer = Sealer::new(Some(policy), "s").expect("valid");
@@ -84,8 +84,12 @@ fn oversized_states_are_not_sealed() {
     let sealer = Sealer::new(None, "s").expect("default");
     let a = JsonObject::new();
     let err = sealer.seal(&binding(&a, None), &vec![0u8; 60 * 1024]).expect_err("too large");
-    assert_eq!(err.code, crate::protocol::codes::INTERNAL_ERROR);
-    assert!(sealer.seal(&binding(&a, None), &vec![0u8; 40 * 1024]).is_ok());
+    assert_eq!(err.code, crate::protocol::codes::INVALID_PARAMS);
+    assert!(err.message.contains("too large to carry"), "{}", err.message);
+    assert_eq!(err.data.as_ref().map(|d| d["limit"].clone()), Some(serde_json::json!("requestState")));
+    // The documented size fits; a little more does not.
+    assert!(sealer.seal(&binding(&a, None), &vec![0u8; super::MAX_PLAINTEXT]).is_ok());
+    assert!(sealer.seal(&binding(&a, None), &vec![0u8; super::MAX_PLAINTEXT + 300]).is_err());
 }
 
 #[test]

@@ -16,6 +16,9 @@ pub(crate) const PREFIX: &str = "rt1.";
 /// The longest token accepted (checked before anything is decoded) or produced.
 pub(crate) const MAX_TOKEN_LEN: usize = 64 * 1024;
 
+/// Why [`seal`] refused a state that would make a token over [`MAX_TOKEN_LEN`].
+pub(crate) const TOO_LARGE: &str = "the state is too large (a sealed state may be at most 64 KiB)";
+
 const NONCE_LEN: usize = 12;
 const TAG_LEN: usize = 16;
 /// Key id and nonce: the clear head of the decoded token.
@@ -49,7 +52,7 @@ pub(crate) fn seal(
     buf.extend_from_slice(&tag);
     let len = base64::encoded_len(buf.len(), false).map(|n| n + PREFIX.len()).unwrap_or(usize::MAX);
     if len > MAX_TOKEN_LEN {
-        return Err("the state is too large (a sealed state may be at most 64 KiB)");
+        return Err(TOO_LARGE);
     }
     let mut out = vec![0u8; len];
     out[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
