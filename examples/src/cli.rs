@@ -22,6 +22,13 @@
 //! - `ROUNDTRIP_AUTH_RESOURCE`: this endpoint's public URL, e.g. `https://mcp.example.com/mcp`
 //!   (the tokens' audience);
 //! - optionally `ROUNDTRIP_AUTH_SCOPES`: scopes every request needs, space-separated.
+//!
+//! And two say which names the endpoint answers to (see `HttpOptions::allowed_hosts`):
+//!
+//! - `ROUNDTRIP_ALLOWED_HOSTS`: the `Host` names accepted, comma-separated (default: loopback
+//!   names on a loopback address, any host elsewhere, with a warning);
+//! - `ROUNDTRIP_ALLOWED_ORIGINS`: the browser origins accepted (`https://app.example.com`),
+//!   comma-separated (default: the request's own host).
 
 use std::process::ExitCode;
 
@@ -76,7 +83,7 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
         }
     };
     let options = match auth_options() {
-        Ok(options) => options,
+        Ok(options) => allowed_names(options),
         Err(e) => {
             eprintln!("{name}: {e}");
             return ExitCode::from(2);
@@ -158,6 +165,22 @@ fn auth_options() -> Result<HttpOptions, String> {
         .required_scopes(scopes.split_whitespace());
     tracing::info!("bearer tokens of {issuer} for {resource} required");
     Ok(HttpOptions::default().auth(auth))
+}
+
+/// `ROUNDTRIP_ALLOWED_HOSTS` and `ROUNDTRIP_ALLOWED_ORIGINS`, when set.
+fn allowed_names(mut options: HttpOptions) -> HttpOptions {
+    let list = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .map(|v| v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect::<Vec<_>>())
+    };
+    if let Some(hosts) = list("ROUNDTRIP_ALLOWED_HOSTS") {
+        options = options.allowed_hosts(roundtrip::transport::http::HostCheck::Allow(hosts));
+    }
+    if let Some(origins) = list("ROUNDTRIP_ALLOWED_ORIGINS") {
+        options = options.allowed_origins(origins);
+    }
+    options
 }
 
 /// Resolves on SIGTERM or Ctrl-C.

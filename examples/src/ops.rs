@@ -54,7 +54,7 @@ impl Severity {
 #[derive(Debug, Clone, Deserialize, JsonSchema, Elicit)]
 pub struct NewIncident {
     /// What is going on, in a few words.
-    #[schemars(length(min = 5))]
+    #[schemars(length(min = 5, max = 200))]
     pub title: String,
     /// How bad it is.
     pub severity: Severity,
@@ -73,6 +73,10 @@ pub struct Incident {
     /// `sev1`, `sev2` or `sev3`.
     pub severity: String,
 }
+
+/// How many incidents are kept: opening one more forgets the oldest (a caller cannot grow the
+/// list without bound).
+pub const MAX_INCIDENTS: usize = 1000;
 
 /// The application's state: the services with their instances, and the incidents.
 #[derive(Debug)]
@@ -194,6 +198,9 @@ impl Ops {
             let mut incidents = self.incidents();
             let id = incidents.iter().map(|i| i.id).max().unwrap_or(0) + 1;
             let stored = Incident { id, title: incident.title.clone(), severity: incident.severity.word().to_owned() };
+            if incidents.len() >= MAX_INCIDENTS {
+                incidents.remove(0);
+            }
             incidents.push(stored.clone());
             stored
         };

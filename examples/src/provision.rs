@@ -49,7 +49,11 @@ pub async fn slow_sum(
     cx: &RequestContext,
 ) -> Outcome<CallToolResult> {
     match cx.state::<u64>() {
-        Some(n) => Outcome::Complete(CallToolResult::text(format!("sum(1..{n}) = {}", n * (n + 1) / 2))),
+        // In u128: the sum of 1..u64::MAX is about 2^127.
+        Some(n) => {
+            let sum = u128::from(n) * (u128::from(n) + 1) / 2;
+            Outcome::Complete(CallToolResult::text(format!("sum(1..{n}) = {sum}")))
+        }
         None => InputRequired::new().state(&n).into(),
     }
 }

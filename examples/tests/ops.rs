@@ -161,6 +161,26 @@ async fn open_incident_asks_one_form_and_stores_the_answer() {
 }
 
 #[tokio::test]
+async fn the_incident_list_is_bounded() {
+    let server = server();
+    for n in 0..roundtrip_examples::ops::MAX_INCIDENTS + 5 {
+        TestKit::new(server.clone())
+            .property("title", json!(format!("Incident number {n}")))
+            .property("severity", json!("sev3"))
+            .call_tool("open_incident", json!({}))
+            .await
+            .unwrap();
+    }
+    // The oldest were forgotten; the newest is there with its own number.
+    let last = roundtrip_examples::ops::MAX_INCIDENTS + 6;
+    let read = TestKit::new(server.clone()).read_resource(&format!("incident://{last}")).await.unwrap();
+    assert!(
+        serde_json::to_value(&read.result.contents[0]).unwrap()["text"].as_str().unwrap().contains("Incident number")
+    );
+    assert!(TestKit::new(server).read_resource("incident://1").await.is_err(), "the oldest is gone");
+}
+
+#[tokio::test]
 async fn paging_on_call_is_logged() {
     let flow = kit()
         .property("title", json!("Checkout errors"))

@@ -72,6 +72,12 @@ async fn slow_sum_parks_once_then_finishes() {
     let flow = kit().call_tool("slow_sum", json!({"n": 10})).await.unwrap();
     assert_eq!(flow.questions(), vec![Vec::<&str>::new()]);
     assert_eq!(flow.text(), "sum(1..10) = 55");
+    // The largest bound does not wrap around.
+    let flow = kit().call_tool("slow_sum", json!({"n": u64::MAX})).await.unwrap();
+    assert_eq!(
+        flow.text(),
+        format!("sum(1..{}) = {}", u64::MAX, u128::from(u64::MAX) * (u128::from(u64::MAX) + 1) / 2)
+    );
 }
 
 #[tokio::test]
