@@ -8,6 +8,8 @@
 
 #[cfg(feature = "server")]
 pub mod auth;
+#[cfg(feature = "cli")]
+pub mod cli;
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(feature = "server")]
@@ -19,6 +21,10 @@ mod error;
 #[cfg(all(feature = "client", feature = "server", feature = "http"))]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "server")]
+mod observe;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod protocol;
 #[cfg(feature = "server")]
 pub mod resolve;

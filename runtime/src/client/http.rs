@@ -144,6 +144,10 @@ fn sending(e: reqwest::Error) -> ClientError {
 }
 
 impl Wire for HttpWire {
+    fn network_transport(&self) -> &'static str {
+        "tcp"
+    }
+
     fn call(&self, method: &str, params: Value, headers: Headers) -> BoxFuture<'static, Result<Value, ClientError>> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let request = Request::new(id.clone(), method, Some(params));

@@ -377,6 +377,8 @@ impl Inner {
         name: Option<String>,
         param_headers: Vec<(String, String)>,
     ) -> Result<Value, ClientError> {
+        #[cfg(feature = "otel")]
+        let target = name.clone();
         let headers = if self.version.is_modern() {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(meta) = meta.as_object_mut() {
@@ -397,7 +399,32 @@ impl Inner {
         } else {
             Headers::default()
         };
+        #[cfg(feature = "otel")]
+        let traced = crate::otel::ClientOp::start(
+            method,
+            target.as_deref(),
+            self.version.as_str(),
+            self.wire.network_transport(),
+            &mut params,
+        );
         let params = Value::Object(params);
+        let outcome = self.send_retrying(method, params, headers);
+        #[cfg(feature = "otel")]
+        if let Some(op) = traced {
+            use opentelemetry::context::FutureExt as _;
+            let outcome = outcome.with_context(op.context()).await;
+            op.finish(match &outcome {
+                Ok(result) => Ok(result),
+                Err(ClientError::Rpc(e)) => Err((Some(e.code), e.message.clone())),
+                Err(e) => Err((None, e.to_string())),
+            });
+            return outcome;
+        }
+        outcome.await
+    }
+
+    /// Send `params`, and again under the retry rule.
+    async fn send_retrying(&self, method: &str, params: Value, headers: Headers) -> Result<Value, ClientError> {
         let mut attempt = 0;
         loop {
             let outcome = self.wire.call(method, params.clone(), headers.clone()).await;
@@ -684,9 +711,26 @@ impl Client {
         self.inner.request(method, params, Some(name.to_owned()), param_headers).await
     }
 
+    /// The loop of [`run_legs`](Self::run_legs), in one span over its legs when telemetry is
+    /// on.
+    async fn run(&self, method: &str, base: JsonObject, name: &str) -> Result<Value, ClientError> {
+        #[cfg(feature = "otel")]
+        if let Some(flow) = crate::otel::Flow::start(method, name) {
+            use opentelemetry::context::FutureExt as _;
+            let outcome = self.run_legs(method, base, name).with_context(flow.context()).await;
+            flow.finish(match &outcome {
+                Ok(_) => "completed",
+                Err(ClientError::TooManyRounds(_)) => "abandoned",
+                Err(_) => "failed",
+            });
+            return outcome;
+        }
+        self.run_legs(method, base, name).await
+    }
+
     /// The loop: answer each round's questions concurrently and retry with the answers and
     /// the echoed state until a complete result or the round budget.
-    async fn run(&self, method: &str, base: JsonObject, name: &str) -> Result<Value, ClientError> {
+    async fn run_legs(&self, method: &str, base: JsonObject, name: &str) -> Result<Value, ClientError> {
         const FIRST_BACKOFF: Duration = Duration::from_millis(50);
         const MAX_BACKOFF: Duration = Duration::from_millis(250);
         let mut responses = None;

@@ -30,6 +30,12 @@ pub(crate) trait Wire: Send + Sync {
     fn call(&self, method: &str, params: Value, headers: Headers) -> BoxFuture<'static, Result<Value, ClientError>>;
     /// Send a notification.
     fn notify(&self, notification: Notification) -> BoxFuture<'static, Result<(), ClientError>>;
+    /// The transport as the telemetry conventions name it (`network.transport`): `pipe` for a
+    /// newline-delimited connection, `tcp` under HTTP.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    fn network_transport(&self) -> &'static str {
+        "pipe"
+    }
 }
 
 /// The server's requests and notifications, answered from the callbacks.

@@ -264,8 +264,9 @@ fn as_task(cx: RequestContext, start: TaskStart) -> LegBody<CallToolResult> {
         let (owner, caller) = (cx.owner.clone(), cx.caller());
         let seed = tasks
             .spawn(owner.as_deref(), caller.as_deref(), move |link| {
+                let id = link.id.clone();
                 let run = start(cx.into_task(link));
-                async move { task_result(run.await, &name) }
+                crate::observe::in_task(name.clone(), id, async move { task_result(run.await, &name) })
             })
             .await
             .map_err(Error::rpc)?;

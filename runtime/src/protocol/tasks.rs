@@ -45,6 +45,17 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    /// The wire word: `working`, `input_required`, `completed`, `failed`, `cancelled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Working => "working",
+            Self::InputRequired => "input_required",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
     /// `completed`, `failed` or `cancelled`: nothing changes any more.
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Cancelled)

@@ -29,6 +29,13 @@ struct FlowState {
     /// The pins of the questions asked in the previous leg, by parameter.
     #[serde(default, rename = "q")]
     asked: HashMap<String, String>,
+    /// How many rounds of questions the flow has asked (for telemetry).
+    #[serde(default, rename = "n", skip_serializing_if = "is_zero")]
+    rounds: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -119,8 +126,9 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
     let mut previous: FlowState = cx.state().unwrap_or_default();
     let mut known: HashMap<&str, Value> = graph.arguments().iter().map(|a| (*a, argument(a))).collect();
     let mut values = Values::default();
-    let mut next = FlowState::default();
+    let mut next = FlowState { rounds: previous.rounds + 1, ..FlowState::default() };
     let mut round = InputRequired::new();
+    let mut reasked = 0;
     for (i, node) in graph.nodes().iter().enumerate() {
         let deps = node.resolver.deps();
         if !deps.iter().all(|d| known.contains_key(d)) {
@@ -175,6 +183,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
                     Ok(record) => Some(Record { pin: input_pin.clone().unwrap_or_else(|| pin.clone()), ..record }),
                     Err(why) => {
                         tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer refused: {why}");
+                        reasked += 1;
                         round = round.ask(node.name, reask(question.request.clone(), &why));
                         next.asked.insert(node.name.to_owned(), pin);
                         continue;
@@ -193,12 +202,19 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             return Ok(leg);
         }
     }
+    if reasked > 0 {
+        crate::observe::reasked(reasked);
+    }
     if round.requests().is_empty() {
         if values.0.len() == graph.nodes().len() {
+            if previous.rounds > 0 {
+                crate::observe::flow_completed(cx.method(), previous.rounds);
+            }
             return Ok(Leg::Ready(values));
         }
         return Err(Error::internal("the resolver graph could not make progress"));
     }
+    crate::observe::round(previous.rounds);
     Ok(Leg::Ask(round.state(&next)))
 }
 

@@ -264,6 +264,7 @@ impl Sealer {
     pub(crate) fn unseal(&self, binding: &Binding<'_>, token: &Value) -> Result<Vec<u8>, ErrorObject> {
         self.try_unseal(binding, token).map_err(|reject| {
             self.log(binding, &reject);
+            crate::observe::state_refused(reject.kind());
             ErrorObject::invalid_request_state()
         })
     }

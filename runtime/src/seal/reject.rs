@@ -25,6 +25,27 @@ pub(crate) enum Reject {
     FromTheFuture { secs_ahead: u64 },
 }
 
+impl Reject {
+    /// The reason in a word, for telemetry (`roundtrip.state.rejected`): `malformed`,
+    /// `unknown_key`, `tampered`, `wrong_binding`, `expired`, `from_the_future`.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Self::NotAString | Self::TooLong(_) | Self::BadPrefix | Self::BadEncoding | Self::TooShort => "malformed",
+            Self::UnknownKey { .. } => "unknown_key",
+            Self::Forged | Self::Codec(_) | Self::BadClaims(_) => "tampered",
+            Self::WrongAudience
+            | Self::WrongMethod
+            | Self::WrongTarget
+            | Self::WrongArguments
+            | Self::WrongPrincipal
+            | Self::PrincipalMissing
+            | Self::PrincipalUnexpected => "wrong_binding",
+            Self::Expired { .. } => "expired",
+            Self::FromTheFuture { .. } => "from_the_future",
+        }
+    }
+}
+
 impl fmt::Display for Reject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

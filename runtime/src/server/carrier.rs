@@ -37,11 +37,20 @@ pub(crate) struct Carrier {
 /// A complete result that knows which era-specific fields to carry.
 pub(crate) trait CompleteResult: Serialize + Send + 'static {
     fn mark_modern(&mut self, server: &Server);
+
+    /// A tool's result that says `isError`.
+    fn is_error(&self) -> bool {
+        false
+    }
 }
 
 impl CompleteResult for CallToolResult {
     fn mark_modern(&mut self, _: &Server) {
         self.result_type = Some(ResultType::Complete);
+    }
+
+    fn is_error(&self) -> bool {
+        self.is_error == Some(true)
     }
 }
 
@@ -210,6 +219,7 @@ impl Server {
             }
         };
         let log = LogFilter::Requested(meta.log_level);
+        let answered = carrier.input_responses.len();
         let answers = (std::mem::take(&mut carrier.input_responses), state);
         // The caller as the seal binds it is also the owner of the tasks it creates.
         let owner = principal.clone().ok().flatten();
@@ -221,6 +231,9 @@ impl Server {
         };
         match outcome {
             Outcome::Complete(mut result) => {
+                if result.is_error() {
+                    crate::observe::tool_error();
+                }
                 result.mark_modern(self);
                 Ok(Routed::Json(to_json(&result)?))
             }
@@ -229,6 +242,7 @@ impl Server {
             }
             Outcome::InputRequired(round) => {
                 let (requests, state) = round.into_parts();
+                crate::observe::leg(requests.len(), answered, state.as_ref().map_or(0, Vec::len));
                 check_capabilities(&requests, &caps).map_err(Failure::rejected)?;
                 if requests.is_empty() && state.is_none() {
                     return Err(ErrorObject::internal(format!(
@@ -268,10 +282,12 @@ impl Server {
             Ok(true) => Ok(()),
             Ok(false) => {
                 tracing::debug!(target: "roundtrip::seal", "requestState rejected: replayed (single use)");
+                crate::observe::state_refused("replayed");
                 Err(ErrorObject::invalid_request_state())
             }
             Err(e) => {
                 tracing::warn!(target: "roundtrip::seal", "requestState rejected: the replay cache failed: {e}");
+                crate::observe::state_refused("replay_cache_failed");
                 Err(ErrorObject::invalid_request_state())
             }
         }

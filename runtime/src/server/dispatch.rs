@@ -145,7 +145,20 @@ impl Server {
     /// The era comes from the request: a `_meta` protocol version claim (or a transport that
     /// knows, see [`Inbound::modern_hint`]) makes it a 2026-07-28 request; otherwise it belongs
     /// to the legacy session in `inbound`, or starts one with `initialize`.
-    pub async fn handle(&self, mut request: Request, inbound: Inbound) -> Reply {
+    ///
+    /// With telemetry on (feature `otel`, [`crate::otel::init`]) the request is a `SERVER`
+    /// span, and its duration is recorded.
+    pub async fn handle(&self, request: Request, inbound: Inbound) -> Reply {
+        #[cfg(feature = "otel")]
+        if crate::otel::instruments().is_some() {
+            // Boxed: the traced future is larger, and would otherwise size every request's.
+            return Box::pin(crate::otel::traced(self, request, inbound)).await;
+        }
+        self.handle_untraced(request, inbound).await
+    }
+
+    /// [`handle`](Self::handle), without telemetry.
+    pub(crate) async fn handle_untraced(&self, mut request: Request, inbound: Inbound) -> Reply {
         let id = request.id.clone();
         match self.route(&mut request, &inbound).await {
             Ok(Routed::Value(v)) => Reply {

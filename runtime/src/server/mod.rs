@@ -34,7 +34,7 @@ pub use handler::{
     ResourceTemplateDef, ToolDef,
 };
 pub(crate) use legacy::legacy_params;
-pub use peer::{Inbound, NullPeer, Peer, Principal, Session};
+pub use peer::{Inbound, NullPeer, Peer, Principal, Session, Transport};
 pub use subscriptions::ListChange;
 use tokio::sync::broadcast;
 
@@ -316,6 +316,12 @@ impl Server {
     /// running reads `failed` once its lease runs out.
     pub async fn drain_tasks(&self, within: std::time::Duration) -> usize {
         self.inner.tasks.drain(within).await
+    }
+
+    /// Whether the server can serve now: its task store answers (a store in this process
+    /// always does). What a readiness probe asks (`/readyz` of [`crate::cli`]).
+    pub async fn ready(&self) -> Result<(), String> {
+        self.inner.tasks.ready().await.map_err(|e| e.to_string())
     }
 
     /// Whether any tool may run as a task (the server then offers the tasks extension).

@@ -98,6 +98,32 @@ impl Session {
     }
 }
 
+/// How a request reached the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Transport {
+    /// In this process ([`Server::serve_in_memory`](super::Server::serve_in_memory), the test
+    /// kit, or a caller of [`Server::handle`](super::Server::handle)).
+    #[default]
+    Memory,
+    /// A stream of newline-delimited messages: stdio, or
+    /// [`serve_connection`](crate::transport::serve_connection).
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+}
+
+impl Transport {
+    /// `memory`, `stdio` or `http`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Memory => "memory",
+            Self::Stdio => "stdio",
+            Self::Http => "http",
+        }
+    }
+}
+
 /// Everything about one inbound request besides its JSON-RPC body.
 #[derive(Clone)]
 pub struct Inbound {
@@ -120,6 +146,8 @@ pub struct Inbound {
     pub client_addr: Option<std::net::IpAddr>,
     /// Cancelled when the client cancels the request or goes away.
     pub cancel: CancellationToken,
+    /// How the request arrived.
+    pub transport: Transport,
 }
 
 impl fmt::Debug for Inbound {
@@ -144,6 +172,7 @@ impl Inbound {
             http: None,
             client_addr: None,
             cancel: CancellationToken::new(),
+            transport: Transport::Memory,
         }
     }
 }

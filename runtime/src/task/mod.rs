@@ -182,6 +182,11 @@ impl Tasks {
         }
     }
 
+    /// Whether the store answers.
+    pub(crate) async fn ready(&self) -> Result<(), StoreError> {
+        self.store.ready().await
+    }
+
     /// Task ids changed in this process, for `notifications/tasks` streams.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
         self.changes.subscribe()
@@ -332,6 +337,7 @@ impl Tasks {
             self.quota.give_back(caller, expires);
             return Err(store_failed(e));
         }
+        crate::observe::task(&id, "created", None);
         let cancel = CancellationToken::new();
         let woken = self.started(&id);
         // Before the task can be seen by anyone: no announced change is missed.
@@ -377,8 +383,15 @@ impl Tasks {
                 }
                 true
             };
-            if let Err(e) = tasks.modify(&id, &finish).await {
-                tracing::error!(target: "roundtrip::task", task = %id, "could not record the end of a task: {}", e.message);
+            match tasks.modify(&id, &finish).await {
+                Ok(Some(record)) => {
+                    let ran = record.updated_at_ms.saturating_sub(record.created_at_ms) as f64 / 1000.0;
+                    crate::observe::task(&id, record.status.as_str(), Some(ran));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(target: "roundtrip::task", task = %id, "could not record the end of a task: {}", e.message);
+                }
             }
             tasks.ended(&id);
             tasks.running.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);

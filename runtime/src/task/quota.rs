@@ -59,6 +59,7 @@ impl Quota {
         held.release_expired(now_ms);
         if held.expiries.len() >= options.max_tasks {
             tracing::warn!(target: "roundtrip::limits", limit = "max_tasks", max = options.max_tasks, "task refused");
+            crate::observe::limit("max_tasks");
             return Err(ErrorObject::limit_reached(
                 "max_tasks",
                 options.max_tasks,
@@ -77,6 +78,7 @@ impl Quota {
                 max = options.max_tasks_per_caller,
                 "task refused"
             );
+            crate::observe::limit("max_tasks_per_caller");
             return Err(ErrorObject::limit_reached(
                 "max_tasks_per_caller",
                 options.max_tasks_per_caller,

@@ -131,6 +131,12 @@ pub trait TaskStore: Send + Sync + 'static {
         let _ = id;
         None
     }
+
+    /// Whether the store answers now (readiness: a server whose store does not cannot create,
+    /// read or answer tasks). The default, for a store in this process, always does.
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// RFC 3339 (an ISO 8601 profile) of milliseconds since the Unix epoch.
@@ -159,6 +165,10 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
 
     fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
         (**self).watch(id)
+    }
+
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).ready()
     }
 }
 

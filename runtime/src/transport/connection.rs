@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::pending::Pending;
 use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response};
-use crate::server::{Inbound, ListChange, Peer, Server, Session};
+use crate::server::{Inbound, ListChange, Peer, Server, Session, Transport};
 
 /// The longest line (one JSON-RPC message) a connection accepts.
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -26,6 +26,7 @@ const OUTBOX: usize = 1024;
 
 struct Connection {
     server: Server,
+    transport: Transport,
     outbox: mpsc::Sender<String>,
     pending: Arc<Pending>,
     session: Mutex<Option<Arc<Session>>>,
@@ -120,6 +121,7 @@ impl Connection {
                 let mut inbound = Inbound::new(Arc::new(ConnectionPeer(self.clone())));
                 inbound.session = self.session();
                 inbound.cancel = cancel.clone();
+                inbound.transport = self.transport;
                 if request.method == "initialize" {
                     // Inline, so that the session is pinned before the next line is read.
                     let reply = self.server.handle(request, inbound).await;
@@ -168,6 +170,15 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    serve_as(server, reader, writer, Transport::Stdio).await
+}
+
+/// [`serve_connection`], saying how the requests arrive.
+async fn serve_as<R, W>(server: Server, reader: R, writer: W, transport: Transport) -> io::Result<()>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     server.check_io()?;
     let (outbox, mut rx) = mpsc::channel::<String>(OUTBOX);
     let writer_task = tokio::spawn(async move {
@@ -184,6 +195,7 @@ where
     });
     let conn = Arc::new(Connection {
         server,
+        transport,
         outbox,
         pending: Arc::new(Pending::default()),
         session: Mutex::new(None),
@@ -279,7 +291,7 @@ impl Server {
         let (client, server_end) = tokio::io::duplex(64 * 1024);
         let (reader, writer) = tokio::io::split(server_end);
         tokio::spawn(async move {
-            if let Err(e) = serve_connection(self, reader, writer).await {
+            if let Err(e) = serve_as(self, reader, writer, Transport::Memory).await {
                 tracing::debug!("in-memory connection ended: {e}");
             }
         });

@@ -162,4 +162,17 @@ impl TaskStore for RedisStore {
     fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
         self.announcements.watch(&self.key(id))
     }
+
+    /// `PING`, answered within two seconds.
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let ping = redis::cmd("PING");
+            match tokio::time::timeout(std::time::Duration::from_secs(2), ping.query_async::<String>(&mut c)).await {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(failed(e)),
+                Err(_) => Err(StoreError("redis: no answer to PING within 2 s".into())),
+            }
+        })
+    }
 }

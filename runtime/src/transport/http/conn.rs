@@ -156,6 +156,7 @@ impl Listener for LimitedListener {
 /// (a client may not take an answer to a request it has not sent: hyper's client does not),
 /// for at most [`REFUSAL_WAIT`]; with too many refusals under way, close it at once.
 fn refuse(stream: TcpStream, refusing: &Arc<Semaphore>) {
+    crate::observe::limit("max_connections");
     let Ok(permit) = refusing.clone().try_acquire_owned() else {
         tracing::debug!("closing a connection: max_connections reached");
         return;
@@ -343,11 +344,12 @@ impl ConnIo {
     }
 
     fn timed_out(why: Expiry) -> io::Error {
-        let message = match why {
-            Expiry::Idle => "the connection was idle too long",
-            Expiry::Head => "the request head did not arrive in time",
-            Expiry::Write => "the client read nothing for too long",
+        let (limit, message) = match why {
+            Expiry::Idle => ("idle_timeout", "the connection was idle too long"),
+            Expiry::Head => ("header_read_timeout", "the request head did not arrive in time"),
+            Expiry::Write => ("idle_timeout", "the client read nothing for too long"),
         };
+        crate::observe::limit(limit);
         io::Error::new(io::ErrorKind::TimedOut, message)
     }
 

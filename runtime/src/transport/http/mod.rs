@@ -544,6 +544,14 @@ impl HttpServer {
         self.playground.as_ref().map(|p| format!("http://{}{p}", self.local_addr))
     }
 
+    /// Serve `routes` beside the endpoint (health checks, an application's own pages): they
+    /// pass none of the endpoint's checks or limits, but share its connections and their
+    /// limits.
+    pub fn with_routes(mut self, routes: Router) -> Self {
+        self.router = self.router.merge(routes);
+        self
+    }
+
     /// Serve until an I/O error, with the connection limits of its [`HttpOptions`].
     pub async fn run(self) -> io::Result<()> {
         let listener = LimitedListener::new(self.listener, self.limits);

@@ -81,8 +81,10 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
         );
     }
     let limit = state.options.max_body_bytes;
-    let too_large =
-        || error_response(StatusCode::PAYLOAD_TOO_LARGE, None, ErrorObject::invalid_request("request body too large"));
+    let too_large = || {
+        crate::observe::limit("max_body_bytes");
+        error_response(StatusCode::PAYLOAD_TOO_LARGE, None, ErrorObject::invalid_request("request body too large"))
+    };
     if content_length(&parts.headers).is_some_and(|n| n > limit as u64) {
         return too_large();
     }
@@ -93,6 +95,7 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
             return bad_request(None, ErrorObject::invalid_request("the request body could not be read"));
         }
         Err(_) => {
+            crate::observe::limit("request_body_timeout");
             let mut response = error_response(
                 StatusCode::REQUEST_TIMEOUT,
                 None,
@@ -234,6 +237,7 @@ fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> 
     inbound.principal = principal;
     inbound.auth = auth;
     inbound.client_addr = super::client_addr(&parts);
+    inbound.transport = crate::server::Transport::Http;
     inbound.http = Some(Arc::new(parts));
     if method == "subscriptions/listen" {
         inbound.cancel = state.shutdown.child_token();
