@@ -51,20 +51,23 @@ import sys
 from importlib.metadata import version
 assert version("mcp") == sys.argv[1]
 version("pytest"); version("pytest-timeout"); version("pexpect"); version("playwright")
+version("opentelemetry-sdk"); version("opentelemetry-proto")
 PYEOF
-  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout, pexpect and playwright"
+  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout, pexpect, playwright and the OpenTelemetry SDK"
   "$PY" -m pip install --quiet --disable-pip-version-check \
-    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright
+    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright opentelemetry-sdk opentelemetry-proto
 fi
 
-# redis-server and nginx (Debian's packages), for the task store tests over a real Redis (which
-# also drop its pub/sub connections with redis-cli) and the fleet run behind nginx; chromium for the playground's browser tests (Playwright drives
-# this binary: `playwright install` is never run).
+# Debian's packages: redis-server, for the task store tests over a real Redis (which also drop
+# its pub/sub connections with redis-cli); nginx, for the fleet run; prometheus, which scrapes
+# an example's metrics in the interop tests; chromium for the playground's browser tests
+# (Playwright drives this binary: `playwright install` is never run).
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v prometheus >/dev/null 2>&1 || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-tools: installing ${missing[*]} (apt-get)"
   SUDO=""

@@ -29,7 +29,7 @@ cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \
-  "server,http,playground" "auth" "redis" ""; do
+  "server,http,playground" "auth" "redis" "otel" "cli" "cli,otel" "client,otel" ""; do
   echo "cargo check -p roundtrip --no-default-features --features \"$features\""
   RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --no-default-features --features "$features" \
     --target-dir target/feature-check
@@ -47,7 +47,7 @@ no_deps() {
   done
 }
 no_deps "client,stdio" aes-gcm hkdf humantime axum
-no_deps "server,stdio" axum hyper tower reqwest
+no_deps "server,stdio" axum hyper tower reqwest opentelemetry tracing-subscriber
 
 section "cargo test --workspace"
 cargo test --workspace
@@ -57,6 +57,9 @@ scripts/fuzz.sh 15
 
 section "tasks across servers over a real redis-server (feature redis)"
 cargo test -p roundtrip --features redis --test fleet
+
+section "telemetry: spans across client and server (feature otel)"
+cargo test -p roundtrip --features otel --test otel
 
 section "interop: Python SDK client and the ask client (pytest tests/interop)"
 cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision

@@ -30,11 +30,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving_http(binary: str, log: Path) -> Iterator[str]:
-    """Run `binary --http 127.0.0.1:<port>` until the block ends; yields `http://127.0.0.1:<port>`."""
+def serving_http(binary: str, log: Path, *flags: str, env: dict | None = None) -> Iterator[str]:
+    """Run `binary --http 127.0.0.1:<port> [flags]` until the block ends; yields `http://127.0.0.1:<port>`."""
     port = free_port()
     with open(log, "wb") as err:
-        proc = subprocess.Popen([binary, "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL, stdout=err, stderr=err)
+        proc = subprocess.Popen(
+            [binary, "--http", f"127.0.0.1:{port}", *flags], stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
+        )
     try:
         deadline = time.monotonic() + 15
         while True:

@@ -7,7 +7,6 @@
 //! - [`conformance`]: the server the official MCP conformance suite and the interop tests run
 //!   against (`cargo run -p roundtrip-examples --bin conformance -- --stdio`).
 
-pub mod cli;
 pub mod conformance;
 pub mod ops;
 pub mod provision;

@@ -30,8 +30,8 @@ example_bin = example_servers.example_bin
 
 @contextlib.contextmanager
 def serving(binary: str, log: Path) -> Iterator[str]:
-    """Run `binary --http 127.0.0.1:<port>` until the block ends; yields its playground URL."""
-    with example_servers.serving_http(binary, log) as base:
+    """Run `binary --http 127.0.0.1:<port> --playground` until the block ends; yields its playground URL."""
+    with example_servers.serving_http(binary, log, "--playground") as base:
         yield base + "/playground"
 
 

@@ -7,9 +7,6 @@
 //! ops --describe markdown    # the tools, prompts and resources with their questions
 //! ```
 
-use std::process::ExitCode;
-
-#[tokio::main]
-async fn main() -> ExitCode {
-    roundtrip_examples::cli::serve("ops", roundtrip_examples::ops::server()).await
+fn main() -> std::process::ExitCode {
+    roundtrip::cli::run(roundtrip_examples::ops::server())
 }

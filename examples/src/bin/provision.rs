@@ -5,9 +5,6 @@
 //! provision --http 127.0.0.1:8080  # streamable HTTP at http://127.0.0.1:8080/mcp
 //! ```
 
-use std::process::ExitCode;
-
-#[tokio::main]
-async fn main() -> ExitCode {
-    roundtrip_examples::cli::serve("provision", roundtrip_examples::provision::server()).await
+fn main() -> std::process::ExitCode {
+    roundtrip::cli::run(roundtrip_examples::provision::server())
 }

@@ -1,0 +1,204 @@
+//! What the runner sets up from its flags and the environment: logs, telemetry, the server's
+//! keys, task store and authorization, the HTTP options, and the health and metrics routes.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::response::IntoResponse;
+use axum::routing::get;
+
+use super::args::{Args, env_list};
+#[cfg(feature = "otel")]
+pub(super) use crate::otel::OtelGuard;
+use crate::transport::http::{HostCheck, HttpOptions};
+
+/// Telemetry is not built in: nothing to flush or render.
+#[cfg(not(feature = "otel"))]
+#[derive(Debug)]
+pub(super) struct OtelGuard;
+
+#[cfg(not(feature = "otel"))]
+impl OtelGuard {
+    pub(super) fn shutdown(&mut self) {}
+
+    fn prometheus_text(&self) -> Option<String> {
+        None
+    }
+}
+use crate::{RequestStateSecurity, Server};
+
+/// Logs to stderr (stdout belongs to stdio), filtered by `RUST_LOG` (default `info`).
+pub(super) fn logs() -> Result<(), String> {
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) => tracing_subscriber::EnvFilter::try_new(&spec).map_err(|e| format!("RUST_LOG=`{spec}`: {e}"))?,
+        Err(_) => tracing_subscriber::EnvFilter::new("info"),
+    };
+    // A second runner in one process (tests) keeps the first subscriber.
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).try_init();
+    Ok(())
+}
+
+/// Telemetry from `OTEL_*`, and Prometheus when `--metrics` asks for it.
+#[cfg(feature = "otel")]
+pub(super) fn telemetry(server: &Server, prometheus: bool) -> Result<Option<OtelGuard>, String> {
+    let mut settings = crate::otel::OtelSettings::from_env().map_err(|e| e.0)?;
+    settings.prometheus = prometheus;
+    settings.service_name = Some(server.name().to_owned());
+    if !settings.otlp && !settings.prometheus {
+        return Ok(None);
+    }
+    let guard = crate::otel::init(settings).map_err(|e| e.0)?;
+    tracing::info!("telemetry: {guard:?}");
+    Ok(Some(guard))
+}
+
+/// Without the `otel` feature: an error when telemetry was asked for.
+#[cfg(not(feature = "otel"))]
+pub(super) fn telemetry(_: &Server, prometheus: bool) -> Result<Option<OtelGuard>, String> {
+    if prometheus {
+        return Err("--metrics needs roundtrip's `otel` feature, which this program was built without".into());
+    }
+    if std::env::var_os("OTEL_EXPORTER_OTLP_ENDPOINT").is_some() {
+        tracing::warn!(
+            "OTEL_EXPORTER_OTLP_ENDPOINT is set, but this program was built without roundtrip's `otel` feature"
+        );
+    }
+    Ok(None)
+}
+
+/// `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE`, when set.
+pub(super) async fn server(mut server: Server) -> Result<Server, String> {
+    if std::env::var_os("ROUNDTRIP_STATE_KEYS").is_some() {
+        let policy = RequestStateSecurity::keys_from_env("ROUNDTRIP_STATE_KEYS")
+            .map_err(|e| format!("ROUNDTRIP_STATE_KEYS: {e}"))?;
+        server = server.security(policy).map_err(|e| format!("ROUNDTRIP_STATE_KEYS: {e}"))?;
+        tracing::info!("requestState sealed with the keys of ROUNDTRIP_STATE_KEYS");
+    }
+    if let Ok(url) = std::env::var("ROUNDTRIP_TASK_STORE") {
+        server = task_store(server, &url).await?;
+    }
+    Ok(server)
+}
+
+#[cfg(feature = "redis")]
+async fn task_store(server: Server, url: &str) -> Result<Server, String> {
+    if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+        return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// or rediss:// URL, not `{url}`"));
+    }
+    let store = crate::task::RedisStore::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
+    let replay = crate::seal::RedisReplayCache::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
+    tracing::info!("tasks and single-use states kept in {url}");
+    Ok(server.task_store(store).replay_cache(replay))
+}
+
+#[cfg(not(feature = "redis"))]
+async fn task_store(_: Server, _: &str) -> Result<Server, String> {
+    Err("ROUNDTRIP_TASK_STORE is set, but this program was built without roundtrip's `redis` feature".into())
+}
+
+/// The HTTP endpoint's options: authorization, allowed names, the playground.
+pub(super) async fn http_options(args: &Args, addr: &str) -> Result<HttpOptions, String> {
+    let mut options = auth()?;
+    let hosts = args.allowed_hosts.iter().cloned().chain(env_list("ROUNDTRIP_ALLOWED_HOSTS").into_iter().flatten());
+    let hosts: Vec<String> = hosts.collect();
+    if !hosts.is_empty() {
+        options = options.allowed_hosts(HostCheck::Allow(hosts));
+    }
+    let origins =
+        args.allowed_origins.iter().cloned().chain(env_list("ROUNDTRIP_ALLOWED_ORIGINS").into_iter().flatten());
+    let origins: Vec<String> = origins.collect();
+    if !origins.is_empty() {
+        options = options.allowed_origins(origins);
+    }
+    if args.playground {
+        let loopback = match tokio::net::lookup_host(addr).await {
+            Ok(addrs) => {
+                let addrs: Vec<_> = addrs.collect();
+                !addrs.is_empty() && addrs.iter().all(|a| a.ip().is_loopback())
+            }
+            Err(e) => return Err(format!("--http {addr}: {e}")),
+        };
+        if !loopback {
+            return Err(format!("--playground is served on loopback addresses only, and {addr} is not"));
+        }
+        options = options.playground(true);
+    }
+    Ok(options)
+}
+
+/// Protected by a resource server when `ROUNDTRIP_AUTH_ISSUER` and `ROUNDTRIP_AUTH_RESOURCE`
+/// are set.
+#[cfg(feature = "auth")]
+fn auth() -> Result<HttpOptions, String> {
+    use crate::auth::{JwtVerifier, ResourceServer};
+    let issuer = std::env::var("ROUNDTRIP_AUTH_ISSUER").ok();
+    let resource = std::env::var("ROUNDTRIP_AUTH_RESOURCE").ok();
+    let (issuer, resource) = match (issuer, resource) {
+        (None, None) => return Ok(HttpOptions::default()),
+        (Some(issuer), Some(resource)) => (issuer, resource),
+        (Some(_), None) => return Err("ROUNDTRIP_AUTH_ISSUER is set without ROUNDTRIP_AUTH_RESOURCE".into()),
+        (None, Some(_)) => return Err("ROUNDTRIP_AUTH_RESOURCE is set without ROUNDTRIP_AUTH_ISSUER".into()),
+    };
+    let scopes = std::env::var("ROUNDTRIP_AUTH_SCOPES").unwrap_or_default();
+    let auth = ResourceServer::new(&resource, JwtVerifier::new(&issuer, &resource))
+        .authorization_server(&issuer)
+        .required_scopes(scopes.split_whitespace());
+    tracing::info!("bearer tokens of {issuer} for {resource} required");
+    Ok(HttpOptions::default().auth(auth))
+}
+
+#[cfg(not(feature = "auth"))]
+fn auth() -> Result<HttpOptions, String> {
+    if std::env::var_os("ROUNDTRIP_AUTH_ISSUER").is_some() || std::env::var_os("ROUNDTRIP_AUTH_RESOURCE").is_some() {
+        return Err("ROUNDTRIP_AUTH_* is set, but this program was built without roundtrip's `auth` feature".into());
+    }
+    Ok(HttpOptions::default())
+}
+
+/// `GET /healthz`: the process runs. `GET /readyz`: it can serve (its task store answers).
+pub(super) fn health_routes(server: &Server) -> Router {
+    let server = server.clone();
+    Router::new().route("/healthz", get(|| async { "ok\n" })).route(
+        "/readyz",
+        get(move || {
+            let server = server.clone();
+            async move {
+                match server.ready().await {
+                    Ok(()) => (http::StatusCode::OK, "ready\n".to_owned()),
+                    Err(why) => (http::StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {why}\n")),
+                }
+                .into_response()
+            }
+        }),
+    )
+}
+
+/// Serve the Prometheus text of `telemetry` at `http://{addr}/metrics`; the address bound.
+pub(super) async fn metrics_endpoint(
+    addr: SocketAddr,
+    telemetry: Arc<Mutex<Option<OtelGuard>>>,
+) -> Result<SocketAddr, String> {
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--metrics {addr}: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| format!("--metrics {addr}: {e}"))?;
+    let app = Router::new().route(
+        "/metrics",
+        get(move || {
+            let text = telemetry.lock().ok().and_then(|g| g.as_ref().and_then(OtelGuard::prometheus_text));
+            async move {
+                let mut response = text.unwrap_or_default().into_response();
+                response.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+                );
+                response
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!("the metrics endpoint stopped: {e}");
+        }
+    });
+    Ok(bound)
+}

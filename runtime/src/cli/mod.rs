@@ -1,0 +1,173 @@
+//! The runner every app's `main` calls (cargo feature `cli`): flags, environment, logs,
+//! telemetry, health, and a clean stop.
+//!
+//! ```no_run
+//! use roundtrip::prelude::*;
+//!
+//! /// Say hello.
+//! #[tool(read_only)]
+//! async fn hello(name: String) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     roundtrip::cli::run(Server::new("hello", "1.0.0").tools(tools![hello]))
+//! }
+//! ```
+//!
+//! The program then takes `--stdio`, `--http ADDR` (with `--playground`, `--metrics ADDR`,
+//! `--allowed-host NAME`, `--allowed-origin ORIGIN`), `--describe json|markdown` and `--help`,
+//! and reads:
+//!
+//! | variable | what it sets |
+//! |---|---|
+//! | `ROUNDTRIP_STATE_KEYS` | the keys that seal `requestState`, comma-separated hex or base64 (the first seals, all verify) |
+//! | `ROUNDTRIP_TASK_STORE` | `redis://…` or `rediss://…`: tasks and the used states of single-use tools in Redis (feature `redis`) |
+//! | `ROUNDTRIP_AUTH_ISSUER`, `ROUNDTRIP_AUTH_RESOURCE`, `ROUNDTRIP_AUTH_SCOPES` | bearer tokens (JWT) of that issuer for that resource URL, with those scopes (feature `auth`) |
+//! | `ROUNDTRIP_ALLOWED_HOSTS`, `ROUNDTRIP_ALLOWED_ORIGINS` | the `Host` names and browser origins the endpoint accepts |
+//! | `RUST_LOG` | the log filter (default `info`); logs go to stderr, stdout belongs to stdio |
+//! | `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, … | traces and metrics by OTLP ([`crate::otel`]) |
+//!
+//! Over HTTP, `GET /healthz` answers 200 while the process runs and `GET /readyz` 200 only
+//! while the task store answers. SIGTERM (or Ctrl-C) stops taking connections, lets the
+//! requests in flight finish, waits up to 10 s for the task bodies running here, and flushes
+//! telemetry. A bad flag or variable stops the program with exit status 2 and a message naming
+//! it.
+
+mod args;
+mod configure;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::Server;
+use args::{Format, Mode};
+
+/// Run `server` as the command line and the environment say, on a Tokio runtime of its own;
+/// the exit status to return from `main`.
+pub fn run(server: Server) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime.block_on(serve(server)),
+        Err(e) => {
+            eprintln!("{}: could not start the Tokio runtime: {e}", program());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// [`run`], on the current Tokio runtime (for a `main` that has one already).
+pub async fn serve(server: Server) -> ExitCode {
+    let program = program();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let fail = |e: String| {
+        eprintln!("{program}: {e}");
+        ExitCode::from(2)
+    };
+    let args = match args::parse(&args) {
+        Ok(args) => args,
+        Err(e) => return fail(e),
+    };
+    match args.mode {
+        Mode::Help => {
+            println!("{}", args::usage(&program));
+            return ExitCode::SUCCESS;
+        }
+        Mode::Describe(format) => {
+            let doc = server.describe();
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(doc.to_json()).unwrap_or_default()),
+                Format::Markdown => print!("{}", doc.to_markdown()),
+            }
+            return ExitCode::SUCCESS;
+        }
+        Mode::Stdio | Mode::Http(_) => {}
+    }
+    if let Err(e) = configure::logs() {
+        return fail(e);
+    }
+    let telemetry = match configure::telemetry(&server, args.metrics.is_some()) {
+        Ok(guard) => Arc::new(std::sync::Mutex::new(guard)),
+        Err(e) => return fail(e),
+    };
+    let server = match configure::server(server).await {
+        Ok(server) => server,
+        Err(e) => return fail(e),
+    };
+    if let Some(addr) = args.metrics {
+        match configure::metrics_endpoint(addr, telemetry.clone()).await {
+            Ok(bound) => tracing::info!("Prometheus metrics at http://{bound}/metrics"),
+            Err(e) => return fail(e),
+        }
+    }
+    let served = match &args.mode {
+        Mode::Stdio => tokio::select! {
+            served = server.clone().serve_stdio() => served,
+            () = terminated() => Ok(()),
+        },
+        Mode::Http(addr) => {
+            let options = match configure::http_options(&args, addr).await {
+                Ok(options) => options,
+                Err(e) => return fail(e),
+            };
+            match server.clone().bind_http_with(addr.as_str(), options).await {
+                Ok(bound) => {
+                    tracing::info!("serving MCP at {}", bound.url());
+                    if let Some(url) = bound.playground_url() {
+                        tracing::info!("playground at {url}");
+                    }
+                    bound.with_routes(configure::health_routes(&server)).run_until(terminated()).await
+                }
+                Err(e) => Err(e),
+            }
+        }
+        Mode::Describe(_) | Mode::Help => Ok(()),
+    };
+    // The task bodies of this process finish before it goes away; what is left fails once its
+    // lease runs out, and an idempotent call is started again by the client.
+    let left = server.drain_tasks(Duration::from_secs(10)).await;
+    if left > 0 {
+        tracing::warn!("{left} task(s) still running at exit; they fail once their lease runs out");
+    }
+    if let Ok(mut guard) = telemetry.lock()
+        && let Some(guard) = guard.as_mut()
+    {
+        guard.shutdown();
+    }
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("server stopped: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The program's name, for messages.
+fn program() -> String {
+    std::env::args()
+        .next()
+        .and_then(|p| std::path::Path::new(&p).file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "server".to_owned())
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn terminated() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    () = ctrl_c => {}
+                }
+            }
+            Err(_) => ctrl_c.await,
+        }
+    }
+    #[cfg(not(unix))]
+    ctrl_c.await;
+}
