@@ -51,11 +51,11 @@ import sys
 from importlib.metadata import version
 assert version("mcp") == sys.argv[1]
 version("pytest"); version("pytest-timeout"); version("pexpect"); version("playwright")
-version("opentelemetry-sdk"); version("opentelemetry-proto")
+version("opentelemetry-sdk"); version("opentelemetry-proto"); version("grpcio")
 PYEOF
-  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout, pexpect, playwright and the OpenTelemetry SDK"
+  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout, pexpect, playwright, the OpenTelemetry SDK and grpcio"
   "$PY" -m pip install --quiet --disable-pip-version-check \
-    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright opentelemetry-sdk opentelemetry-proto
+    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright opentelemetry-sdk opentelemetry-proto grpcio
 fi
 
 # Debian's packages: redis-server, for the task store tests over a real Redis (which also drop

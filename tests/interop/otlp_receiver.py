@@ -99,3 +99,40 @@ class Receiver:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class GrpcReceiver(Receiver):
+    """The same, over OTLP/gRPC (`grpcio`, with the services of `opentelemetry-proto`)."""
+
+    def __init__(self) -> None:  # noqa: D107 (no HTTP server: a gRPC one)
+        from concurrent import futures
+
+        import grpc
+        from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2_grpc
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+
+        self.spans = []
+        self.metric_exports = 0
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Traces(trace_service_pb2_grpc.TraceServiceServicer):
+            def Export(self, request, context):  # noqa: N802 (the service's name)
+                receiver._keep(request)
+                return ExportTraceServiceResponse()
+
+        class Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):
+            def Export(self, request, context):  # noqa: N802
+                with receiver.lock:
+                    receiver.metric_exports += 1
+                return ExportMetricsServiceResponse()
+
+        self.grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), self.grpc)
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(Metrics(), self.grpc)
+        self.port = self.grpc.add_insecure_port("127.0.0.1:0")
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.grpc.start()
+
+    def close(self) -> None:
+        self.grpc.stop(grace=None)

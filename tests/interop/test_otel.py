@@ -3,8 +3,8 @@
 The client (`mcp` 2.3.0) runs with the OpenTelemetry SDK configured in its process, so it makes
 a CLIENT span for every request and injects its context into `params._meta` (SEP-414). The
 `provision` example exports its spans by OTLP/HTTP to a receiver in this process built on the
-official `opentelemetry-proto` package. A multi-round tool, over stdio and over streamable
-HTTP: every server span of the flow is in the client's trace, a child of one of the client's
+official `opentelemetry-proto` package (OTLP/HTTP, and OTLP/gRPC through `grpcio`). A
+multi-round tool, over stdio and over streamable HTTP: every server span of the flow is in the client's trace, a child of one of the client's
 spans, named and attributed by the OpenTelemetry semantic conventions for MCP.
 """
 
@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import example_servers
-from otlp_receiver import Receiver
+from otlp_receiver import GrpcReceiver, Receiver
 
 pytestmark = pytest.mark.anyio
 
@@ -41,11 +41,18 @@ def receiver():
     r.close()
 
 
+@pytest.fixture(scope="module")
+def grpc_receiver():
+    r = GrpcReceiver()
+    yield r
+    r.close()
+
+
 def exporting_env(receiver: Receiver) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         OTEL_EXPORTER_OTLP_ENDPOINT=receiver.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf",
+        OTEL_EXPORTER_OTLP_PROTOCOL="grpc" if isinstance(receiver, GrpcReceiver) else "http/protobuf",
         OTEL_SERVICE_NAME="provision-under-test",
         OTEL_BSP_SCHEDULE_DELAY="50",
         RUST_LOG="warn",
@@ -77,8 +84,11 @@ def server_spans(receiver: Receiver, trace_id: str, legs: int) -> list[dict[str,
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["stdio", "http", "stdio, exported by OTLP/gRPC"])
 async def test_every_server_span_is_in_the_clients_trace(transport, receiver, request):
+    if transport.startswith("stdio,"):
+        receiver = request.getfixturevalue("grpc_receiver")
+        transport = "stdio"
     if transport == "stdio":
         binary = example_servers.example_bin("provision")
         target = StdioServerParameters(command=binary, args=["--stdio"], env=exporting_env(receiver))
