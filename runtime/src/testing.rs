@@ -27,11 +27,12 @@
 //! # }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use tokio::sync::broadcast;
 
 use crate::Server;
 use crate::client::{Client, ClientError, Step};
@@ -39,6 +40,11 @@ use crate::protocol::{
     CallToolResult, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests, JsonObject, LoggingLevel,
     Notification, ReadResourceResult, TaskStatus,
 };
+use crate::task::{Observed, TaskRecord};
+
+/// The former name of [`Scripted`].
+#[deprecated(since = "0.1.0", note = "renamed `Scripted` (it clashed with the prelude's `Answer`)")]
+pub type Answer = Scripted;
 
 /// A scripted answer to one question (named so that it does not clash with the prelude's
 /// [`Answer`](crate::Answer)).
@@ -63,7 +69,8 @@ pub enum Scripted {
 #[derive(Debug, Clone)]
 pub struct TestKit {
     server: Server,
-    by_key: HashMap<String, Scripted>,
+    /// The answers of each key, in order; the last one answers every later ask.
+    by_key: HashMap<String, Vec<Scripted>>,
     by_property: JsonObject,
     max_rounds: usize,
     log_level: LoggingLevel,
@@ -80,12 +87,15 @@ pub struct Flow<T> {
     /// The notifications (progress, logs) the server sent during each leg; one entry per leg,
     /// so one more than `rounds` (for a call that became a task, the legs before the task).
     pub notifications: Vec<Vec<Notification>>,
-    /// When the call became a task: its id, and the questions it asked while running (each
-    /// batch as the kit saw it on `tasks/get`) and the status messages it showed.
+    /// When the call became a task: its id, what happened to it, the questions it asked while
+    /// running and the status messages it showed.
     pub task: Option<TaskRun>,
+    /// How many times each question key was asked (a re-asked question counts each time).
+    pub asked: BTreeMap<String, usize>,
 }
 
-/// What the kit saw of a call that ran as a task.
+/// What the kit saw of a call that ran as a task, from the server's own feed of changes (every
+/// change, not samples of it).
 #[derive(Debug, Clone, Default)]
 pub struct TaskRun {
     /// The task's id.
@@ -94,9 +104,62 @@ pub struct TaskRun {
     pub questions: Vec<InputRequests>,
     /// Each distinct status message, in order.
     pub status_messages: Vec<String>,
+    /// Everything that happened to it, in order.
+    pub events: Vec<TaskEvent>,
+}
+
+/// One thing that happened to a task.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TaskEvent {
+    /// It moved to this status (with its status message then).
+    Status(TaskStatus, Option<String>),
+    /// Its body reported progress.
+    Progress {
+        /// How far.
+        progress: f64,
+        /// Out of how much, when known.
+        total: Option<f64>,
+        /// What it said.
+        message: Option<String>,
+    },
+    /// It asked the question under this key.
+    Asked(String, InputRequest),
+    /// The kit answered the question under this key.
+    Answered(String, Value),
+}
+
+impl TaskRun {
+    /// The statuses it went through, in order.
+    pub fn statuses(&self) -> Vec<TaskStatus> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TaskEvent::Status(s, _) => Some(*s),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every progress report, in order: how far, and out of how much.
+    pub fn progress(&self) -> Vec<(f64, Option<f64>)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                TaskEvent::Progress { progress, total, .. } => Some((*progress, *total)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 impl<T> Flow<T> {
+    /// How many times the question under `key` was asked (0 when never): 2 for a question
+    /// answered wrong once, then right.
+    pub fn times_asked(&self, key: &str) -> usize {
+        self.asked.get(key).copied().unwrap_or(0)
+    }
+
     /// The question keys of each round, sorted.
     pub fn questions(&self) -> Vec<Vec<&str>> {
         self.rounds.iter().map(|r| r.keys().map(String::as_str).collect()).collect()
@@ -130,7 +193,23 @@ pub struct TestError {
 
 impl fmt::Display for TestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (after {} rounds)", self.error, self.rounds.len())
+        write!(f, "{} (after {} rounds)", self.error, self.rounds.len())?;
+        // A question asked round after round: its scripted answer keeps being refused.
+        let mut asked: BTreeMap<&str, usize> = BTreeMap::new();
+        for key in self.rounds.iter().flat_map(|r| r.keys()) {
+            *asked.entry(key).or_default() += 1;
+        }
+        if let Some((key, n)) = asked.iter().max_by_key(|(_, n)| **n).filter(|(_, n)| **n > 2) {
+            let said = self.rounds.iter().rev().find_map(|r| match r.get(*key) {
+                Some(InputRequest::Elicit(ElicitParams::Form(form))) => Some(form.message.clone()),
+                _ => None,
+            });
+            write!(f, "; `{key}` was asked {n} times: its scripted answer was refused each time")?;
+            if let Some(said) = said {
+                write!(f, " (the last question said: {said})")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -172,9 +251,30 @@ impl TestKit {
         self
     }
 
-    /// Accept the question under `key` with this form content.
+    /// Accept the question under `key` with this form content (an object of the form's
+    /// properties, e.g. `json!({"region": "eu"})`; `null` for a URL question).
     pub fn answer(self, key: &str, content: Value) -> Self {
         self.script(key, Scripted::Accept(content))
+    }
+
+    /// Accept the question under `key` with these contents in turn: the first the first time it
+    /// is asked, the next when it is asked again (the server refused the one before), and the
+    /// last every time after. "A wrong answer, then a right one":
+    ///
+    /// ```
+    /// # use roundtrip::testing::TestKit; use serde_json::json;
+    /// # fn kit(k: TestKit) -> TestKit {
+    /// k.answers("slot", [json!({"slot": "25:00"}), json!({"slot": "10:00"})])
+    /// # }
+    /// ```
+    pub fn answers(self, key: &str, contents: impl IntoIterator<Item = Value>) -> Self {
+        self.scripts(key, contents.into_iter().map(Scripted::Accept))
+    }
+
+    /// Answer the question under `key` with these answers in turn (see [`answers`](Self::answers)).
+    pub fn scripts(mut self, key: &str, answers: impl IntoIterator<Item = Scripted>) -> Self {
+        self.by_key.insert(key.to_owned(), answers.into_iter().collect());
+        self
     }
 
     /// Decline the question under `key`.
@@ -190,7 +290,7 @@ impl TestKit {
     /// Answer the question under `key` (a declared parameter's name, or the key a `with`
     /// fn's question is asked under: its parameter's name) with any scripted answer.
     pub fn script(mut self, key: &str, answer: Scripted) -> Self {
-        self.by_key.insert(key.to_owned(), answer);
+        self.by_key.insert(key.to_owned(), vec![answer]);
         self
     }
 
@@ -241,6 +341,7 @@ impl TestKit {
 
     async fn client(&self) -> Result<(Client, Recorder), TestError> {
         let log = Recorder::default();
+        log.set_tasks(self.server.tasks().observe());
         let sink = log.clone();
         // Declare every capability: the kit answers from its script, not from callbacks.
         let client = Client::builder("roundtrip-testing", env!("CARGO_PKG_VERSION"))
@@ -264,6 +365,7 @@ impl TestKit {
         F: Fn(Option<JsonObject>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Step<T>, ClientError>>,
     {
+        let mut script = Script::new(&self.by_key);
         let mut rounds = Vec::new();
         let mut notifications = Vec::new();
         let (mut responses, mut state) = (None, None);
@@ -272,10 +374,15 @@ impl TestKit {
             let step = leg(responses.take(), state.take()).await;
             notifications.push(log.take());
             let round = match step {
-                Ok(Step::Complete(result)) => return Ok(Flow { result, rounds, notifications, task: None }),
+                Ok(Step::Complete(result)) => {
+                    return Ok(Flow { result, rounds, notifications, task: None, asked: script.asked });
+                }
                 Ok(Step::Task(task)) => {
-                    return match self.follow(client, task.task_id).await {
-                        Ok((result, run)) => Ok(Flow { result, rounds, notifications, task: Some(run) }),
+                    let mut events = log.tasks();
+                    return match self.follow(client, task.task_id, &mut script, &mut events).await {
+                        Ok((result, run)) => {
+                            Ok(Flow { result, rounds, notifications, task: Some(run), asked: script.asked })
+                        }
                         Err(error) => Err(TestError { error, rounds, notifications }),
                     };
                 }
@@ -288,7 +395,7 @@ impl TestKit {
             let questions = round.input_requests.unwrap_or_default();
             let mut answers = JsonObject::new();
             for (key, request) in &questions {
-                match self.answer_for(key, request) {
+                match self.answer_for(&mut script, key, request) {
                     Ok(answer) => answers.insert(key.clone(), answer),
                     Err(e) => {
                         rounds.push(questions);
@@ -303,65 +410,105 @@ impl TestKit {
         Err(TestError { error, rounds, notifications })
     }
 
-    /// Poll a task to its end, answering its questions from the script.
+    /// Follow a task to its end through the server's feed of changes (every change, in order;
+    /// nothing is sampled), answering its questions from the script.
     async fn follow<T: serde::de::DeserializeOwned>(
         &self,
         client: &Client,
         id: String,
+        script: &mut Script,
+        events: &mut Option<broadcast::Receiver<Observed>>,
     ) -> Result<(T, TaskRun), ClientError> {
         let mut run = TaskRun { id: id.clone(), ..TaskRun::default() };
         let mut answered = std::collections::HashSet::new();
+        let mut status = None;
+        let events = events.as_mut().ok_or_else(|| ClientError::Protocol("the kit's task feed is gone".into()))?;
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
-            let got = client.get_task(&id).await?.task;
-            if let Some(message) = &got.task.status_message
+            let event = match tokio::time::timeout_at(deadline, events.recv()).await {
+                Ok(Ok(event)) => event,
+                Ok(Err(broadcast::error::RecvError::Lagged(n))) => {
+                    return Err(ClientError::Protocol(format!("the kit missed {n} events of task {id}")));
+                }
+                Ok(Err(broadcast::error::RecvError::Closed)) => {
+                    return Err(ClientError::Protocol("the server's task feed closed".into()));
+                }
+                Err(_) => return Err(ClientError::Protocol(format!("task {id} did not end within 60 s"))),
+            };
+            let record = match event {
+                Observed::Progress { task_id, progress, total, message } if task_id == id => {
+                    run.events.push(TaskEvent::Progress { progress, total, message });
+                    continue;
+                }
+                Observed::Record(record) if record.id == id => record,
+                _ => continue,
+            };
+            if let Some(message) = &record.status_message
                 && run.status_messages.last() != Some(message)
             {
                 run.status_messages.push(message.clone());
             }
-            match got.task.status {
+            if status != Some(record.status) {
+                status = Some(record.status);
+                run.events.push(TaskEvent::Status(record.status, record.status_message.clone()));
+            }
+            match record.status {
                 TaskStatus::Completed => {
-                    let result = got.result.ok_or_else(|| ClientError::Protocol("no result".into()))?;
+                    let result = record.result.clone().ok_or_else(|| ClientError::Protocol("no result".into()))?;
                     let result = serde_json::from_value(Value::Object(result))
                         .map_err(|e| ClientError::Protocol(format!("the task's result: {e}")))?;
                     return Ok((result, run));
                 }
                 TaskStatus::Failed => {
-                    return Err(ClientError::Rpc(got.error.unwrap_or_else(|| ErrorObject::internal("failed"))));
+                    return Err(ClientError::Rpc(
+                        record.error.clone().unwrap_or_else(|| ErrorObject::internal("failed")),
+                    ));
                 }
                 TaskStatus::Cancelled => {
-                    return Err(ClientError::TaskCancelled(got.task.status_message.unwrap_or_default()));
+                    return Err(ClientError::TaskCancelled(record.status_message.clone().unwrap_or_default()));
                 }
-                TaskStatus::InputRequired => {
-                    let fresh: InputRequests = got
-                        .input_requests
-                        .unwrap_or_default()
-                        .into_iter()
-                        .filter(|(k, _)| !answered.contains(k))
-                        .collect();
-                    if !fresh.is_empty() {
-                        let mut answers = JsonObject::new();
-                        for (key, request) in &fresh {
-                            answers.insert(key.clone(), self.answer_for(key, request)?);
-                            answered.insert(key.clone());
-                        }
-                        run.questions.push(fresh);
-                        client.update_task(&id, answers).await?;
-                    }
-                }
+                TaskStatus::InputRequired => self.answer_task(client, &record, script, &mut answered, &mut run).await?,
                 TaskStatus::Working => {}
             }
-            if tokio::time::Instant::now() > deadline {
-                return Err(ClientError::Protocol(format!("task {id} did not end within 60 s")));
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     }
 
-    fn answer_for(&self, key: &str, request: &InputRequest) -> Result<Value, ClientError> {
+    /// Answer the questions of `record` not answered yet.
+    async fn answer_task(
+        &self,
+        client: &Client,
+        record: &TaskRecord,
+        script: &mut Script,
+        answered: &mut std::collections::HashSet<String>,
+        run: &mut TaskRun,
+    ) -> Result<(), ClientError> {
+        let fresh: InputRequests = record
+            .pending
+            .iter()
+            .filter(|(k, _)| !answered.contains(*k))
+            .map(|(k, r)| (k.clone(), r.clone()))
+            .collect();
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        let mut answers = JsonObject::new();
+        for (key, request) in &fresh {
+            run.events.push(TaskEvent::Asked(key.clone(), request.clone()));
+            let answer = self.answer_for(script, key, request)?;
+            run.events.push(TaskEvent::Answered(key.clone(), answer.clone()));
+            answers.insert(key.clone(), answer);
+            answered.insert(key.clone());
+        }
+        run.questions.push(fresh);
+        client.update_task(&record.id, answers).await.map(drop)
+    }
+
+    fn answer_for(&self, script: &mut Script, key: &str, request: &InputRequest) -> Result<Value, ClientError> {
         let unscripted =
             || ClientError::Callback(format!("the test kit has no answer for question `{key}`: {request:?}"));
-        if let Some(answer) = self.by_key.get(key) {
+        *script.asked.entry(key.to_owned()).or_default() += 1;
+        if let Some(answer) = script.next(key) {
+            check_shape(key, request, &answer)?;
             return Ok(match answer {
                 Scripted::Accept(Value::Null) => json!({"action": "accept"}),
                 Scripted::Accept(content) => json!({"action": "accept", "content": content}),
@@ -386,11 +533,87 @@ impl TestKit {
     }
 }
 
-/// The notifications received since the last take.
+/// The answers left to give in one flow, and how often each key was asked.
+#[derive(Debug)]
+struct Script {
+    queues: HashMap<String, VecDeque<Scripted>>,
+    asked: BTreeMap<String, usize>,
+}
+
+impl Script {
+    fn new(by_key: &HashMap<String, Vec<Scripted>>) -> Self {
+        let queues = by_key.iter().map(|(k, v)| (k.clone(), v.iter().cloned().collect())).collect();
+        Self { queues, asked: BTreeMap::new() }
+    }
+
+    /// The next answer for `key`: each in turn, the last one again and again.
+    fn next(&mut self, key: &str) -> Option<Scripted> {
+        let queue = self.queues.get_mut(key)?;
+        if queue.len() > 1 { queue.pop_front() } else { queue.front().cloned() }
+    }
+}
+
+/// A scripted answer must fit the kind of question asked, and a form's content must be an
+/// object of the form's properties: anything else is a mistake in the test, reported at once
+/// (the server would only ask again, round after round).
+fn check_shape(key: &str, request: &InputRequest, answer: &Scripted) -> Result<(), ClientError> {
+    let wrong = |what: String| Err(ClientError::Callback(format!("the scripted answer for `{key}` {what}")));
+    match (request, answer) {
+        (InputRequest::Elicit(ElicitParams::Form(form)), Scripted::Accept(content)) => {
+            let properties = form.requested_schema.get("properties").and_then(Value::as_object);
+            let names: Vec<&str> = properties.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+            let example = names.first().map_or_else(String::new, |p| format!(", e.g. json!({{\"{p}\": …}})"));
+            match content {
+                Value::Object(content) => {
+                    if let Some(unknown) = content.keys().find(|k| !names.contains(&k.as_str())) {
+                        return wrong(format!(
+                            "has `{unknown}`, which the form does not ask for (it asks for {})",
+                            names.join(", ")
+                        ));
+                    }
+                    Ok(())
+                }
+                other => wrong(format!(
+                    "is `{other}`, not a form's content: answer with an object of the form's properties ({}){example}",
+                    names.join(", ")
+                )),
+            }
+        }
+        (InputRequest::Elicit(ElicitParams::Url(_)), Scripted::Accept(Value::Null | Value::Object(_))) => Ok(()),
+        (InputRequest::Elicit(_), Scripted::Decline | Scripted::Cancel) => Ok(()),
+        (InputRequest::Elicit(ElicitParams::Url(_)), Scripted::Accept(other)) => {
+            wrong(format!("is `{other}`; a URL question is accepted with `null`"))
+        }
+        (InputRequest::CreateMessage(_), Scripted::Sample(_)) | (InputRequest::ListRoots(_), Scripted::Roots(_)) => {
+            Ok(())
+        }
+        (request, answer) => {
+            let asked = match request {
+                InputRequest::Elicit(_) => "an elicitation (answer, decline or cancel)",
+                InputRequest::CreateMessage(_) => "a model completion (Scripted::Sample)",
+                InputRequest::ListRoots(_) => "the roots (Scripted::Roots)",
+            };
+            wrong(format!("is {answer:?}, but the question is {asked}"))
+        }
+    }
+}
+
+/// The notifications received since the last take, and the server's feed of task changes
+/// (subscribed before the first leg, so that nothing of a task it creates is missed).
 #[derive(Debug, Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<Notification>>>);
+struct Recorder(Arc<Mutex<Vec<Notification>>>, Arc<Mutex<Option<broadcast::Receiver<Observed>>>>);
 
 impl Recorder {
+    fn set_tasks(&self, events: broadcast::Receiver<Observed>) {
+        if let Ok(mut slot) = self.1.lock() {
+            *slot = Some(events);
+        }
+    }
+
+    fn tasks(&self) -> Option<broadcast::Receiver<Observed>> {
+        self.1.lock().ok().and_then(|mut slot| slot.take())
+    }
+
     fn push(&self, n: Notification) {
         if let Ok(mut list) = self.0.lock() {
             list.push(n);

@@ -280,8 +280,18 @@ async fn behaviour_42_malformed_answers_are_refused_in_plain_words_and_asked_aga
     let state = first.request_state;
     for (answer, why) in [
         (json!({"action": "accept"}), "the form was accepted without content"),
-        (json!({"action": "accept", "content": {"count": 300, "size": "Large"}}), "`count` is too large"),
-        (json!({"action": "accept", "content": {"count": 2, "size": "Huge"}}), "`size` is not one of the choices"),
+        (
+            json!({"action": "accept", "content": {"count": 300, "size": "Large"}}),
+            "`count` 300 is too large (at most 255)",
+        ),
+        (
+            json!({"action": "accept", "content": {"count": 2, "size": "Huge"}}),
+            "`size` \"Huge\" is not one of the choices (\"Small\", \"Large\")",
+        ),
+        (
+            json!({"action": "accept", "content": {"count": -1, "size": "Huge"}}),
+            "`count` -1 is too small (at least 0); `size` \"Huge\" is not one of the choices (\"Small\", \"Large\")",
+        ),
         (
             json!({"role": "assistant", "content": {"type": "text", "text": "x"}, "model": "m"}),
             "the answer is not an elicitation result",

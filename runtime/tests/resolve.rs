@@ -171,7 +171,7 @@ async fn an_invalid_answer_is_asked_again_with_the_reason() {
         panic!()
     };
     let message = serde_json::to_value(&again.input_requests.unwrap()["size"]).unwrap()["params"]["message"].clone();
-    assert_eq!(message, "Size? (`size` must be a number; please answer again)");
+    assert_eq!(message, "Size? (`size` \"big\" is not a number; please answer again)");
 }
 
 #[tokio::test]

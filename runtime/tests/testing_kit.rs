@@ -46,3 +46,90 @@ async fn an_unscripted_question_fails_naming_its_key() {
     let err = TestKit::new(common::fixture()).max_rounds(1).decline("user_name").call_tool("ask_name", json!({})).await;
     assert_eq!(err.unwrap_err(), ClientError::TooManyRounds(1));
 }
+
+/// Five progress steps in a row, no sleeps, then done.
+#[roundtrip::tool(task)]
+async fn five_steps(task: roundtrip::task::TaskContext) -> String {
+    for step in 1..=5 {
+        task.progress(f64::from(step), Some(5.0), Some(&format!("step {step}")));
+    }
+    "done".into()
+}
+
+#[tokio::test]
+async fn a_task_is_recorded_event_by_event() {
+    let server = roundtrip::Server::new("kit", "1").tools(roundtrip::tools![five_steps]);
+    let flow = TestKit::new(server).call_tool("five_steps", json!({})).await.unwrap();
+    assert_eq!(flow.text(), "done");
+    let run = flow.task.unwrap();
+    assert_eq!(run.progress(), (1..=5).map(|s| (f64::from(s), Some(5.0))).collect::<Vec<_>>());
+    let statuses = run.statuses();
+    assert_eq!(statuses.first(), Some(&roundtrip::protocol::TaskStatus::Working));
+    assert_eq!(statuses.last(), Some(&roundtrip::protocol::TaskStatus::Completed));
+    assert_eq!(run.status_messages.last().map(String::as_str), Some("step 5"), "the final step is seen");
+}
+
+/// Books a slot among the free ones; "25:00" is never free.
+#[roundtrip::tool]
+async fn book(#[resolve(elicit = "Which slot?")] slot: Slot) -> String {
+    format!("booked {}", slot.word())
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema, roundtrip::Elicit)]
+enum Slot {
+    #[serde(rename = "09:00")]
+    Nine,
+    #[serde(rename = "10:00")]
+    Ten,
+}
+
+impl Slot {
+    fn word(&self) -> &'static str {
+        match self {
+            Slot::Nine => "09:00",
+            Slot::Ten => "10:00",
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_answer_then_a_right_one() {
+    let server = roundtrip::Server::new("kit", "1").tools(roundtrip::tools![book]);
+    let flow = TestKit::new(server).answers("slot", [json!({"slot": "25:00"}), json!({"slot": "10:00"})]);
+    let flow = flow.call_tool("book", json!({})).await.unwrap();
+    assert_eq!((flow.text().as_str(), flow.times_asked("slot")), ("booked 10:00", 2));
+    // The second question says why it is asked again: the value refused and the choices.
+    let again = serde_json::to_value(&flow.rounds[1]["slot"]).unwrap();
+    let message = again["params"]["message"].as_str().unwrap();
+    assert!(message.contains("\"25:00\" is not one of the choices (\"09:00\", \"10:00\")"), "{message}");
+}
+
+#[tokio::test]
+async fn a_scripted_answer_of_the_wrong_shape_fails_at_once_naming_its_key() {
+    let server = roundtrip::Server::new("kit", "1").tools(roundtrip::tools![book]);
+    let error =
+        TestKit::new(server.clone()).answer("slot", json!("10:00")).call_tool("book", json!({})).await.unwrap_err();
+    assert_eq!(error.rounds.len(), 1, "no second round: {error}");
+    let said = error.to_string();
+    assert!(said.contains("the scripted answer for `slot` is `\"10:00\"`, not a form's content"), "{said}");
+    assert!(said.contains("json!({\"slot\": …})"), "{said}");
+    let typo = TestKit::new(server.clone())
+        .answer("slot", json!({"solt": "10:00"}))
+        .call_tool("book", json!({}))
+        .await
+        .unwrap_err();
+    assert!(typo.to_string().contains("has `solt`, which the form does not ask for (it asks for slot)"), "{typo}");
+    let kind =
+        TestKit::new(server).script("slot", Answer::Sample("x".into())).call_tool("book", json!({})).await.unwrap_err();
+    assert!(kind.to_string().contains("but the question is an elicitation"), "{kind}");
+}
+
+#[tokio::test]
+async fn a_refused_answer_round_after_round_says_so() {
+    let server = roundtrip::Server::new("kit", "1").tools(roundtrip::tools![book]);
+    let error =
+        TestKit::new(server).answer("slot", json!({"slot": "25:00"})).call_tool("book", json!({})).await.unwrap_err();
+    let said = error.to_string();
+    assert!(said.contains("`slot` was asked 10 times: its scripted answer was refused each time"), "{said}");
+    assert!(said.contains("is not one of the choices"), "{said}");
+}

@@ -261,7 +261,16 @@ async fn question_for(node: &Node, known: &HashMap<&str, Value>, cx: &RequestCon
         }
         Resolver::With { args, f, .. } => {
             let inputs = args.iter().map(|a| known.get(a).cloned().unwrap_or(Value::Null)).collect();
-            return f(inputs, cx).await;
+            let resolution = f(inputs, cx).await?;
+            if let Resolution::Ask(question) = &resolution
+                && let Some(property) = question.without_choices()
+            {
+                return Err(Error::new(format!(
+                    "The question for `{}` offers no choices (its `{property}` has none), so it cannot be answered.",
+                    node.name
+                )));
+            }
+            return Ok(resolution);
         }
     }))
 }

@@ -128,76 +128,107 @@ fn titled_options(options: &Value) -> Result<Value, String> {
     Ok(Value::Array(out))
 }
 
-/// Check an accepted form's content against its requested schema. The error says which
-/// property is wrong in words a user understands.
+/// Check an accepted form's content against its requested schema. The error names every
+/// property that is wrong, each with the value refused and the rule it broke, in words a
+/// user understands (`\`name\` "A" is too short (at least 2 characters); \`age\` -1 is too
+/// small (at least 0)`), so that one round of asking again can fix them all.
 pub fn validate(schema: &JsonObject, content: &JsonObject) -> Result<(), String> {
     let empty = Map::new();
     let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    let mut wrong = Vec::new();
     for required in schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
         if content.get(required).is_none_or(Value::is_null) {
-            return Err(format!("`{required}` is required"));
+            wrong.push(format!("`{required}` is required"));
         }
     }
-    for (name, value) in content {
-        let Some(prop) = properties.get(name).and_then(Value::as_object) else { continue };
-        check_value(prop, value).map_err(|why| format!("`{name}` {why}"))?;
+    for (name, prop) in properties {
+        let (Some(prop), Some(value)) = (prop.as_object(), content.get(name)) else { continue };
+        if value.is_null() {
+            continue;
+        }
+        if let Err(why) = check_value(prop, value) {
+            wrong.push(format!("`{name}` {} {why}", shown(value)));
+        }
     }
-    Ok(())
+    if wrong.is_empty() { Ok(()) } else { Err(wrong.join("; ")) }
+}
+
+/// A refused value as the user typed it, shortened.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 40 { format!("{}…", text.chars().take(40).collect::<String>()) } else { text }
 }
 
 fn check_value(prop: &Map<String, Value>, value: &Value) -> Result<(), String> {
     let num = |key: &str| prop.get(key).and_then(Value::as_f64);
     match prop.get("type").and_then(Value::as_str).unwrap_or("string") {
         "string" => {
-            let s = value.as_str().ok_or("must be text")?;
+            let s = value.as_str().ok_or("is not text")?;
             let len = s.chars().count() as f64;
-            if num("minLength").is_some_and(|m| len < m) {
-                return Err("is too short".into());
+            if let Some(m) = num("minLength").filter(|m| len < *m) {
+                return Err(format!("is too short (at least {m} characters)"));
             }
-            if num("maxLength").is_some_and(|m| len > m) {
-                return Err("is too long".into());
+            if let Some(m) = num("maxLength").filter(|m| len > *m) {
+                return Err(format!("is too long (at most {m} characters)"));
             }
             if !allowed(prop.get("enum"), prop.get("oneOf"), s) {
-                return Err("is not one of the choices".into());
+                return Err(format!("is not one of the choices ({})", choices(prop.get("enum"), prop.get("oneOf"))));
             }
         }
         ty @ ("number" | "integer") => {
-            let n = value.as_f64().ok_or("must be a number")?;
+            let n = value.as_f64().ok_or("is not a number")?;
             if ty == "integer" && !(value.is_i64() || value.is_u64() || n.fract() == 0.0) {
-                return Err("must be a whole number".into());
+                return Err("is not a whole number".into());
             }
-            if num("minimum").is_some_and(|m| n < m) {
-                return Err("is too small".into());
+            if let Some(m) = num("minimum").filter(|m| n < *m) {
+                return Err(format!("is too small (at least {m})"));
             }
-            if num("maximum").is_some_and(|m| n > m) {
-                return Err("is too large".into());
+            if let Some(m) = num("maximum").filter(|m| n > *m) {
+                return Err(format!("is too large (at most {m})"));
             }
         }
         "boolean" => {
-            value.as_bool().ok_or("must be true or false")?;
+            value.as_bool().ok_or("is not true or false")?;
         }
         "array" => {
-            let items = value.as_array().ok_or("must be a list of choices")?;
+            let items = value.as_array().ok_or("is not a list of choices")?;
             let len = items.len() as f64;
-            if num("minItems").is_some_and(|m| len < m) {
-                return Err("has too few choices".into());
+            if let Some(m) = num("minItems").filter(|m| len < *m) {
+                return Err(format!("has too few choices (at least {m})"));
             }
-            if num("maxItems").is_some_and(|m| len > m) {
-                return Err("has too many choices".into());
+            if let Some(m) = num("maxItems").filter(|m| len > *m) {
+                return Err(format!("has too many choices (at most {m})"));
             }
             let spec = prop.get("items").and_then(Value::as_object);
             for item in items {
-                let s = item.as_str().ok_or("must be a list of choices")?;
+                let s = item.as_str().ok_or("is not a list of choices")?;
                 if let Some(spec) = spec
                     && !allowed(spec.get("enum"), spec.get("anyOf"), s)
                 {
-                    return Err("contains something that is not one of the choices".into());
+                    return Err(format!(
+                        "contains \"{s}\", which is not one of the choices ({})",
+                        choices(spec.get("enum"), spec.get("anyOf"))
+                    ));
                 }
             }
         }
         _ => {}
     }
     Ok(())
+}
+
+/// The allowed values of an `enum` or of `oneOf`/`anyOf` options, for a message.
+fn choices(values: Option<&Value>, options: Option<&Value>) -> String {
+    let listed: Vec<String> = match (values.and_then(Value::as_array), options.and_then(Value::as_array)) {
+        (Some(values), _) => values.iter().map(|v| v.to_string()).collect(),
+        (None, Some(options)) => options.iter().filter_map(|o| o.get("const")).map(|v| v.to_string()).collect(),
+        (None, None) => Vec::new(),
+    };
+    match listed.len() {
+        0 => "none left".to_owned(),
+        1..=8 => listed.join(", "),
+        n => format!("{}, … {} in all", listed[..6].join(", "), n),
+    }
 }
 
 fn allowed(values: Option<&Value>, options: Option<&Value>, s: &str) -> bool {
@@ -263,21 +294,37 @@ mod tests {
             Ok(())
         );
         assert_eq!(validate(&schema, &obj(json!({}))), Err("`name` is required".into()));
-        assert_eq!(validate(&schema, &obj(json!({"name": 5}))), Err("`name` must be text".into()));
-        assert_eq!(validate(&schema, &obj(json!({"name": "A"}))), Err("`name` is too short".into()));
+        assert_eq!(validate(&schema, &obj(json!({"name": 5}))), Err("`name` 5 is not text".into()));
+        assert_eq!(
+            validate(&schema, &obj(json!({"name": "A"}))),
+            Err("`name` \"A\" is too short (at least 2 characters)".into())
+        );
         assert_eq!(
             validate(&schema, &obj(json!({"name": "Ada", "age": 1.5}))),
-            Err("`age` must be a whole number".into())
+            Err("`age` 1.5 is not a whole number".into())
         );
-        assert_eq!(validate(&schema, &obj(json!({"name": "Ada", "age": -1}))), Err("`age` is too small".into()));
         assert_eq!(
             validate(&schema, &obj(json!({"name": "Ada", "color": "b"}))),
-            Err("`color` is not one of the choices".into())
+            Err("`color` \"b\" is not one of the choices (\"r\")".into())
         );
         assert_eq!(
             validate(&schema, &obj(json!({"name": "Ada", "tags": ["a", "a"]}))),
-            Err("`tags` has too many choices".into())
+            Err("`tags` [\"a\",\"a\"] has too many choices (at most 1)".into())
         );
         assert_eq!(validate(&schema, &obj(json!({"name": "Ada", "extra": {"x": 1}}))), Ok(()));
+    }
+
+    #[test]
+    fn every_wrong_field_is_named_in_one_round() {
+        let schema = obj(json!({"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 2},
+            "age": {"type": "integer", "minimum": 0},
+            "email": {"type": "string"},
+        }, "required": ["name", "email"]}));
+        assert_eq!(
+            validate(&schema, &obj(json!({"name": "A", "age": -1}))),
+            Err("`email` is required; `age` -1 is too small (at least 0); `name` \"A\" is too short (at least 2 characters)"
+                .into())
+        );
     }
 }

@@ -88,6 +88,23 @@ impl Question {
         Self::property(message, one_property(property, schema), property)
     }
 
+    /// The first form property that asks to choose among no options at all (a
+    /// [`choice`](Self::choice) built from an empty list): nobody could answer it, so it is
+    /// never sent.
+    pub fn without_choices(&self) -> Option<&str> {
+        let InputRequest::Elicit(ElicitParams::Form(form)) = &self.request else { return None };
+        let properties = form.requested_schema.get("properties").and_then(Value::as_object)?;
+        let empty = |v: Option<&Value>| v.and_then(Value::as_array).is_some_and(Vec::is_empty);
+        properties.iter().find_map(|(name, p)| {
+            let items = p.get("items");
+            let none = empty(p.get("oneOf"))
+                || empty(p.get("enum"))
+                || empty(items.and_then(|i| i.get("anyOf")))
+                || empty(items.and_then(|i| i.get("enum")));
+            none.then_some(name.as_str())
+        })
+    }
+
     /// A yes/no question; the answer is a `bool`.
     pub fn confirm(message: impl Into<String>, property: &str) -> Self {
         Self::property(message, one_property(property, json!({"type": "boolean"})), property)

@@ -23,6 +23,9 @@ pub(crate) struct TaskLink {
     cancel: CancellationToken,
     /// Woken when this task's record may have changed.
     woken: watch::Receiver<()>,
+    /// The latest progress reported: what the finished task shows, whether or not its (spawned)
+    /// update landed before the end.
+    last_message: Mutex<Option<(String, Option<TaskProgress>)>>,
 }
 
 impl std::fmt::Debug for TaskLink {
@@ -33,7 +36,12 @@ impl std::fmt::Debug for TaskLink {
 
 impl TaskLink {
     pub(crate) fn new(id: String, tasks: Tasks, cancel: CancellationToken, woken: watch::Receiver<()>) -> Self {
-        Self { id, tasks, cancel, woken }
+        Self { id, tasks, cancel, woken, last_message: Mutex::new(None) }
+    }
+
+    /// The latest progress the body reported, if any.
+    pub(crate) fn last_message(&self) -> Option<(String, Option<TaskProgress>)> {
+        self.last_message.lock().ok().and_then(|m| m.clone())
     }
 
     pub(crate) fn cancellation(&self) -> &CancellationToken {
@@ -119,6 +127,10 @@ impl TaskLink {
     /// The latest progress: its words as the task's status message, its numbers (when there
     /// are any) as the record's progress.
     fn status_message(&self, message: String, progress: Option<TaskProgress>) {
+        self.tasks.progressed(&self.id, progress, &message);
+        if let Ok(mut last) = self.last_message.lock() {
+            *last = Some((message.clone(), progress));
+        }
         let tasks = self.tasks.clone();
         let id = self.id.clone();
         tokio::spawn(async move {
@@ -241,6 +253,11 @@ impl TaskContext {
             Extract::Property(p) => p.clone(),
             _ => "input".to_owned(),
         };
+        if let Some(property) = question.without_choices() {
+            return Err(Error::new(format!(
+                "The question `{base}` offers no choices (its `{property}` has none), so it cannot be answered."
+            )));
+        }
         let mut request = question.request.clone();
         loop {
             let answer = self.send(&base, request.clone()).await?;

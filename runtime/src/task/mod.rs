@@ -13,6 +13,7 @@
 //! lease ran out (its replica died) reads as `failed`.
 
 mod context;
+mod events;
 mod memory;
 mod quota;
 #[cfg(feature = "redis")]
@@ -31,11 +32,12 @@ use tokio_util::sync::CancellationToken;
 pub use self::redis::RedisStore;
 pub use context::TaskContext;
 pub(crate) use context::{TaskLink, TaskPeer};
+pub(crate) use events::Observed;
 pub use memory::MemoryStore;
 pub(crate) use store::now_ms;
 pub use store::{Modify, StoreError, TaskRecord, TaskStore};
 
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskStatus};
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskProgress, TaskStatus};
 
 pub use crate::protocol::RUNNER_LOST;
 
@@ -113,6 +115,8 @@ pub(crate) struct Tasks {
     quota: Arc<quota::Quota>,
     /// What owners are salted with before they are stored (see [`Tasks::owner_digest`]).
     owner_salt: Arc<str>,
+    /// Every change and progress report, for whoever observes them.
+    events: events::Events,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -143,7 +147,23 @@ impl Tasks {
             running: Arc::default(),
             quota: Arc::default(),
             owner_salt: server.into(),
+            events: events::Events::default(),
         }
+    }
+
+    /// Every change of a task record and every progress report in this process, from now on.
+    pub(crate) fn observe(&self) -> tokio::sync::broadcast::Receiver<Observed> {
+        self.events.subscribe()
+    }
+
+    /// A body reported progress.
+    pub(crate) fn progressed(&self, id: &str, progress: Option<TaskProgress>, message: &str) {
+        self.events.emit(|| Observed::Progress {
+            task_id: id.to_owned(),
+            progress: progress.map_or(0.0, |p| p.progress),
+            total: progress.and_then(|p| p.total),
+            message: Some(message.to_owned()),
+        });
     }
 
     /// The same tasks in another store.
@@ -221,6 +241,9 @@ impl Tasks {
     pub(crate) async fn modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, ErrorObject> {
         let record = self.store.modify(id, change).await.map_err(store_failed)?;
         self.changed(id);
+        if let Some(record) = &record {
+            self.events.emit(|| Observed::Record(Box::new(record.clone())));
+        }
         Ok(record)
     }
 
@@ -333,11 +356,13 @@ impl Tasks {
         };
         let seed = record.task();
         let id = record.id.clone();
+        let created = record.clone();
         if let Err(e) = self.store.create(record).await {
             self.quota.give_back(caller, expires);
             return Err(store_failed(e));
         }
         crate::observe::task(&id, "created", None);
+        self.events.emit(|| Observed::Record(Box::new(created.clone())));
         let cancel = CancellationToken::new();
         let woken = self.started(&id);
         // Before the task can be seen by anyone: no announced change is missed.
@@ -374,6 +399,11 @@ impl Tasks {
                     Some(Ok(result)) => {
                         r.status = TaskStatus::Completed;
                         r.result = inline(result);
+                        // The body's last report, even if its own update has not landed yet.
+                        if let Some((message, progress)) = link.last_message() {
+                            r.status_message = Some(message);
+                            r.progress = progress.or(r.progress);
+                        }
                     }
                     Some(Err(error)) => {
                         r.status = TaskStatus::Failed;
