@@ -124,7 +124,7 @@ pub enum TaskEvent {
         message: Option<String>,
     },
     /// It asked the question under this key.
-    Asked(String, InputRequest),
+    Asked(String, Box<InputRequest>),
     /// The kit answered the question under this key.
     Answered(String, Value),
 }
@@ -493,7 +493,7 @@ impl TestKit {
         }
         let mut answers = JsonObject::new();
         for (key, request) in &fresh {
-            run.events.push(TaskEvent::Asked(key.clone(), request.clone()));
+            run.events.push(TaskEvent::Asked(key.clone(), Box::new(request.clone())));
             let answer = self.answer_for(script, key, request)?;
             run.events.push(TaskEvent::Answered(key.clone(), answer.clone()));
             answers.insert(key.clone(), answer);
