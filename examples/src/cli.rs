@@ -11,9 +11,10 @@
 //! - `ROUNDTRIP_STATE_KEYS`: the keys that seal `requestState`, comma-separated, hex or base64,
 //!   each at least 32 bytes. The first seals, all verify: rotate by adding the new key second,
 //!   then first, then dropping the old one (a rolling restart at each step).
-//! - `ROUNDTRIP_TASK_STORE`: `redis://host:port/db`: tasks, and the used states of single-use
-//!   tools, live in Redis, so any replica answers `tasks/get`, `tasks/update` and
-//!   `tasks/cancel` for a task running on another.
+//! - `ROUNDTRIP_TASK_STORE`: `redis://host:port/db` (or `rediss://…`, over TLS, trusting the
+//!   system's roots: `SSL_CERT_FILE`, `SSL_CERT_DIR`, else the OS store): tasks, and the used
+//!   states of single-use tools, live in Redis, so any replica answers `tasks/get`,
+//!   `tasks/update` and `tasks/cancel` for a task running on another.
 //!
 //! Over HTTP, two more protect the endpoint as an OAuth 2.1 resource server:
 //!
@@ -130,6 +131,21 @@ async fn http_options(addr: &str, options: HttpOptions) -> HttpOptions {
     options.playground(loopback)
 }
 
+/// `url` without its password (`rediss://user:***@host`), for the log: hosted Redis over TLS
+/// usually takes one in the URL.
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
+            let hidden = if userinfo.contains(':') { format!("{user}:***") } else { "***".to_owned() };
+            format!("{scheme}://{hidden}@{host}{}", &rest[authority.len()..])
+        }
+        None => url.to_owned(),
+    }
+}
+
 /// Apply `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE` when they are set.
 async fn configure(mut server: Server) -> Result<Server, String> {
     if std::env::var_os("ROUNDTRIP_STATE_KEYS").is_some() {
@@ -138,13 +154,14 @@ async fn configure(mut server: Server) -> Result<Server, String> {
         tracing::info!("requestState sealed with the keys of ROUNDTRIP_STATE_KEYS");
     }
     if let Ok(url) = std::env::var("ROUNDTRIP_TASK_STORE") {
-        if !url.starts_with("redis://") {
-            return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// URL, not `{url}`"));
+        // rediss:// is Redis over TLS, trusting the system's roots (SSL_CERT_FILE, SSL_CERT_DIR).
+        if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+            return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// or rediss:// URL, not `{}`", redacted(&url)));
         }
         let store = RedisStore::connect(&url).await.map_err(|e| e.to_string())?;
         let replay = RedisReplayCache::connect(&url).await?;
         server = server.task_store(store).replay_cache(replay);
-        tracing::info!("tasks and single-use states kept in {url}");
+        tracing::info!("tasks and single-use states kept in {}", redacted(&url));
     }
     Ok(server)
 }
@@ -202,4 +219,19 @@ async fn terminated() {
     }
     #[cfg(not(unix))]
     ctrl_c.await;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_logged_store_url_hides_its_password() {
+        assert_eq!(
+            super::redacted("rediss://default:s3cret@cache.example:6380/0"),
+            "rediss://default:***@cache.example:6380/0"
+        );
+        assert_eq!(super::redacted("rediss://:s3cret@cache.example"), "rediss://:***@cache.example");
+        assert_eq!(super::redacted("redis://token@127.0.0.1:6379/"), "redis://***@127.0.0.1:6379/");
+        assert_eq!(super::redacted("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
+        assert_eq!(super::redacted("not a url"), "not a url");
+    }
 }
