@@ -9,7 +9,9 @@
 #   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
-#   redis-server, nginx Debian's packages, for the Redis task store tests and the fleet run
+#   redis-server, nginx Debian's packages, for the Redis task store tests and the fleet run (and
+#                       the TLS tests: rediss:// and nginx terminating TLS in front of `ask`)
+#   openssl             Debian's package: the TLS test of `ask` makes its CA with the openssl CLI
 #   chromium            Debian's package, driven by Playwright for Python (pip `playwright`
 #                       in .venv; no browser download) in the playground's browser tests
 #
@@ -59,13 +61,15 @@ PYEOF
 fi
 
 # Debian's packages: redis-server, for the task store tests over a real Redis (which also drop
-# its pub/sub connections with redis-cli); nginx, for the fleet run; prometheus, which scrapes
-# an example's metrics in the interop tests; chromium for the playground's browser tests
-# (Playwright drives this binary: `playwright install` is never run).
+# its pub/sub connections with redis-cli, and run it with TLS); nginx, for the fleet run and
+# the TLS test of `ask` (nginx terminates TLS in front of the server, with a CA openssl makes);
+# prometheus, which scrapes an example's metrics in the interop tests; chromium for the
+# playground's browser tests (Playwright drives this binary: `playwright install` is never run).
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v prometheus >/dev/null 2>&1 || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -3,9 +3,10 @@
 #   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration,
 #      trybuild; also the Rust client against an mcp 2.3.0 Python server from .venv), every
 #      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the task store tests against a real
-#      redis-server (feature `redis`)
+#      redis-server (feature `redis`), also over TLS (`rediss://`, a CA made in the test)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
-#      `ask` driven through a pseudo-terminal against the provision example), and the
+#      `ask` driven through a pseudo-terminal against the provision example, and `ask --url
+#      https://…` through nginx terminating TLS with a CA made in the test), and the
 #      playground's browser tests (Debian's chromium, headless, driven by Playwright)
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
 #      mode (scripts/conformance-client.sh)
@@ -36,7 +37,7 @@ for features in "server,stdio" "server,http" "server" "client" "client,stdio" "c
 done
 RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --all-features --target-dir target/feature-check
 # Pay for what you use: a client builds none of the server's sealing, tasks or axum, and a
-# stdio server none of axum, hyper or reqwest.
+# stdio server none of axum, hyper or reqwest, and no TLS (rustls comes with reqwest and redis).
 no_deps() {
   local features="$1"; shift
   local tree; tree="$(cargo tree -p roundtrip --no-default-features --features "$features" -e normal --prefix none)"
@@ -47,7 +48,11 @@ no_deps() {
   done
 }
 no_deps "client,stdio" aes-gcm hkdf humantime axum
-no_deps "server,stdio" axum hyper tower reqwest opentelemetry tracing-subscriber
+no_deps "server,stdio" axum hyper tower reqwest rustls ring tokio-rustls redis opentelemetry tracing-subscriber
+# TLS is rustls with ring: nothing may pull aws-lc-rs (cmake and a C build) or OpenSSL.
+for features in "client,http" "auth" "redis" "otel"; do
+  no_deps "$features" aws-lc-rs aws-lc-sys openssl openssl-sys native-tls
+done
 
 section "cargo test --workspace"
 cargo test --workspace
@@ -55,8 +60,8 @@ cargo test --workspace
 section "fuzzing: every target for a bounded time"
 scripts/fuzz.sh 15
 
-section "tasks across servers over a real redis-server (feature redis)"
-cargo test -p roundtrip --features redis --test fleet
+section "tasks across servers over a real redis-server (feature redis), also over TLS (rediss://)"
+cargo test -p roundtrip --features redis --test fleet --test redis_tls
 
 section "telemetry: spans across client and server (feature otel)"
 cargo test -p roundtrip --features otel --test otel

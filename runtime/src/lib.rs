@@ -36,6 +36,7 @@ pub mod server;
 pub mod task;
 #[cfg(all(feature = "client", feature = "server"))]
 pub mod testing;
+mod tls;
 pub mod transport;
 
 #[cfg(feature = "server")]

@@ -1,8 +1,11 @@
 //! The OAuth 2.1 resource server (feature `auth`), end to end over real sockets: a test
 //! authorization server on loopback (its ES256 keys generated here, its metadata, JWKS and
-//! introspection endpoint served by axum), tokens minted by it, and a protected MCP endpoint.
+//! introspection endpoint served by axum, over plain HTTP or over TLS with a certificate of a
+//! CA made here), tokens minted by it, and a protected MCP endpoint.
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
+
+mod tls;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -110,6 +113,25 @@ const RS_CLIENT: (&str, &str) = ("rs-client", "rs-secret");
 async fn start_issuer() -> Issuer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
+    let (issuer, app) = issuer_at(url);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    issuer
+}
+
+/// The issuer at `https://localhost:<port>`, over TLS with a certificate of `ca`; also how many
+/// TLS handshakes it saw refused (by a client that does not trust `ca`).
+async fn start_issuer_over_tls(ca: &tls::TestCa) -> (Issuer, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("https://localhost:{}", listener.local_addr().unwrap().port());
+    let (issuer, app) = issuer_at(url);
+    let listener = TlsListener::new(listener, ca.server_config());
+    let refused = listener.refused.clone();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (issuer, refused)
+}
+
+/// The issuer whose identifier is `url`, and its routes.
+fn issuer_at(url: String) -> (Issuer, axum::Router) {
     let key = SigningKey::generate("key-1");
     let state = Arc::new(IssuerState { issuer: url.clone(), ..IssuerState::default() });
     state.published.lock().unwrap().push(key.jwk.clone());
@@ -134,8 +156,56 @@ async fn start_issuer() -> Issuer {
         )
         .route("/introspect", post(introspect))
         .with_state(state.clone());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Issuer { url, state, key }
+    (Issuer { url, state, key }, app)
+}
+
+type TlsConnection = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+
+/// TLS for `axum::serve`: connections accepted on a TCP listener, each brought through the
+/// handshake in its own task (a client that refuses the certificate holds up no other).
+struct TlsListener {
+    accepted: tokio::sync::mpsc::Receiver<(TlsConnection, std::net::SocketAddr)>,
+    addr: std::net::SocketAddr,
+    /// Handshakes that failed.
+    refused: Arc<AtomicUsize>,
+}
+
+impl TlsListener {
+    fn new(listener: tokio::net::TcpListener, config: Arc<tokio_rustls::rustls::ServerConfig>) -> Self {
+        let addr = listener.local_addr().unwrap();
+        let refused = Arc::new(AtomicUsize::new(0));
+        let (sender, accepted) = tokio::sync::mpsc::channel(16);
+        let acceptor = tokio_rustls::TlsAcceptor::from(config);
+        let counter = refused.clone();
+        tokio::spawn(async move {
+            while let Ok((tcp, peer)) = listener.accept().await {
+                let (acceptor, sender, counter) = (acceptor.clone(), sender.clone(), counter.clone());
+                tokio::spawn(async move {
+                    match acceptor.accept(tcp).await {
+                        Ok(tls) => drop(sender.send((tls, peer)).await),
+                        Err(_) => drop(counter.fetch_add(1, Ordering::SeqCst)),
+                    }
+                });
+            }
+        });
+        Self { accepted, addr, refused }
+    }
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = TlsConnection;
+    type Addr = std::net::SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        match self.accepted.recv().await {
+            Some(connection) => connection,
+            None => std::future::pending().await,
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        Ok(self.addr)
+    }
 }
 
 /// RFC 7662: the resource server authenticates with HTTP Basic and posts `token=…`.
@@ -205,9 +275,14 @@ async fn protect(configure: impl FnOnce(&str) -> ResourceServer) -> Protected {
 /// The usual setup: JWTs of `issuer`, discovered from its metadata; every request needs
 /// `mcp:tools`.
 async fn protect_with_jwt(issuer: &Issuer) -> Protected {
+    protect_with_verifier(issuer, |verifier| verifier).await
+}
+
+/// The usual setup with the verifier as `configure` leaves it.
+async fn protect_with_verifier(issuer: &Issuer, configure: impl FnOnce(JwtVerifier) -> JwtVerifier) -> Protected {
     let iss = issuer.url.clone();
     protect(|resource| {
-        ResourceServer::new(resource, JwtVerifier::new(&iss, resource))
+        ResourceServer::new(resource, configure(JwtVerifier::new(&iss, resource)))
             .authorization_server(&iss)
             .required_scopes(["mcp:tools"])
     })
@@ -355,6 +430,54 @@ async fn a_valid_token_reaches_the_tool_which_sees_its_principal() {
             rs.metadata_url()
         )
     );
+}
+
+/// The issuer's metadata and JWKS come over TLS, from `https://localhost:<port>` whose
+/// certificate chains to a CA made here, given to the verifier as its client's only root.
+#[tokio::test]
+async fn a_token_of_an_https_issuer_is_verified_with_the_root_given_to_the_verifier() {
+    let ca = tls::TestCa::new();
+    let (issuer, refused) = start_issuer_over_tls(&ca).await;
+    assert!(issuer.url.starts_with("https://localhost:"), "{}", issuer.url);
+    let trusting = reqwest::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(ca.root())
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let rs = protect_with_verifier(&issuer, |verifier| verifier.http_client(trusting)).await;
+    let token = issuer.mint(&rs.url, "alice", "mcp:tools");
+    let result = result_of(rs.call_tool(Some(&token), "whoami", json!({})).await).await;
+    assert_eq!(text_of(&result), "alice via test-client with mcp:tools");
+    assert_eq!(issuer.state.jwks_fetches.load(Ordering::SeqCst), 1, "the keys came over TLS");
+    assert_eq!(refused.load(Ordering::SeqCst), 0);
+}
+
+/// A verifier that does not trust the CA (its default client trusts the system's roots only)
+/// refuses the issuer's certificate at the handshake: the token cannot be checked, `503` at
+/// once (not after a timeout), and the reason names the certificate.
+#[tokio::test]
+async fn a_verifier_without_the_root_refuses_the_https_issuer_at_once() {
+    let ca = tls::TestCa::new();
+    let (issuer, refused) = start_issuer_over_tls(&ca).await;
+    let rs = protect_with_jwt(&issuer).await;
+    let token = issuer.mint(&rs.url, "alice", "mcp:tools");
+    let started = std::time::Instant::now();
+    let response = rs.call_tool(Some(&token), "whoami", json!({})).await;
+    assert_eq!(response.status(), 503);
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(refused.load(Ordering::SeqCst) >= 1, "the verifier reached the issuer and refused its certificate");
+    assert_eq!(issuer.state.jwks_fetches.load(Ordering::SeqCst), 0);
+
+    // What the log says, through the verifier itself.
+    use roundtrip::auth::{TokenVerifier, VerifyError};
+    let verifier = JwtVerifier::new(&issuer.url, &rs.url);
+    match verifier.verify(&token).await {
+        Err(VerifyError::Unavailable(why)) => {
+            assert!(why.contains("invalid peer certificate: UnknownIssuer"), "{why}");
+        }
+        other => panic!("expected the issuer to be unreachable, got {other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -18,7 +18,8 @@
 //! the model's reply, roots requests offer the current directory.
 //!
 //! Options:
-//!   --url URL        a streamable HTTP endpoint
+//!   --url URL        a streamable HTTP endpoint, http:// or https:// (TLS trusts the
+//!                    system's roots: SSL_CERT_FILE, SSL_CERT_DIR, else the OS store)
 //!   --answers FILE   answer from a JSON object `{"<question key or property>": value, …}`
 //!                    instead of the terminal (values `":decline"`/`":cancel"` decline or
 //!                    cancel a question; `"sampling"` holds model replies, `"roots"` a list

@@ -69,7 +69,8 @@ impl IntrospectionVerifier {
             allow_missing_audience: false,
             subject_fallbacks: Vec::new(),
             cache_ttl: Duration::from_secs(30),
-            http: reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap_or_default(),
+            // https trusts the system's roots (SSL_CERT_FILE, SSL_CERT_DIR, else the OS store).
+            http: crate::tls::http_client(|builder| builder.timeout(Duration::from_secs(10))),
             cache: Arc::default(),
         }
     }
@@ -108,7 +109,9 @@ impl IntrospectionVerifier {
         self
     }
 
-    /// Ask with this client (for TLS settings, proxies, timeouts).
+    /// Ask with this client (for TLS settings such as another root certificate, proxies,
+    /// timeouts). The default one (a 10 s timeout) trusts the system's roots: `SSL_CERT_FILE`
+    /// and `SSL_CERT_DIR` when set, else the operating system's store.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http = client;
         self
@@ -159,7 +162,7 @@ impl IntrospectionVerifier {
         if let Some((id, secret)) = &self.credentials {
             request = request.basic_auth(form_encode(id), Some(form_encode(secret)));
         }
-        let response = request.send().await.map_err(|e| unavailable(&e))?;
+        let response = request.send().await.map_err(|e| unavailable(&crate::tls::error_chain(&e)))?;
         if !response.status().is_success() {
             return Err(unavailable(&response.status()));
         }

@@ -37,8 +37,11 @@ pub(crate) const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 /// [`subject_fallback`](Self::subject_fallback) names another claim. The client is `client_id`
 /// (or `azp`); the scopes are the space-separated `scope` claim (or an `scp` array).
 ///
-/// Fetches use a `reqwest` client without TLS unless your application enables a TLS feature
-/// of `reqwest` (e.g. `rustls-tls`); give one with [`http_client`](Self::http_client).
+/// Fetches go over `http` or `https` with a `reqwest` client (a 10 s timeout) whose TLS (rustls)
+/// trusts the system's roots: `SSL_CERT_FILE` and `SSL_CERT_DIR` when set, else the operating
+/// system's store. An issuer whose certificate they do not vouch for cannot be reached, and its
+/// tokens are answered `503`. For other roots, proxies or timeouts, give a client with
+/// [`http_client`](Self::http_client).
 #[derive(Clone)]
 pub struct JwtVerifier {
     issuer: String,
@@ -125,7 +128,7 @@ impl Keys {
 }
 
 fn http_client() -> reqwest::Client {
-    reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap_or_default()
+    crate::tls::http_client(|builder| builder.timeout(Duration::from_secs(10)))
 }
 
 impl JwtVerifier {
@@ -212,7 +215,8 @@ impl JwtVerifier {
         self
     }
 
-    /// Fetch with this client (for TLS settings, proxies, timeouts).
+    /// Fetch with this client (for TLS settings such as another root certificate, proxies,
+    /// timeouts).
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http = client;
         self
@@ -379,7 +383,13 @@ fn metadata_urls(issuer: &str) -> Vec<String> {
 /// GET a JSON document of at most [`MAX_DOCUMENT_BYTES`].
 async fn get_json(http: &reqwest::Client, url: &str) -> Result<Value, VerifyError> {
     let unavailable = |e: &dyn fmt::Display| VerifyError::Unavailable(format!("GET {url}: {e}"));
-    let response = http.get(url).header("accept", "application/json").send().await.map_err(|e| unavailable(&e))?;
+    // With the error's sources: a refused certificate is said there, not in reqwest's message.
+    let response = http
+        .get(url)
+        .header("accept", "application/json")
+        .send()
+        .await
+        .map_err(|e| unavailable(&crate::tls::error_chain(&e)))?;
     if !response.status().is_success() {
         return Err(unavailable(&response.status()));
     }

@@ -81,15 +81,32 @@ pub(super) async fn server(mut server: Server) -> Result<Server, String> {
     Ok(server)
 }
 
+/// `rediss://` is Redis over TLS, trusting the system's roots (`SSL_CERT_FILE`, `SSL_CERT_DIR`).
 #[cfg(feature = "redis")]
 async fn task_store(server: Server, url: &str) -> Result<Server, String> {
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
-        return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// or rediss:// URL, not `{url}`"));
+        return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// or rediss:// URL, not `{}`", redacted(url)));
     }
     let store = crate::task::RedisStore::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
     let replay = crate::seal::RedisReplayCache::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
-    tracing::info!("tasks and single-use states kept in {url}");
+    tracing::info!("tasks and single-use states kept in {}", redacted(url));
     Ok(server.task_store(store).replay_cache(replay))
+}
+
+/// `url` without its password (`rediss://user:***@host`), for the log: hosted Redis over TLS
+/// usually takes one in the URL.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
+            let hidden = if userinfo.contains(':') { format!("{user}:***") } else { "***".to_owned() };
+            format!("{scheme}://{hidden}@{host}{}", &rest[authority.len()..])
+        }
+        None => url.to_owned(),
+    }
 }
 
 #[cfg(not(feature = "redis"))]
@@ -201,4 +218,19 @@ pub(super) async fn metrics_endpoint(
         }
     });
     Ok(bound)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_logged_store_url_hides_its_password() {
+        assert_eq!(
+            super::redacted("rediss://default:s3cret@cache.example:6380/0"),
+            "rediss://default:***@cache.example:6380/0"
+        );
+        assert_eq!(super::redacted("rediss://:s3cret@cache.example"), "rediss://:***@cache.example");
+        assert_eq!(super::redacted("redis://token@127.0.0.1:6379/"), "redis://***@127.0.0.1:6379/");
+        assert_eq!(super::redacted("redis://127.0.0.1:6379/"), "redis://127.0.0.1:6379/");
+        assert_eq!(super::redacted("not a url"), "not a url");
+    }
 }

@@ -34,7 +34,8 @@ struct Endpoint {
 impl HttpWire {
     pub fn new(url: &str, incoming: Incoming, auth: Option<AuthProvider>, oauth: Option<Arc<Authorizer>>) -> Self {
         let endpoint = Endpoint {
-            http: reqwest::Client::new(),
+            // https trusts the system's roots (SSL_CERT_FILE, SSL_CERT_DIR, else the OS store).
+            http: crate::tls::http_client(|builder| builder),
             url: url.to_owned(),
             session: Arc::new(Mutex::new(None)),
             auth,
@@ -134,13 +135,24 @@ impl Endpoint {
     }
 }
 
+/// The error with its sources: reqwest's own message does not say why a connection failed (a
+/// refused certificate, a refused connection); its sources do.
 fn transport(e: reqwest::Error) -> ClientError {
-    ClientError::Transport(e.to_string())
+    ClientError::Transport(crate::tls::error_chain(&e))
 }
 
-/// A failure to send: unreached when the connection itself failed (nothing was sent).
+/// A failure to send: unreached when the connection itself failed (nothing was sent, so the
+/// retry rule sends again), except when the TLS handshake failed (a refused certificate): that
+/// fails again the same way, so it is a transport error at once, saying where trusted roots
+/// come from.
 fn sending(e: reqwest::Error) -> ClientError {
-    if e.is_connect() { ClientError::Unreached(e.to_string()) } else { transport(e) }
+    if crate::tls::handshake_failure(&e).is_some() {
+        ClientError::Transport(crate::tls::explain(&e))
+    } else if e.is_connect() {
+        ClientError::Unreached(crate::tls::error_chain(&e))
+    } else {
+        transport(e)
+    }
 }
 
 impl Wire for HttpWire {

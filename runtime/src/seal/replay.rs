@@ -90,10 +90,15 @@ impl std::fmt::Debug for RedisReplayCache {
 
 #[cfg(feature = "redis")]
 impl RedisReplayCache {
-    /// Connect to `url`; keys are prefixed `roundtrip:used:`.
+    /// Connect to `url` (`redis://host:port/db`, or `rediss://` for TLS: the server's
+    /// certificate must chain to the system's roots, `SSL_CERT_FILE` and `SSL_CERT_DIR` when
+    /// set, else the operating system's store); keys are prefixed `roundtrip:used:`.
     pub async fn connect(url: &str) -> Result<Self, String> {
         let client = redis::Client::open(url).map_err(|e| format!("redis: {e}"))?;
-        let connection = redis::aio::ConnectionManager::new(client).await.map_err(|e| format!("redis: {e}"))?;
+        crate::tls::before_connecting(&client);
+        let connection = redis::aio::ConnectionManager::new(client)
+            .await
+            .map_err(|e| format!("redis: {}", crate::tls::explain(&e)))?;
         Ok(Self { connection, prefix: "roundtrip:used:".into() })
     }
 

@@ -27,6 +27,7 @@ impl Default for Events {
 }
 
 impl Events {
+    #[cfg_attr(not(feature = "client"), allow(dead_code))] // the test kit's
     pub(super) fn subscribe(&self) -> broadcast::Receiver<Observed> {
         self.0.subscribe()
     }

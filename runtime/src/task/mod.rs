@@ -152,6 +152,7 @@ impl Tasks {
     }
 
     /// Every change of a task record and every progress report in this process, from now on.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))] // the test kit's
     pub(crate) fn observe(&self) -> tokio::sync::broadcast::Receiver<Observed> {
         self.events.subscribe()
     }

@@ -249,10 +249,7 @@ pub(crate) enum Denial {
 impl Authorizer {
     pub fn new(config: OAuth, server: &str, client_name: &str) -> Result<Self, ClientError> {
         let server = Url::parse(server).map_err(|e| ClientError::Transport(format!("bad server URL {server}: {e}")))?;
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::limited(5))
-            .build()
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let http = crate::tls::http_client(|builder| builder.redirect(reqwest::redirect::Policy::limited(5)));
         Ok(Self { config, http, server, client_name: client_name.to_owned(), flow: tokio::sync::Mutex::new(None) })
     }
 

@@ -111,13 +111,9 @@ pub(crate) async fn register(
         "token_endpoint_auth_method": method,
         "application_type": request.application_type,
     });
-    let response = http
-        .post(endpoint)
-        .header("accept", "application/json")
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| ClientError::Auth(format!("client registration at {endpoint} failed: {e}")))?;
+    let response = http.post(endpoint).header("accept", "application/json").json(&body).send().await.map_err(|e| {
+        ClientError::Auth(format!("client registration at {endpoint} failed: {}", crate::tls::error_chain(&e)))
+    })?;
     let status = response.status();
     let answer: Value = response
         .json()

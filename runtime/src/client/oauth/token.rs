@@ -115,11 +115,10 @@ pub(crate) async fn request(
         }
         _ => form.push(("client_id", &client.client_id)),
     }
-    let response = rb
-        .form(&form)
-        .send()
-        .await
-        .map_err(|e| ClientError::Auth(format!("the token request to {} failed: {e}", server.token_endpoint)))?;
+    let response = rb.form(&form).send().await.map_err(|e| {
+        let why = crate::tls::error_chain(&e);
+        ClientError::Auth(format!("the token request to {} failed: {why}", server.token_endpoint))
+    })?;
     let status = response.status();
     let body: Value = response
         .json()

@@ -53,15 +53,22 @@ fn failed(e: impl std::fmt::Display) -> StoreError {
 }
 
 impl RedisStore {
-    /// Connect to `url` (`redis://host:port/db`); the connection is re-established when it
-    /// drops. Keys are prefixed `roundtrip:task:`.
+    /// Connect to `url` (`redis://host:port/db`, or `rediss://` for TLS); the connection is
+    /// re-established when it drops. Keys are prefixed `roundtrip:task:`.
+    ///
+    /// `rediss://` trusts the system's roots (`SSL_CERT_FILE` and `SSL_CERT_DIR` when set, else
+    /// the operating system's store) and checks the server's name (the URL's host) against its
+    /// certificate; the `#insecure` fragment is refused. The first `rediss://` connection makes
+    /// `ring` the process's rustls provider unless the application installed one.
     ///
     /// A second connection subscribes to the changes other replicas make (one per store and
     /// its clones); while it is down, running tasks read their records every
     /// [`watch_interval`](super::TaskOptions::watch_interval) instead.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let client = redis::Client::open(url).map_err(failed)?;
-        let connection = ConnectionManager::new(client.clone()).await.map_err(failed)?;
+        crate::tls::before_connecting(&client);
+        // A refused certificate says where trusted roots come from.
+        let connection = ConnectionManager::new(client.clone()).await.map_err(|e| failed(crate::tls::explain(&e)))?;
         let announcements = Announcements::subscribe(client).await;
         Ok(Self {
             connection,

@@ -1,0 +1,176 @@
+"""`ask --url https://…` against the `provision` example behind nginx terminating TLS.
+
+The test makes its own CA with the openssl CLI (a CA key and certificate, and a certificate for
+`localhost` and 127.0.0.1 signed by it), runs `provision --http` on a loopback port and nginx
+in front of it (foreground, `daemon off`, its configuration in a temporary directory, free
+ports, as scripts/fleet.sh runs it), and calls the `wizard` tool (two rounds of questions,
+answered from a file) through nginx. `ask` trusts the CA only through `SSL_CERT_FILE`
+(`SSL_CERT_DIR` removed from its environment); without it the same call fails at once with a
+certificate error. `scripts/setup-tools.sh` installs nginx and openssl; a missing one fails the
+test rather than skipping it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import example_servers  # tests/example_servers.py (conftest puts tests/ on the path)
+import pytest
+from test_ask import bins  # noqa: F401  (the fixture that builds ask and provision)
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.path.exists(p)), None)
+    if not found:
+        pytest.fail(f"{name} is not installed (scripts/setup-tools.sh installs it)")
+    return found
+
+
+def openssl(*args: str, cwd: Path) -> None:
+    done = subprocess.run([tool("openssl"), *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"openssl {' '.join(args)}:\n{done.stderr}"
+
+
+def make_ca(work: Path) -> tuple[Path, Path, Path]:
+    """A CA, and a server certificate for localhost and 127.0.0.1 it signs: (ca.pem, server.pem, server.key)."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    openssl(
+        "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=roundtrip test CA",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        cwd=work,
+    )  # fmt: skip
+    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost", cwd=work)
+    (work / "server.ext").write_text(
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+        "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
+    )
+    openssl(
+        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "server.pem", "-days", "2", "-extfile", "server.ext",
+        cwd=work,
+    )  # fmt: skip
+    return work / "ca.pem", work / "server.pem", work / "server.key"
+
+
+def wait_port(port: int, proc: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 15
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"nginx exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"nginx did not listen on port {port} within 15 s")
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def https_url(bins, tmp_path_factory):  # noqa: F811
+    """`https://localhost:<port>/mcp`: nginx with the test CA's certificate, in front of
+    `provision --http 127.0.0.1:<port>`; yields (url, ca.pem)."""
+    work = tmp_path_factory.mktemp("tls")
+    ca, cert, key = make_ca(work)
+    nginx = tool("nginx")
+    _, provision = bins
+    with example_servers.serving_http(provision, work / "provision.log") as upstream:
+        port = example_servers.free_port()
+        temp = "\n".join(f"    {kind}_temp_path {work / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        (work / "nginx.conf").write_text(
+            f"""
+worker_processes 1;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+{temp}
+    server {{
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        location /mcp {{
+            proxy_pass {upstream};
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $host;
+            proxy_buffering off;
+        }}
+    }}
+}}
+"""
+        )
+        log = work / "nginx-error.log"
+        proc = subprocess.Popen(
+            [nginx, "-e", str(log), "-p", str(work), "-c", str(work / "nginx.conf"),
+             "-g", f"daemon off; pid {work / 'nginx.pid'}; error_log {log} warn;"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            wait_port(port, proc, log)
+            yield f"https://localhost:{port}/mcp", ca
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def ask_wizard(bins, url: str, answers: Path, ca: Path | None) -> tuple[subprocess.CompletedProcess, float]:  # noqa: F811
+    """`ask --answers FILE --url URL wizard`, trusting `ca` through SSL_CERT_FILE only (or no
+    extra root when None); the result and how long it took."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
+    if ca is not None:
+        env["SSL_CERT_FILE"] = str(ca)
+    ask, _ = bins
+    started = time.monotonic()
+    done = subprocess.run(
+        [ask, "--answers", str(answers), "--url", url, "wizard"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+    )
+    return done, time.monotonic() - started
+
+
+@pytest.fixture
+def answers(tmp_path) -> Path:
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({"name": "Ada", "age": 36}))
+    return path
+
+
+def test_ask_completes_a_two_round_flow_over_https_trusting_the_ca_of_ssl_cert_file(bins, https_url, answers):  # noqa: F811
+    url, ca = https_url
+    done, _ = ask_wizard(bins, url, answers, ca)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Hello Ada, you are 36."
+
+
+def test_ask_also_reaches_the_server_by_its_ip_address(bins, https_url, answers):  # noqa: F811
+    url, ca = https_url
+    done, _ = ask_wizard(bins, url.replace("localhost", "127.0.0.1"), answers, ca)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Hello Ada, you are 36."
+
+
+def test_without_ssl_cert_file_the_certificate_is_refused_at_once(bins, https_url, answers):  # noqa: F811
+    url, _ = https_url
+    done, took = ask_wizard(bins, url, answers, None)
+    assert done.returncode == 1, done.stdout
+    assert "invalid peer certificate: UnknownIssuer" in done.stderr, done.stderr
+    assert "SSL_CERT_FILE" in done.stderr, "the error says where trusted roots come from"
+    assert done.stdout == ""
+    # A refused certificate is not retried like a refused connection: it fails the same way.
+    assert took < 2, f"took {took:.1f} s"
