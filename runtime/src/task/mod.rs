@@ -11,6 +11,10 @@
 //! on another: answers and cancellation reach the running body through the store, which the
 //! body's replica watches; a replica renews a lease on each task it runs, and a task whose
 //! lease ran out (its replica died) reads as `failed`.
+//!
+//! A store that fails or does not answer ([`TaskOptions::store_timeout`]) makes `tasks/*` and
+//! task-creating calls answer `-32000` with `data.unavailable = "task_store"` (HTTP `503` with
+//! `Retry-After`); a running body's own reads and writes are tried again while it runs.
 
 mod context;
 mod memory;
@@ -80,6 +84,10 @@ pub struct TaskOptions {
     /// [`ttl`](Self::ttl)): a parked task holds its body in memory, so a client that never
     /// answers does not hold it for the task's whole life.
     pub input_timeout: Duration,
+    /// The longest one operation of the task store may take (default 5 s; a store may set
+    /// shorter timeouts of its own, as `RedisStore` does): past it the operation fails as if
+    /// the store were unreachable, so a store that hangs never holds a request or a runner.
+    pub store_timeout: Duration,
 }
 
 impl Default for TaskOptions {
@@ -92,6 +100,7 @@ impl Default for TaskOptions {
             max_tasks: 10_000,
             max_tasks_per_caller: 1_000,
             input_timeout: Duration::from_secs(600),
+            store_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -126,9 +135,23 @@ fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Failed to retrieve task: Task not found")
 }
 
+/// A store that failed, as the caller is told: retry later (`503` over HTTP). Why it failed
+/// goes to the log only.
 fn store_failed(e: StoreError) -> ErrorObject {
-    tracing::error!(target: "roundtrip::task", "{e}");
-    ErrorObject::internal("Internal error")
+    tracing::warn!(target: "roundtrip::task", "{e}");
+    ErrorObject::unavailable("task_store", "The task store is unavailable; retry later")
+}
+
+/// Fail a task whose runner is gone (or no longer holds it): `failed`, with
+/// `data.taskRunnerLost`, which tells a client that an idempotent call may be started again.
+fn fail_lost(r: &mut TaskRecord) {
+    r.status = TaskStatus::Failed;
+    r.status_message = Some("the server running this task stopped".into());
+    r.error = Some(
+        ErrorObject::internal("the server running this task stopped before it finished")
+            .with_data(serde_json::json!({ RUNNER_LOST: true })),
+    );
+    r.pending.clear();
 }
 
 impl Tasks {
@@ -213,16 +236,39 @@ impl Tasks {
         }
     }
 
-    pub(crate) async fn modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, ErrorObject> {
-        let record = self.store.modify(id, change).await.map_err(store_failed)?;
+    /// `op`, or a [`StoreError`] once [`TaskOptions::store_timeout`] passed without an answer.
+    async fn timed<T>(&self, op: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+        let limit = self.options.store_timeout;
+        tokio::time::timeout(limit, op)
+            .await
+            .unwrap_or_else(|_| Err(StoreError(format!("no answer within {}", humantime::format_duration(limit)))))
+    }
+
+    /// The record, read within the store timeout.
+    pub(crate) async fn store_get(&self, id: &str) -> Result<Option<TaskRecord>, StoreError> {
+        self.timed(self.store.get(id)).await
+    }
+
+    /// A change, made within the store timeout and announced in this process.
+    pub(crate) async fn store_modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, StoreError> {
+        let record = self.timed(self.store.modify(id, change)).await?;
         self.changed(id);
         Ok(record)
+    }
+
+    pub(crate) async fn modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, ErrorObject> {
+        self.store_modify(id, change).await.map_err(store_failed)
+    }
+
+    /// Whether the store answers now (within the store timeout).
+    pub(crate) async fn ready(&self) -> Result<(), StoreError> {
+        self.timed(self.store.ready()).await
     }
 
     /// The caller's task as `tasks/get` shows it. A task whose runner's lease ran out fails.
     pub(crate) async fn get(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
         let owner = self.owner_digest(owner);
-        let record = self.store.get(id).await.map_err(store_failed)?.filter(|r| r.owner == owner);
+        let record = self.store_get(id).await.map_err(store_failed)?.filter(|r| r.owner == owner);
         let record = record.ok_or_else(not_found)?;
         if record.status.is_terminal() || record.lease_until_ms > now_ms() {
             return Ok(record);
@@ -231,13 +277,7 @@ impl Tasks {
             if r.status.is_terminal() || r.lease_until_ms > now_ms() {
                 return false;
             }
-            r.status = TaskStatus::Failed;
-            r.status_message = Some("the server running this task stopped".into());
-            r.error = Some(
-                ErrorObject::internal("the server running this task stopped before it finished")
-                    .with_data(serde_json::json!({ RUNNER_LOST: true })),
-            );
-            r.pending.clear();
+            fail_lost(r);
             true
         };
         self.modify(id, &lost).await?.ok_or_else(not_found)
@@ -328,7 +368,7 @@ impl Tasks {
         };
         let seed = record.task();
         let id = record.id.clone();
-        if let Err(e) = self.store.create(record).await {
+        if let Err(e) = self.timed(self.store.create(record)).await {
             self.quota.give_back(caller, expires);
             return Err(store_failed(e));
         }

@@ -93,7 +93,9 @@ impl TaskRecord {
     }
 }
 
-/// A store failed (it is unreachable, or a record did not decode).
+/// A store failed (it is unreachable, did not answer in time, or a record did not decode).
+/// A request that meets one is answered `-32000` with `data.unavailable = "task_store"`
+/// (HTTP `503` with `Retry-After`); the reason goes to the log only.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("task store: {0}")]
 pub struct StoreError(pub String);
@@ -131,6 +133,13 @@ pub trait TaskStore: Send + Sync + 'static {
         let _ = id;
         None
     }
+
+    /// Whether the store answers now, for readiness checks
+    /// ([`Server::ready`](crate::Server::ready)): `Ok` by default (a store in this process
+    /// always answers); a remote store asks its server, briefly (`RedisStore` sends `PING`).
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// RFC 3339 (an ISO 8601 profile) of milliseconds since the Unix epoch.
@@ -159,6 +168,10 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
 
     fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
         (**self).watch(id)
+    }
+
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).ready()
     }
 }
 
