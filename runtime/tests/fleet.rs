@@ -77,6 +77,24 @@ fn stopped(flag: &str) -> bool {
     STOPPED.lock().unwrap().iter().any(|f| f == flag)
 }
 
+/// Whether the body of `flag` was dropped within 3 s (ten times the leases of these tests).
+async fn stopped_soon(flag: &str) -> bool {
+    for _ in 0..300 {
+        if stopped(flag) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+/// Once stopped, a body takes no further step.
+async fn no_more_steps(flag: &str) {
+    let at_stop = steps(flag);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(steps(flag), at_stop, "the body of {flag} went on after it was stopped");
+}
+
 async fn until_steps(flag: &str, n: u64) {
     for _ in 0..300 {
         if steps(flag) >= n {
@@ -85,6 +103,11 @@ async fn until_steps(flag: &str, n: u64) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the body of {flag} did not run")
+}
+
+fn runner_lost(task: &roundtrip::protocol::DetailedTask) -> bool {
+    let data = task.error.as_ref().and_then(|e| e.data.as_ref());
+    data.and_then(|d| d.get(roundtrip::task::RUNNER_LOST)) == Some(&json!(true))
 }
 
 fn options(ttl: Duration) -> TaskOptions {
@@ -180,6 +203,101 @@ async fn expired(stores: &impl Stores) {
 
 const HOUR: Duration = Duration::from_secs(3600);
 
+/// Another replica ended A's task (it took A's runner for lost: its clock runs ahead, or A
+/// was paused longer than the lease) while A's runner is alive: A stops the body at once, and
+/// A's end does not overwrite the record the other replica wrote.
+async fn ended_elsewhere(stores: &impl Stores, flag: &str) {
+    let elsewhere = stores.store().await;
+    let a = client(replica(stores.store().await, HOUR)).await;
+    let id = start(&a, "work", json!({"flag": flag})).await;
+    until_steps(flag, 3).await;
+    let lost = |r: &mut roundtrip::task::TaskRecord| {
+        r.status = TaskStatus::Failed;
+        r.error = Some(
+            roundtrip::protocol::ErrorObject::internal("the server running this task stopped")
+                .with_data(json!({ roundtrip::task::RUNNER_LOST: true })),
+        );
+        true
+    };
+    elsewhere.modify(&id, &lost).await.unwrap();
+    assert!(stopped_soon(flag).await, "the body on A was stopped once another replica ended its task");
+    no_more_steps(flag).await;
+    let task = a.get_task(&id).await.unwrap().task;
+    assert_eq!(task.task.status, TaskStatus::Failed);
+    assert!(runner_lost(&task), "the record another replica wrote stands: {task:?}");
+}
+
+/// A store that refuses every renewal of a lease (a change of `lease_until_ms` alone), as a
+/// store that A cannot reach while others can would; other changes go through.
+#[derive(Clone)]
+struct NoRenewals<S> {
+    inner: S,
+    refused: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl<S> NoRenewals<S> {
+    fn over(inner: S) -> Self {
+        Self { inner, refused: Arc::default() }
+    }
+}
+
+impl<S: TaskStore + Clone> TaskStore for NoRenewals<S> {
+    fn create(&self, record: roundtrip::task::TaskRecord) -> BoxFuture<'_, Result<(), roundtrip::task::StoreError>> {
+        self.inner.create(record)
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreResult<'a> {
+        self.inner.get(id)
+    }
+
+    fn modify<'a>(&'a self, id: &'a str, change: roundtrip::task::Modify<'a>) -> StoreResult<'a> {
+        Box::pin(async move {
+            if let Some(current) = self.inner.get(id).await? {
+                let mut changed = current.clone();
+                change(&mut changed);
+                let lease_only =
+                    roundtrip::task::TaskRecord { lease_until_ms: current.lease_until_ms, ..changed.clone() };
+                if changed.lease_until_ms != current.lease_until_ms && lease_only == current {
+                    self.refused.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    return Err(roundtrip::task::StoreError("renewal refused (test)".into()));
+                }
+            }
+            self.inner.modify(id, change).await
+        })
+    }
+
+    fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        self.inner.watch(id)
+    }
+}
+
+/// A's runner cannot renew its lease: it stops the body before the lease runs out (before B
+/// can read the task as failed and a client start the call again), and the task reads failed
+/// with its runner lost, on A and on B.
+async fn lease_not_renewed(stores: &impl Stores, flag: &str) {
+    let refusing = NoRenewals::over(stores.store().await);
+    let a = client(replica(refusing.clone(), HOUR)).await;
+    let b = client(replica(stores.store().await, HOUR)).await;
+    let id = start(&a, "work", json!({"flag": flag})).await;
+    assert!(stopped_soon(flag).await, "the body on A was stopped when its lease could not be renewed");
+    assert!(refusing.refused.load(std::sync::atomic::Ordering::SeqCst) > 0, "A tried to renew");
+    no_more_steps(flag).await;
+    assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Failed);
+    let task = b.get_task(&id).await.unwrap().task;
+    assert!(runner_lost(&task), "{task:?}");
+}
+
+/// A body that would outlive its task's expiry is stopped when the task expires.
+async fn outlives_its_expiry(stores: &impl Stores, flag: &str) {
+    let a = client(replica(stores.store().await, Duration::from_millis(500))).await;
+    let id = start(&a, "work", json!({"flag": flag})).await;
+    until_steps(flag, 3).await;
+    assert!(stopped_soon(flag).await, "the body on A was stopped when its task expired");
+    no_more_steps(flag).await;
+    let err = a.get_task(&id).await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32602), "{err:?}");
+}
+
 /// Transfers money: each sealed state is accepted once.
 #[tool(single_use)]
 async fn transfer(amount: u32, #[resolve(elicit = "Transfer {amount}?")] ok: bool) -> String {
@@ -252,6 +370,21 @@ async fn memory_an_expired_task_is_gone() {
     expired(&memory()).await;
 }
 
+#[tokio::test]
+async fn memory_a_body_stops_when_another_replica_ends_its_task() {
+    ended_elsewhere(&memory(), "memory-ended-elsewhere").await;
+}
+
+#[tokio::test]
+async fn memory_a_body_stops_when_its_lease_cannot_be_renewed() {
+    lease_not_renewed(&memory(), "memory-not-renewed").await;
+}
+
+#[tokio::test]
+async fn memory_a_body_stops_when_its_task_expires() {
+    outlives_its_expiry(&memory(), "memory-expiry").await;
+}
+
 /// A store that counts its reads. Over the in-memory store it stands for one that other
 /// processes write too: it announces no change unless told to, so the replicas fall back to
 /// polling it.
@@ -313,6 +446,16 @@ async fn polled_a_task_is_answered_on_another_server() {
 #[tokio::test]
 async fn polled_a_task_is_cancelled_on_another_server() {
     cancelled_on_another_server(&Counting::new(false), "polled-cancel").await;
+}
+
+#[tokio::test]
+async fn polled_a_body_stops_when_another_replica_ends_its_task() {
+    ended_elsewhere(&Counting::new(false), "polled-ended-elsewhere").await;
+}
+
+#[tokio::test]
+async fn polled_a_body_stops_when_its_lease_cannot_be_renewed() {
+    lease_not_renewed(&Counting::new(false), "polled-not-renewed").await;
 }
 
 /// A task parked on A, whose store announces changes, reads nothing while nothing happens
@@ -613,6 +756,21 @@ mod redis {
     #[tokio::test]
     async fn redis_an_expired_task_is_gone() {
         expired(&RedisServer::start()).await;
+    }
+
+    #[tokio::test]
+    async fn redis_a_body_stops_when_another_replica_ends_its_task() {
+        ended_elsewhere(&RedisServer::start(), "redis-ended-elsewhere").await;
+    }
+
+    #[tokio::test]
+    async fn redis_a_body_stops_when_its_lease_cannot_be_renewed() {
+        lease_not_renewed(&RedisServer::start(), "redis-not-renewed").await;
+    }
+
+    #[tokio::test]
+    async fn redis_a_body_stops_when_its_task_expires() {
+        outlives_its_expiry(&RedisServer::start(), "redis-expiry").await;
     }
 
     /// Each replica has its own connections: A's body is woken through Redis pub/sub.
