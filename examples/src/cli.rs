@@ -5,6 +5,14 @@
 //! a page that calls the server from a browser and answers its questions as forms; its URL
 //! (`http://127.0.0.1:8080/playground`) is logged at start. Other addresses serve none.
 //!
+//! Over HTTP, two more routes answer probes, beside the endpoint: `GET /healthz` is `200`
+//! while the process serves (liveness), and `GET /readyz` is `200` only while the task store
+//! answers (`Server::ready`: Redis answers a `PING` within a second), else `503` (readiness:
+//! flows that need no store still work, but tasks and single-use states cannot).
+//!
+//! SIGTERM (or Ctrl-C) stops gracefully: no new connections, requests in flight finish, task
+//! bodies get 10 s to end.
+//!
 //! For deployments with several replicas, two environment variables configure what replicas
 //! must share:
 //!
@@ -31,6 +39,8 @@
 //!   comma-separated (default: the request's own host).
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use roundtrip::auth::{JwtVerifier, ResourceServer};
 use roundtrip::seal::RedisReplayCache;
@@ -93,6 +103,7 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
         Mode::Stdio => server.clone().serve_stdio().await,
         Mode::Http(addr) => match server.clone().bind_http_with(&addr, http_options(&addr, options).await).await {
             Ok(bound) => {
+                let bound = bound.merge(probes(server.clone()));
                 tracing::info!("serving MCP at {}", bound.url());
                 if let Some(url) = bound.playground_url() {
                     tracing::info!("playground at {url}");
@@ -116,6 +127,35 @@ pub async fn serve(name: &str, server: Server) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `GET /healthz`: `200` while the process serves. `GET /readyz`: `200` while the task store
+/// answers, else `503` (the reason goes to the log, once per change).
+fn probes(server: Server) -> axum::Router {
+    use axum::http::StatusCode;
+    let was_ready = Arc::new(AtomicBool::new(true));
+    let ready = move || {
+        let (server, was_ready) = (server.clone(), was_ready.clone());
+        async move {
+            match server.ready().await {
+                Ok(()) => {
+                    if !was_ready.swap(true, Ordering::Relaxed) {
+                        tracing::info!("ready again: the task store answers");
+                    }
+                    (StatusCode::OK, "ready\n")
+                }
+                Err(e) => {
+                    if was_ready.swap(false, Ordering::Relaxed) {
+                        tracing::warn!("not ready: {e}");
+                    }
+                    (StatusCode::SERVICE_UNAVAILABLE, "not ready: the task store does not answer\n")
+                }
+            }
+        }
+    };
+    axum::Router::new()
+        .route("/healthz", axum::routing::get(|| async { "ok\n" }))
+        .route("/readyz", axum::routing::get(ready))
 }
 
 /// The playground is on when `addr` is loopback only (every address it resolves to).
