@@ -63,8 +63,16 @@ problems=()
 cleanup() {
   # A paused Redis would not act on SIGTERM.
   if [ -n "$redis_pid" ]; then kill -CONT "$redis_pid" 2>/dev/null || true; fi
-  # nginx runs in the foreground (daemon off), so it is one of these.
+  # nginx runs in the foreground (daemon off), so it is one of these. What does not stop
+  # within 5 s (a replica whose graceful stop hangs) is killed.
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for _ in $(seq 100); do
+    local left=0
+    for pid in "${pids[@]}"; do if kill -0 "$pid" 2>/dev/null; then left=1; fi; done
+    if [ "$left" = 0 ]; then break; fi
+    sleep 0.05
+  done
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
