@@ -33,7 +33,7 @@ cd "$(dirname "$0")/.."
 # The length of the quiet phases (steady, after the kill, after the redis restart, after),
 # in seconds; each rotation takes what its rolling restart takes (about 8 s).
 STEP=15
-if [ "${1:-}" = "--short" ]; then STEP=4; fi
+if [ "${1:-}" = "--short" ]; then STEP=3; fi
 # How long Redis is paused, how long a graceful stop may take (it gives task bodies 10 s), and
 # the floor of each phase in flows per second of its length: a fiftieth of what a quiet phase
 # carries on a 2-core machine with a debug build (about 500 a second), so that a phase that

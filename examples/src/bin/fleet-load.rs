@@ -29,7 +29,9 @@
 //! than the phase: `backup` flows that wait out a 10 s Redis pause are counted in the phase
 //! they started in.)
 //!
-//! The report goes to stdout; the exit status is 1 if the rule or a floor was broken.
+//! The report goes to stdout, with, for each kind in each phase, how many of its flows ended in
+//! a later phase (they ran across the change: a `backup` that waited out the Redis pause); the
+//! exit status is 1 if the rule or a floor was broken.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -135,6 +137,8 @@ struct Tally {
     failed: u64,
     /// No answer within the deadline, or a wrong one.
     lost: u64,
+    /// Of those that ended, how many ended in a later phase (they ran across its change).
+    later: u64,
 }
 
 impl Tally {
@@ -143,6 +147,7 @@ impl Tally {
         self.completed += other.completed;
         self.failed += other.failed;
         self.lost += other.lost;
+        self.later += other.later;
     }
 }
 
@@ -169,6 +174,11 @@ impl Phases {
         if self.ended.is_some() {
             return None;
         }
+        self.last()
+    }
+
+    /// The latest phase seen, also once the run has ended.
+    fn last(&self) -> Option<&str> {
         self.seen.last().map(|(p, _)| p.as_str())
     }
 }
@@ -303,8 +313,12 @@ async fn main() -> ExitCode {
                     Err(_) => Err((true, format!("{tool}: no answer within {}s", FLOW_DEADLINE.as_secs()))),
                 };
                 let failed = result.is_err();
+                let later = phases.lock().is_ok_and(|p| p.last() != Some(phase.as_str()));
                 {
                     let mut report = report.lock().await;
+                    if later {
+                        report.tally(&phase, kind, |t| t.later += 1);
+                    }
                     match result {
                         Ok(()) => report.tally(&phase, kind, |t| t.completed += 1),
                         Err((lost, e)) => {
@@ -386,13 +400,15 @@ async fn main() -> ExitCode {
         for kind in Kind::ALL {
             let t = tallies.get(&kind).copied().unwrap_or_default();
             println!(
-                "    {:<16}{:>27}  started {:>6}  completed {:>6}  failed {:>4}  lost {:>4}",
+                "    {:<16}{:>27}  started {:>6}  completed {:>6}  failed {:>4}  lost {:>4}  (ended in a later \
+                 phase: {})",
                 kind.tool(),
                 if kind.idempotent() { "idempotent" } else { "not idempotent" },
                 t.started,
                 t.completed,
                 t.failed,
-                t.lost
+                t.lost,
+                t.later
             );
         }
     }
