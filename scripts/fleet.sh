@@ -1,25 +1,46 @@
 #!/usr/bin/env bash
 # Three replicas of the provision example behind nginx, with shared requestState keys and a
-# Redis task store, under mixed load (provision: one question; wizard: two rounds; backup: a
-# question, then a task that asks mid-run), every leg through nginx. During the run one replica
-# is killed with SIGKILL and restarted, and the keys rotate in three rolling restarts:
-# [K1] -> [K1,K2] -> [K2,K1] -> [K2]. The load driver (examples/src/bin/fleet-load.rs) prints
-# flows started, completed and lost, the client's retries, and counts per phase; this script
-# exits non-zero if any flow was lost.
+# Redis task store (append-only file on), under mixed load, every leg through nginx:
+# provision (one question), wizard (two rounds), backup (a question, then a task that asks
+# mid-run), all idempotent, and confirm_delete (one question, not idempotent). The phases:
+#
+#   steady         nothing happens
+#   kill-9         one replica is killed with SIGKILL and restarted
+#   rotate-1..3    the keys rotate in three rolling restarts (SIGTERM, a graceful stop):
+#                  [K1] -> [K1,K2] -> [K2,K1] -> [K2]
+#   redis-restart  redis-server is stopped and started again in place (its append-only file
+#                  keeps the tasks)
+#   redis-down     redis-server is paused for 10 s (SIGSTOP, then SIGCONT): its connections
+#                  stay open and nothing answers, as in a network partition, which is harsher
+#                  than a refused connection (every Redis operation must time out rather than
+#                  fail at once); a replica's /readyz must read 503 meanwhile and 200 after
+#   after          nothing happens
+#
+# The load driver (examples/src/bin/fleet-load.rs) counts flows per kind and per phase:
+# started, completed, failed visibly, lost. This script exits non-zero if an idempotent flow
+# was lost or failed, a flow that is not idempotent was lost, a phase carried fewer flows than
+# its floor (10 a second of its length), a graceful stop took longer than 15 s, readiness did
+# not follow Redis, or a replica's log shows a panic.
 #
 #   scripts/fleet.sh            # about two minutes
-#   scripts/fleet.sh --short    # about 30 s (the test command runs this)
+#   scripts/fleet.sh --short    # about 50 s (the test command runs this)
 #
 # Installs nginx and redis-server (Debian packages) when missing. Everything listens on
 # loopback ports chosen here; everything started is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECONDS_TOTAL=120
-if [ "${1:-}" = "--short" ]; then SECONDS_TOTAL=32; fi
-# Phase lengths, in seconds: steady, after the kill, and each rotation step (the rest runs at
-# the end, after the last step).
-STEP=$(( SECONDS_TOTAL / 8 ))
+# The length of the quiet phases (steady, after the kill, after the redis restart, after),
+# in seconds; each rotation takes what its rolling restart takes (about 8 s).
+STEP=15
+if [ "${1:-}" = "--short" ]; then STEP=3; fi
+# How long Redis is paused, how long a graceful stop may take (it gives task bodies 10 s), and
+# the floor of each phase in flows per second of its length: a fiftieth of what a quiet phase
+# carries on a 2-core machine with a debug build (about 500 a second), so that a phase that
+# stalled fails while a slow machine passes. FLEET_MIN_RATE overrides it.
+DOWN=10
+GRACE=15
+MIN_RATE=${FLEET_MIN_RATE:-10}
 
 need=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx)
@@ -37,9 +58,21 @@ TARGET="${CARGO_TARGET_DIR:-$PWD/target}/debug"
 
 WORK=$(mktemp -d -t roundtrip-fleet.XXXXXX)
 pids=()
+redis_pid=""
+problems=()
 cleanup() {
-  # nginx runs in the foreground (daemon off), so it is one of these.
+  # A paused Redis would not act on SIGTERM.
+  if [ -n "$redis_pid" ]; then kill -CONT "$redis_pid" 2>/dev/null || true; fi
+  # nginx runs in the foreground (daemon off), so it is one of these. What does not stop
+  # within 5 s (a replica whose graceful stop hangs) is killed.
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for _ in $(seq 100); do
+    local left=0
+    for pid in "${pids[@]}"; do if kill -0 "$pid" 2>/dev/null; then left=1; fi; done
+    if [ "$left" = 0 ]; then break; fi
+    sleep 0.05
+  done
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -54,14 +87,21 @@ wait_port() {
   return 1
 }
 key() { python3 -c 'import secrets; print(secrets.token_hex(32))'; }
+# The HTTP status of a GET (000 when nothing answered within 5 s).
+status_of() { curl -s -o /dev/null -m 5 -w '%{http_code}' "$1" || true; }
 
 LB=$(free_port); REDIS=$(free_port)
 PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 K1=$(key); K2=$(key)
 
-redis-server --port "$REDIS" --bind 127.0.0.1 --save "" --appendonly no >"$WORK/redis.log" 2>&1 &
-pids+=($!)
-wait_port "$REDIS"
+start_redis() {
+  redis-server --port "$REDIS" --bind 127.0.0.1 --dir "$WORK" --save "" --appendonly yes \
+    >>"$WORK/redis.log" 2>&1 &
+  redis_pid=$!
+  pids+=($!)
+  wait_port "$REDIS"
+}
+start_redis
 
 declare -A replica_pid
 start_replica() { # index keys
@@ -74,16 +114,32 @@ start_replica() { # index keys
 }
 stop_replica() { # index signal
   local i=$1 signal=$2 pid=${replica_pid[$1]}
+  local began=$SECONDS
   kill "-$signal" "$pid" 2>/dev/null || true
-  # A graceful stop waits for the requests and task bodies in flight (at most ~15 s).
-  for _ in $(seq 400); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+  # A graceful stop lets the requests in flight finish and gives task bodies 10 s: it must be
+  # over within GRACE seconds. One that hangs fails the run (after a SIGKILL to go on).
+  for _ in $(seq $((GRACE * 20))); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      wait "$pid" 2>/dev/null || true
+      if [ "$signal" = TERM ]; then echo "fleet:   replica $i stopped gracefully in $((SECONDS - began)) s"; fi
+      return 0
+    fi
+    sleep 0.05
+  done
+  echo "fleet: replica $i did not stop within ${GRACE} s of SIG$signal; killing it" >&2
+  problems+=("replica $i did not stop within ${GRACE} s of SIG$signal")
   kill -9 "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
 }
+# Each replica is back in nginx's pool before the next one leaves it: nginx takes a replica out
+# for fail_timeout (2 s, deploy/nginx.conf) after one failed request, and a graceful stop fails
+# a few (requests that cross the closing of idle keep-alive connections), so replicas stopped
+# closer together would leave nginx with none and it would refuse every request meanwhile.
 rolling_restart() { # keys
   for i in 0 1 2; do
     stop_replica "$i" TERM
     start_replica "$i" "$1"
-    sleep 0.5
+    sleep 2.5
   done
 }
 
@@ -98,32 +154,71 @@ pids+=($!)
 wait_port "$LB"
 
 PHASE="$WORK/phase"
-echo steady >"$PHASE"
-echo "fleet: nginx 127.0.0.1:$LB -> replicas ${PORTS[*]}, redis 127.0.0.1:$REDIS, ${SECONDS_TOTAL} s of load"
-RUST_LOG="${FLEET_LOG:-warn}" "$TARGET/fleet-load" --url "http://127.0.0.1:$LB/mcp" --flows 100000000 --seconds "$SECONDS_TOTAL" \
-  --concurrency 16 --phase-file "$PHASE" >"$WORK/report.txt" 2>"$WORK/fleet-load.log" &
+phase() { echo "$1" >"$PHASE"; }
+phase steady
+echo "fleet: nginx 127.0.0.1:$LB -> replicas ${PORTS[*]}, redis 127.0.0.1:$REDIS (append-only file in $WORK)"
+# The driver runs until the phase file says `end`; --seconds is only its safety limit.
+RUST_LOG="${FLEET_LOG:-warn}" "$TARGET/fleet-load" --url "http://127.0.0.1:$LB/mcp" --flows 100000000 \
+  --seconds 600 --concurrency 16 --min-rate "$MIN_RATE" --phase-file "$PHASE" \
+  >"$WORK/report.txt" 2>"$WORK/fleet-load.log" &
 driver=$!
 
 sleep "$STEP"
-echo kill-9 >"$PHASE"
+phase kill-9
 echo "fleet: SIGKILL replica 1 (port ${PORTS[1]}), restart it"
 stop_replica 1 KILL
 sleep 1
 start_replica 1 "$K1"
 sleep "$STEP"
-echo "rotate-1" >"$PHASE"; echo "fleet: rolling restart with [K1,K2]"; rolling_restart "$K1,$K2"; sleep 2
-echo "rotate-2" >"$PHASE"; echo "fleet: rolling restart with [K2,K1]"; rolling_restart "$K2,$K1"; sleep 2
-echo "rotate-3" >"$PHASE"; echo "fleet: rolling restart with [K2]"; rolling_restart "$K2"
-echo after >"$PHASE"
+phase rotate-1; echo "fleet: rolling restart with [K1,K2]"; rolling_restart "$K1,$K2"
+phase rotate-2; echo "fleet: rolling restart with [K2,K1]"; rolling_restart "$K2,$K1"
+phase rotate-3; echo "fleet: rolling restart with [K2]"; rolling_restart "$K2"
+
+phase redis-restart
+echo "fleet: restart redis-server in place (append-only file on)"
+kill -TERM "$redis_pid"
+wait "$redis_pid" 2>/dev/null || true
+start_redis
+sleep "$STEP"
+
+phase redis-down
+echo "fleet: pause redis-server for ${DOWN} s (SIGSTOP ... SIGCONT)"
+kill -STOP "$redis_pid"
+sleep 2
+ready=$(status_of "http://127.0.0.1:${PORTS[0]}/readyz"); alive=$(status_of "http://127.0.0.1:${PORTS[0]}/healthz")
+echo "fleet:   during the pause, replica 0: /readyz $ready, /healthz $alive"
+if [ "$ready" != 503 ]; then problems+=("replica 0's /readyz read $ready while Redis was paused, not 503"); fi
+if [ "$alive" != 200 ]; then problems+=("replica 0's /healthz read $alive while Redis was paused, not 200"); fi
+sleep $((DOWN - 2 - 1))
+kill -CONT "$redis_pid"
+back=""
+for _ in $(seq 50); do
+  back=$(status_of "http://127.0.0.1:${PORTS[0]}/readyz")
+  if [ "$back" = 200 ]; then break; fi
+  sleep 0.1
+done
+echo "fleet:   after the pause, replica 0: /readyz $back"
+if [ "$back" != 200 ]; then problems+=("replica 0's /readyz read $back 5 s after Redis resumed, not 200"); fi
+
+phase after
+sleep "$STEP"
+phase end
 
 status=0
 wait "$driver" || status=$?
 cat "$WORK/report.txt"
-if [ "$status" != 0 ]; then
-  echo "fleet: flows were lost (logs in $WORK)" >&2
+if [ "$status" != 0 ]; then problems+=("the load driver found flows lost, failed or too few (above)"); fi
+panics=$(grep -l 'panicked' "$WORK"/replica-*.log 2>/dev/null || true)
+if [ -n "$panics" ]; then
+  problems+=("a replica panicked: $(echo "$panics" | xargs -n1 basename | tr '\n' ' ')")
+  grep -h -A3 'panicked' "$WORK"/replica-*.log | head -n 20 >&2 || true
+fi
+if [ ${#problems[@]} -gt 0 ]; then
+  for p in "${problems[@]}"; do echo "fleet: FAILED: $p" >&2; done
+  echo "fleet: logs in $WORK" >&2
   tail -n 20 "$WORK/fleet-load.log" >&2 || true
   trap - EXIT
   cleanup
   exit 1
 fi
-echo "fleet: 0 flows lost"
+echo "fleet: no flow lost, no idempotent flow failed, every phase over its floor, readiness followed Redis, graceful stops in time, no panic"

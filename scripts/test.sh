@@ -11,7 +11,8 @@
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
 #      mode (scripts/conformance-client.sh)
 #   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
-#      one SIGKILL and a full key rotation under load, no flow lost
+#      one SIGKILL, a full key rotation, a Redis restart and a 10 s Redis pause under load: no
+#      flow lost, no idempotent flow failed, every phase carried its floor of flows
 # and stops at the first section that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,7 +81,7 @@ scripts/conformance.sh
 section "conformance suite: client (every scored 2026-07-28 scenario, auth/* included)"
 scripts/conformance-client.sh
 
-section "fleet: three replicas behind nginx, SIGKILL and key rotation under load (short run)"
+section "fleet: three replicas behind nginx, SIGKILL, key rotation, Redis restart and pause under load (short run)"
 scripts/fleet.sh --short
 
 section "all tests passed"

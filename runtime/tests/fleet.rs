@@ -1,6 +1,9 @@
 //! Servers that share a task store, as replicas do: a task created on one is read, answered
 //! and cancelled on another, and a task whose server stopped reads `failed` on another within
 //! its lease; expired tasks are gone; a single-use state used on one is refused on another.
+//! A runner stops its body as soon as the task is no longer its own: ended by another replica,
+//! expired, or its lease not renewed in time; and a store or replay cache that fails is
+//! answered "unavailable, retry" (`503` over HTTP), never left hanging.
 //! Every scenario runs against the in-memory store shared in one process (which announces its
 //! changes, so parked bodies do not poll it), against the same store made to look like one
 //! other processes write (polled) and, with the `redis` feature, against a real
@@ -18,6 +21,14 @@ use roundtrip::protocol::{JsonObject, TaskStatus};
 use roundtrip::task::{MemoryStore, TaskOptions, TaskStore};
 use serde_json::json;
 
+/// Works a little (150 ms), then waits for one answer.
+#[tool(task)]
+async fn approve_later(task: TaskContext) -> Result<String, Error> {
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let ok = task.ask_as::<bool>(Question::confirm("Approve?", "approve")).await?;
+    Ok(format!("approved: {:?}", ok.accepted()))
+}
+
 /// Waits, while running, for one answer.
 #[tool(task)]
 async fn approve(task: TaskContext) -> Result<String, Error> {
@@ -34,6 +45,24 @@ async fn spin(flag: String) -> String {
     }
 }
 
+/// Works in steps of 10 ms until stopped, counting each step (its side effect) under `flag`;
+/// says so through `flag` when its body is dropped.
+#[tool(task)]
+async fn work(flag: String) -> String {
+    let _guard = Flag(flag.clone());
+    loop {
+        STEPS.lock().unwrap().entry(flag.clone()).and_modify(|n| *n += 1).or_insert(1);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+static STEPS: std::sync::Mutex<std::collections::BTreeMap<String, u64>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+fn steps(flag: &str) -> u64 {
+    STEPS.lock().unwrap().get(flag).copied().unwrap_or(0)
+}
+
 static STOPPED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 struct Flag(String);
@@ -48,6 +77,39 @@ fn stopped(flag: &str) -> bool {
     STOPPED.lock().unwrap().iter().any(|f| f == flag)
 }
 
+/// Whether the body of `flag` was dropped within 3 s (ten times the leases of these tests).
+async fn stopped_soon(flag: &str) -> bool {
+    for _ in 0..300 {
+        if stopped(flag) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+/// Once stopped, a body takes no further step.
+async fn no_more_steps(flag: &str) {
+    let at_stop = steps(flag);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(steps(flag), at_stop, "the body of {flag} went on after it was stopped");
+}
+
+async fn until_steps(flag: &str, n: u64) {
+    for _ in 0..300 {
+        if steps(flag) >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the body of {flag} did not run")
+}
+
+fn runner_lost(task: &roundtrip::protocol::DetailedTask) -> bool {
+    let data = task.error.as_ref().and_then(|e| e.data.as_ref());
+    data.and_then(|d| d.get(roundtrip::task::RUNNER_LOST)) == Some(&json!(true))
+}
+
 fn options(ttl: Duration) -> TaskOptions {
     TaskOptions {
         ttl,
@@ -58,7 +120,7 @@ fn options(ttl: Duration) -> TaskOptions {
 }
 
 fn replica(store: impl TaskStore, ttl: Duration) -> Server {
-    Server::new("fleet", "1").task_store(store).task_options(options(ttl)).tools(tools![approve, spin])
+    Server::new("fleet", "1").task_store(store).task_options(options(ttl)).tools(tools![approve, spin, work])
 }
 
 async fn client(server: Server) -> Client {
@@ -141,6 +203,101 @@ async fn expired(stores: &impl Stores) {
 
 const HOUR: Duration = Duration::from_secs(3600);
 
+/// Another replica ended A's task (it took A's runner for lost: its clock runs ahead, or A
+/// was paused longer than the lease) while A's runner is alive: A stops the body at once, and
+/// A's end does not overwrite the record the other replica wrote.
+async fn ended_elsewhere(stores: &impl Stores, flag: &str) {
+    let elsewhere = stores.store().await;
+    let a = client(replica(stores.store().await, HOUR)).await;
+    let id = start(&a, "work", json!({"flag": flag})).await;
+    until_steps(flag, 3).await;
+    let lost = |r: &mut roundtrip::task::TaskRecord| {
+        r.status = TaskStatus::Failed;
+        r.error = Some(
+            roundtrip::protocol::ErrorObject::internal("the server running this task stopped")
+                .with_data(json!({ roundtrip::task::RUNNER_LOST: true })),
+        );
+        true
+    };
+    elsewhere.modify(&id, &lost).await.unwrap();
+    assert!(stopped_soon(flag).await, "the body on A was stopped once another replica ended its task");
+    no_more_steps(flag).await;
+    let task = a.get_task(&id).await.unwrap().task;
+    assert_eq!(task.task.status, TaskStatus::Failed);
+    assert!(runner_lost(&task), "the record another replica wrote stands: {task:?}");
+}
+
+/// A store that refuses every renewal of a lease (a change of `lease_until_ms` alone), as a
+/// store that A cannot reach while others can would; other changes go through.
+#[derive(Clone)]
+struct NoRenewals<S> {
+    inner: S,
+    refused: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl<S> NoRenewals<S> {
+    fn over(inner: S) -> Self {
+        Self { inner, refused: Arc::default() }
+    }
+}
+
+impl<S: TaskStore + Clone> TaskStore for NoRenewals<S> {
+    fn create(&self, record: roundtrip::task::TaskRecord) -> BoxFuture<'_, Result<(), roundtrip::task::StoreError>> {
+        self.inner.create(record)
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreResult<'a> {
+        self.inner.get(id)
+    }
+
+    fn modify<'a>(&'a self, id: &'a str, change: roundtrip::task::Modify<'a>) -> StoreResult<'a> {
+        Box::pin(async move {
+            if let Some(current) = self.inner.get(id).await? {
+                let mut changed = current.clone();
+                change(&mut changed);
+                let lease_only =
+                    roundtrip::task::TaskRecord { lease_until_ms: current.lease_until_ms, ..changed.clone() };
+                if changed.lease_until_ms != current.lease_until_ms && lease_only == current {
+                    self.refused.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    return Err(roundtrip::task::StoreError("renewal refused (test)".into()));
+                }
+            }
+            self.inner.modify(id, change).await
+        })
+    }
+
+    fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        self.inner.watch(id)
+    }
+}
+
+/// A's runner cannot renew its lease: it stops the body before the lease runs out (before B
+/// can read the task as failed and a client start the call again), and the task reads failed
+/// with its runner lost, on A and on B.
+async fn lease_not_renewed(stores: &impl Stores, flag: &str) {
+    let refusing = NoRenewals::over(stores.store().await);
+    let a = client(replica(refusing.clone(), HOUR)).await;
+    let b = client(replica(stores.store().await, HOUR)).await;
+    let id = start(&a, "work", json!({"flag": flag})).await;
+    assert!(stopped_soon(flag).await, "the body on A was stopped when its lease could not be renewed");
+    assert!(refusing.refused.load(std::sync::atomic::Ordering::SeqCst) > 0, "A tried to renew");
+    no_more_steps(flag).await;
+    assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Failed);
+    let task = b.get_task(&id).await.unwrap().task;
+    assert!(runner_lost(&task), "{task:?}");
+}
+
+/// A body that would outlive its task's expiry is stopped when the task expires.
+async fn outlives_its_expiry(stores: &impl Stores, flag: &str) {
+    let a = client(replica(stores.store().await, Duration::from_millis(500))).await;
+    let id = start(&a, "work", json!({"flag": flag})).await;
+    until_steps(flag, 3).await;
+    assert!(stopped_soon(flag).await, "the body on A was stopped when its task expired");
+    no_more_steps(flag).await;
+    let err = a.get_task(&id).await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.code == -32602), "{err:?}");
+}
+
 /// Transfers money: each sealed state is accepted once.
 #[tool(single_use)]
 async fn transfer(amount: u32, #[resolve(elicit = "Transfer {amount}?")] ok: bool) -> String {
@@ -213,6 +370,21 @@ async fn memory_an_expired_task_is_gone() {
     expired(&memory()).await;
 }
 
+#[tokio::test]
+async fn memory_a_body_stops_when_another_replica_ends_its_task() {
+    ended_elsewhere(&memory(), "memory-ended-elsewhere").await;
+}
+
+#[tokio::test]
+async fn memory_a_body_stops_when_its_lease_cannot_be_renewed() {
+    lease_not_renewed(&memory(), "memory-not-renewed").await;
+}
+
+#[tokio::test]
+async fn memory_a_body_stops_when_its_task_expires() {
+    outlives_its_expiry(&memory(), "memory-expiry").await;
+}
+
 /// A store that counts its reads. Over the in-memory store it stands for one that other
 /// processes write too: it announces no change unless told to, so the replicas fall back to
 /// polling it.
@@ -276,6 +448,16 @@ async fn polled_a_task_is_cancelled_on_another_server() {
     cancelled_on_another_server(&Counting::new(false), "polled-cancel").await;
 }
 
+#[tokio::test]
+async fn polled_a_body_stops_when_another_replica_ends_its_task() {
+    ended_elsewhere(&Counting::new(false), "polled-ended-elsewhere").await;
+}
+
+#[tokio::test]
+async fn polled_a_body_stops_when_its_lease_cannot_be_renewed() {
+    lease_not_renewed(&Counting::new(false), "polled-not-renewed").await;
+}
+
 /// A task parked on A, whose store announces changes, reads nothing while nothing happens
 /// (polling every 10 ms would read about 50 times in the half second watched), and still
 /// wakes at once when it is answered on B: long before its lease is renewed (every 20 s),
@@ -304,6 +486,185 @@ async fn parked_until_answered_elsewhere(
     answer.insert("approve".into(), json!({"action": "accept", "content": {"approve": true}}));
     b.update_task(&id, answer).await.unwrap();
     assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Completed);
+}
+
+/// A store that fails every operation while it is down, as an unreachable Redis does.
+#[derive(Clone)]
+struct Failing<S> {
+    inner: S,
+    down: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<S> Failing<S> {
+    fn over(inner: S) -> Self {
+        Self { inner, down: Arc::default() }
+    }
+
+    fn set_down(&self, down: bool) {
+        self.down.store(down, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn check(&self) -> Result<(), roundtrip::task::StoreError> {
+        if self.down.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(roundtrip::task::StoreError("down (test)".into()));
+        }
+        Ok(())
+    }
+}
+
+impl<S: TaskStore + Clone> TaskStore for Failing<S> {
+    fn create(&self, record: roundtrip::task::TaskRecord) -> BoxFuture<'_, Result<(), roundtrip::task::StoreError>> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.create(record).await
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreResult<'a> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.get(id).await
+        })
+    }
+
+    fn modify<'a>(&'a self, id: &'a str, change: roundtrip::task::Modify<'a>) -> StoreResult<'a> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.modify(id, change).await
+        })
+    }
+
+    fn watch(&self, id: &str) -> Option<tokio::sync::watch::Receiver<()>> {
+        self.inner.watch(id)
+    }
+
+    fn ready(&self) -> BoxFuture<'_, Result<(), roundtrip::task::StoreError>> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.ready().await
+        })
+    }
+}
+
+/// A raw 2026-07-28 request over HTTP from a client that declares the tasks extension.
+async fn post(url: &str, method: &str, name: &str, mut params: serde_json::Value) -> reqwest::Response {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "fleet-test", "version": "1"},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+}
+
+/// `503`, `Retry-After: 2` and a JSON-RPC error naming what is unavailable, without the
+/// store's own words (they go to the log).
+async fn unavailable(response: reqwest::Response, what: &str) {
+    assert_eq!(response.status(), 503);
+    assert_eq!(response.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("2"));
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], -32000, "{body}");
+    assert_eq!(body["error"]["data"]["unavailable"], what, "{body}");
+    assert!(!body.to_string().contains("down (test)"), "the reason stays in the log: {body}");
+}
+
+async fn serve(server: Server) -> String {
+    let http = server.bind_http("127.0.0.1:0").await.unwrap();
+    let url = http.url();
+    tokio::spawn(http.run());
+    url
+}
+
+/// A store that fails makes what needs it answer `503` with `Retry-After` (which the client's
+/// retry rule acts on for idempotent calls), the server not ready; and all of it comes back
+/// with the store.
+#[tokio::test]
+async fn a_failing_task_store_is_answered_503_and_the_server_is_not_ready() {
+    let store = Failing::over(Arc::new(MemoryStore::new()));
+    let server = replica(store.clone(), HOUR);
+    let url = serve(server.clone()).await;
+    assert!(server.ready().await.is_ok());
+    store.set_down(true);
+    assert!(server.ready().await.is_err(), "not ready while the store fails");
+    unavailable(
+        post(&url, "tools/call", "work", json!({"name": "work", "arguments": {"flag": "x"}})).await,
+        "task_store",
+    )
+    .await;
+    unavailable(post(&url, "tasks/get", "t1", json!({"taskId": "t1"})).await, "task_store").await;
+    // The Rust client does not send a call that is not idempotent again, and says why.
+    let c = Client::builder("fleet-test", "1").connect_http(&url).await.unwrap();
+    let err = c.call_tool_step("work", json!({"flag": "x"}), None, None).await.unwrap_err();
+    assert!(matches!(err, ClientError::Unavailable { status: 503, retry_after: Some(2) }), "{err:?}");
+    // In memory (or over stdio) the same error, in band.
+    let err = client(server.clone()).await.call_tool_step("work", json!({"flag": "x"}), None, None).await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.is_unavailable()), "{err:?}");
+    store.set_down(false);
+    assert!(server.ready().await.is_ok());
+    let flag = "failing-store-back";
+    let started = c.call_tool_step("work", json!({"flag": flag}), None, None).await.unwrap();
+    assert!(matches!(started, Step::Task(_)), "{started:?}");
+    until_steps(flag, 1).await;
+}
+
+/// A replay cache that fails (or hangs): a single-use state is not accepted (fail closed), but
+/// the caller is told to retry (`503`), not that the state is invalid.
+#[tokio::test]
+async fn a_failing_replay_cache_is_answered_503_not_invalid_state() {
+    struct Down;
+    impl roundtrip::seal::ReplayCache for Down {
+        fn first_use<'a>(&'a self, _: &'a roundtrip::seal::TokenDigest, _: u64) -> BoxFuture<'a, Result<bool, String>> {
+            Box::pin(async { Err("down (test)".to_owned()) })
+        }
+    }
+    let server = bank(Down);
+    let args = json!({"amount": 100});
+    let mut answer = JsonObject::new();
+    answer.insert("ok".into(), json!({"action": "accept", "content": {"ok": true}}));
+    let memory = client(server.clone()).await;
+    let Step::InputRequired(first) = memory.call_tool_step("transfer", args.clone(), None, None).await.unwrap() else {
+        panic!("asks first")
+    };
+    let state = first.request_state.clone();
+    let err = memory.call_tool_step("transfer", args.clone(), Some(answer.clone()), state.clone()).await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.is_unavailable() && !e.message.contains("down (test)")), "{err:?}");
+    let url = serve(server).await;
+    let mut params = json!({"name": "transfer", "arguments": args, "requestState": state, "inputResponses": answer});
+    unavailable(post(&url, "tools/call", "transfer", params.take()).await, "replay_cache").await;
+}
+
+/// A store away for less than the lease loses no task: the running body's writes (its
+/// question) are tried again, its lease is renewed once the store is back, and it finishes.
+#[tokio::test]
+async fn a_store_outage_shorter_than_the_lease_loses_no_task() {
+    let shared = Arc::new(MemoryStore::new());
+    let failing = Failing::over(shared.clone());
+    let long_lease = TaskOptions { lease: Duration::from_secs(3), ..options(HOUR) };
+    let a = Server::new("fleet", "1").task_store(failing.clone()).task_options(long_lease).tools(tools![approve_later]);
+    let (a, b) = (client(a).await, client(replica(shared, HOUR)).await);
+    let id = start(&a, "approve_later", json!({})).await;
+    failing.set_down(true);
+    let err = a.get_task(&id).await.unwrap_err();
+    assert!(matches!(&err, ClientError::Rpc(e) if e.is_unavailable()), "{err:?}");
+    tokio::time::sleep(Duration::from_millis(400)).await; // the body asks meanwhile
+    failing.set_down(false);
+    wait_for(&b, &id, |s| s == TaskStatus::InputRequired).await;
+    let mut answer = JsonObject::new();
+    answer.insert("approve".into(), json!({"action": "accept", "content": {"approve": true}}));
+    b.update_task(&id, answer).await.unwrap();
+    assert_eq!(wait_for(&b, &id, |s| s.is_terminal()).await, TaskStatus::Completed);
+    let done = b.get_task(&id).await.unwrap().task;
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "approved: Some(true)");
 }
 
 #[tokio::test]
@@ -346,8 +707,18 @@ mod redis {
         }
     }
 
+    impl RedisServer {
+        /// Send the server a signal: `STOP` pauses it (its connections stay open and hang, as
+        /// in a network partition), `CONT` resumes it.
+        fn signal(&self, signal: &str) {
+            let sent = Command::new("kill").args([format!("-{signal}"), self.child.id().to_string()]).status();
+            assert!(sent.is_ok_and(|s| s.success()), "kill -{signal}");
+        }
+    }
+
     impl Drop for RedisServer {
         fn drop(&mut self) {
+            let _ = Command::new("kill").args(["-CONT".to_owned(), self.child.id().to_string()]).status();
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
@@ -387,12 +758,78 @@ mod redis {
         expired(&RedisServer::start()).await;
     }
 
+    #[tokio::test]
+    async fn redis_a_body_stops_when_another_replica_ends_its_task() {
+        ended_elsewhere(&RedisServer::start(), "redis-ended-elsewhere").await;
+    }
+
+    #[tokio::test]
+    async fn redis_a_body_stops_when_its_lease_cannot_be_renewed() {
+        lease_not_renewed(&RedisServer::start(), "redis-not-renewed").await;
+    }
+
+    #[tokio::test]
+    async fn redis_a_body_stops_when_its_task_expires() {
+        outlives_its_expiry(&RedisServer::start(), "redis-expiry").await;
+    }
+
     /// Each replica has its own connections: A's body is woken through Redis pub/sub.
     #[tokio::test]
     async fn redis_a_parked_task_is_woken_by_announcements_not_polling() {
         let redis = RedisServer::start();
         let a = Counting::over(redis.store().await, true);
         parked_until_answered_elsewhere(a, redis.store().await, async {}).await;
+    }
+
+    /// A Redis that hangs (paused: its connections stay open and nothing answers) fails each
+    /// operation within the timeouts instead of holding it, readiness says so, and both come
+    /// back when it resumes.
+    #[tokio::test]
+    async fn redis_a_paused_redis_fails_operations_in_time_and_readiness_follows() {
+        let redis = RedisServer::start();
+        let store = RedisStore::connect(&redis.url).await.unwrap();
+        let server = replica(store.clone(), HOUR);
+        assert!(server.ready().await.is_ok());
+        redis.signal("STOP");
+        let paused = std::time::Instant::now();
+        assert!(store.get("missing").await.is_err(), "no answer is an error");
+        assert!(server.ready().await.is_err(), "not ready while Redis hangs");
+        let c = client(server.clone()).await;
+        let err = c.get_task("missing").await.unwrap_err();
+        assert!(matches!(&err, ClientError::Rpc(e) if e.is_unavailable()), "{err:?}");
+        assert!(paused.elapsed() < Duration::from_secs(10), "each failed within its timeout: {:?}", paused.elapsed());
+        redis.signal("CONT");
+        let mut ready = false;
+        for _ in 0..50 {
+            if server.ready().await.is_ok() {
+                ready = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(ready, "ready again once Redis answers");
+        assert_eq!(store.get("missing").await.unwrap(), None);
+    }
+
+    /// A subscription that hangs (Redis paused) is noticed by its `PING`: A's parked task reads
+    /// its record meanwhile, and once Redis is back and A subscribed again, waits for
+    /// announcements again (the parked check after `meanwhile`).
+    #[tokio::test]
+    async fn redis_a_parked_task_outlives_a_hung_subscription() {
+        let redis = RedisServer::start();
+        let a = Counting::over(redis.store().await, true);
+        let reads = a.clone();
+        let pause = async {
+            let before = reads.reads();
+            redis.signal("STOP");
+            // A PING every 2 s, answered within 1 s: the hang is noticed within 3 s.
+            tokio::time::sleep(Duration::from_millis(4500)).await;
+            let during = reads.reads() - before;
+            redis.signal("CONT");
+            assert!(during > 0, "the task looked at its record once its announcements stopped");
+            tokio::time::sleep(Duration::from_millis(2000)).await;
+        };
+        parked_until_answered_elsewhere(a, redis.store().await, pause).await;
     }
 
     /// When A's subscription drops, its parked task reads its record and polls; once A has

@@ -173,22 +173,32 @@ fn auth() -> Result<HttpOptions, String> {
     Ok(HttpOptions::default())
 }
 
-/// `GET /healthz`: the process runs. `GET /readyz`: it can serve (its task store answers).
+/// `GET /healthz`: `200` while the process serves. `GET /readyz`: `200` while the task store
+/// answers, else `503`; the reason goes to the log, once per change, never to the prober.
 pub(super) fn health_routes(server: &Server) -> Router {
+    use std::sync::atomic::{AtomicBool, Ordering};
     let server = server.clone();
-    Router::new().route("/healthz", get(|| async { "ok\n" })).route(
-        "/readyz",
-        get(move || {
-            let server = server.clone();
-            async move {
-                match server.ready().await {
-                    Ok(()) => (http::StatusCode::OK, "ready\n".to_owned()),
-                    Err(why) => (http::StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {why}\n")),
+    let was_ready = Arc::new(AtomicBool::new(true));
+    let ready = move || {
+        let (server, was_ready) = (server.clone(), was_ready.clone());
+        async move {
+            match server.ready().await {
+                Ok(()) => {
+                    if !was_ready.swap(true, Ordering::Relaxed) {
+                        tracing::info!("ready again: the task store answers");
+                    }
+                    (http::StatusCode::OK, "ready\n")
                 }
-                .into_response()
+                Err(e) => {
+                    if was_ready.swap(false, Ordering::Relaxed) {
+                        tracing::warn!("not ready: {e}");
+                    }
+                    (http::StatusCode::SERVICE_UNAVAILABLE, "not ready: the task store does not answer\n")
+                }
             }
-        }),
-    )
+        }
+    };
+    Router::new().route("/healthz", get(|| async { "ok\n" })).route("/readyz", get(ready))
 }
 
 /// Serve the Prometheus text of `telemetry` at `http://{addr}/metrics`; the address bound.

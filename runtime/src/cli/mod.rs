@@ -116,7 +116,7 @@ pub async fn serve(server: Server) -> ExitCode {
                     if let Some(url) = bound.playground_url() {
                         tracing::info!("playground at {url}");
                     }
-                    bound.with_routes(configure::health_routes(&server)).run_until(terminated()).await
+                    bound.merge(configure::health_routes(&server)).run_until(terminated()).await
                 }
                 Err(e) => Err(e),
             }

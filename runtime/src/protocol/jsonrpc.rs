@@ -339,6 +339,10 @@ pub mod codes {
     /// flight); `data.limit` names the setting and `data.max` its value. A JSON-RPC
     /// implementation-defined server error.
     pub const LIMIT_REACHED: i64 = -32000;
+    /// A store the request needs did not answer (`data.unavailable` names it: `"task_store"`,
+    /// `"replay_cache"`): the request was not carried out, and may be sent again later. The
+    /// same code as [`LIMIT_REACHED`]: both say "not now, retry", told apart by their `data`.
+    pub const UNAVAILABLE: i64 = -32000;
 }
 
 /// A JSON-RPC error object.
@@ -415,6 +419,19 @@ impl ErrorObject {
     /// `"max_tasks_per_caller"`), `max` is its value, and `message` says what to do.
     pub fn limit_reached(limit: &str, max: usize, message: impl Into<String>) -> Self {
         Self::new(codes::LIMIT_REACHED, message).with_data(serde_json::json!({ "limit": limit, "max": max }))
+    }
+
+    /// `-32000` with `data.unavailable = what`: a store the request needs (`"task_store"`,
+    /// `"replay_cache"`) did not answer, so the request was not carried out; sending it again
+    /// later is safe. Over HTTP it is answered `503 Service Unavailable` with `Retry-After`,
+    /// which the Rust client's retry rule acts on.
+    pub fn unavailable(what: &str, message: impl Into<String>) -> Self {
+        Self::new(codes::UNAVAILABLE, message).with_data(serde_json::json!({ "unavailable": what }))
+    }
+
+    /// Whether this is an [`unavailable`](Self::unavailable) error.
+    pub fn is_unavailable(&self) -> bool {
+        self.code == codes::UNAVAILABLE && self.data.as_ref().is_some_and(|d| d.get("unavailable").is_some())
     }
 
     /// The one frozen answer to every rejected `requestState`, whatever the cause.

@@ -57,6 +57,8 @@ pub use policy::{DEFAULT_TTL, RequestStateSecurity, SealConfigError};
 pub use replay::RedisReplayCache;
 pub(crate) use replay::token_digest;
 pub use replay::{MemoryReplayCache, ReplayCache, TokenDigest};
+#[cfg(feature = "redis")]
+pub(crate) use replay::{REDIS_RESPONSE_TIMEOUT, redis_connection};
 
 use claims::{Digest16, Stamp, digest16};
 use keys::DerivedKey;

@@ -1,6 +1,9 @@
 //! Single-use `requestState`: a tool marked `#[tool(single_use)]` accepts each sealed state
 //! once; a replay gets the same frozen error as any other rejected state. The cache of used
-//! states keeps a digest of each token until the token would have expired anyway.
+//! states keeps a digest of each token until the token would have expired anyway. A cache
+//! that fails (or does not answer within 5 s) fails closed: the state is not accepted, and the
+//! caller is answered `503` with `Retry-After` (a JSON-RPC error `-32000` with
+//! `data.unavailable = "replay_cache"`), since the state may well be good.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -20,7 +23,8 @@ pub(crate) fn token_digest(token: &str) -> TokenDigest {
 /// refuse a state replayed on any of them.
 pub trait ReplayCache: Send + Sync + 'static {
     /// Record `digest` until `expires_at_ms` (Unix milliseconds). `Ok(true)` the first time,
-    /// `Ok(false)` for a replay; an error fails closed (the state is refused).
+    /// `Ok(false)` for a replay; an error fails closed (the state is not accepted, and the
+    /// caller is told to retry later).
     fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>>;
 }
 
@@ -92,13 +96,12 @@ impl std::fmt::Debug for RedisReplayCache {
 impl RedisReplayCache {
     /// Connect to `url` (`redis://host:port/db`, or `rediss://` for TLS: the server's
     /// certificate must chain to the system's roots, `SSL_CERT_FILE` and `SSL_CERT_DIR` when
-    /// set, else the operating system's store); keys are prefixed `roundtrip:used:`.
+    /// set, else the operating system's store); keys are prefixed `roundtrip:used:`. Every
+    /// command has a timeout (see [`RedisStore::connect`](crate::task::RedisStore::connect)).
     pub async fn connect(url: &str) -> Result<Self, String> {
         let client = redis::Client::open(url).map_err(|e| format!("redis: {e}"))?;
         crate::tls::before_connecting(&client);
-        let connection = redis::aio::ConnectionManager::new(client)
-            .await
-            .map_err(|e| format!("redis: {}", crate::tls::explain(&e)))?;
+        let connection = redis_connection(client).await.map_err(|e| format!("redis: {}", crate::tls::explain(&e)))?;
         Ok(Self { connection, prefix: "roundtrip:used:".into() })
     }
 
@@ -107,6 +110,28 @@ impl RedisReplayCache {
         self.prefix = prefix.into();
         self
     }
+}
+
+/// How long a Redis command may wait for its answer before it fails: a Redis that hangs (a
+/// network partition, a paused process) fails each operation this late rather than holding
+/// requests. Generous for a command that takes well under a millisecond.
+#[cfg(feature = "redis")]
+pub(crate) const REDIS_RESPONSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long connecting to Redis may take.
+#[cfg(feature = "redis")]
+pub(crate) const REDIS_CONNECTION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A connection to Redis that is made again when it drops, whose commands time out
+/// ([`REDIS_RESPONSE_TIMEOUT`]) and whose connection attempts do too
+/// ([`REDIS_CONNECTION_TIMEOUT`]), so that no store operation waits on a Redis that does not
+/// answer. Set here rather than left to the crate's defaults, which may change.
+#[cfg(feature = "redis")]
+pub(crate) async fn redis_connection(client: redis::Client) -> redis::RedisResult<redis::aio::ConnectionManager> {
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_response_timeout(Some(REDIS_RESPONSE_TIMEOUT))
+        .set_connection_timeout(Some(REDIS_CONNECTION_TIMEOUT));
+    redis::aio::ConnectionManager::new_with_config(client, config).await
 }
 
 #[cfg(feature = "redis")]

@@ -273,25 +273,35 @@ impl Server {
 }
 
 impl Server {
-    /// Record a verified state as used; a replay (or a cache that cannot answer) gets the
-    /// frozen error.
+    /// Record a verified state as used; a replay gets the frozen error. A cache that cannot
+    /// answer (within [`REPLAY_CACHE_TIMEOUT`]) fails closed, the state is not accepted, but
+    /// the caller is told to retry (`503`): the state may well be good. Why the cache failed
+    /// goes to the log only.
     async fn use_once(&self, token: &Value) -> Result<(), ErrorObject> {
         let digest = crate::seal::token_digest(token.as_str().unwrap_or_default());
         let expires = crate::task::now_ms() + self.inner.sealer.acceptable_for_ms();
-        match self.replay().first_use(&digest, expires).await {
-            Ok(true) => Ok(()),
-            Ok(false) => {
+        let answer = tokio::time::timeout(REPLAY_CACHE_TIMEOUT, self.replay().first_use(&digest, expires)).await;
+        match answer {
+            Ok(Ok(true)) => Ok(()),
+            Ok(Ok(false)) => {
                 tracing::debug!(target: "roundtrip::seal", "requestState rejected: replayed (single use)");
                 crate::observe::state_refused("replayed");
                 Err(ErrorObject::invalid_request_state())
             }
-            Err(e) => {
-                tracing::warn!(target: "roundtrip::seal", "requestState rejected: the replay cache failed: {e}");
-                crate::observe::state_refused("replay_cache_failed");
-                Err(ErrorObject::invalid_request_state())
-            }
+            Ok(Err(e)) => Err(replay_cache_unavailable(&e)),
+            Err(_) => Err(replay_cache_unavailable(&format!("no answer within {REPLAY_CACHE_TIMEOUT:?}"))),
         }
     }
+}
+
+/// The longest a single-use state waits for the replay cache before the caller is told to
+/// retry.
+const REPLAY_CACHE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn replay_cache_unavailable(why: &str) -> ErrorObject {
+    tracing::warn!(target: "roundtrip::seal", "requestState not accepted for now: the replay cache failed: {why}");
+    crate::observe::state_refused("replay_cache_unavailable");
+    ErrorObject::unavailable("replay_cache", "requestState cannot be checked right now; retry later")
 }
 
 impl Carrier {

@@ -16,12 +16,19 @@ use crate::protocol::{
     TASKS_EXTENSION, TaskIdParams, UpdateTaskParams, codes,
 };
 
+/// How long a caller answered `503` because a store did not answer should wait before it
+/// retries (`Retry-After`, seconds): long enough that the client's retries (six) span a store
+/// restart or a failover of ten seconds or so.
+pub const STORE_RETRY_AFTER_SECS: u32 = 2;
+
 /// The answer to one request.
 #[derive(Debug)]
 pub struct Reply {
     /// The response; `None` when the request was cancelled and nothing may be sent.
     pub response: Option<ReplyMessage>,
-    /// The HTTP status that fits: 200, or 400/404 for a request rejected before any handler ran.
+    /// The HTTP status that fits: 200, or 400/404 for a request rejected before any handler
+    /// ran, or 503 when a store the request needs did not answer (then sent with
+    /// `Retry-After:` [`STORE_RETRY_AFTER_SECS`]).
     pub http_status: u16,
     /// A legacy session the request created (`initialize`).
     pub session: Option<Arc<Session>>,
@@ -88,6 +95,10 @@ impl Failure {
     }
 
     fn http_status(&self) -> u16 {
+        if self.error.is_unavailable() {
+            // A store did not answer: nothing was carried out, and the caller may retry.
+            return 503;
+        }
         match (self.rejected, self.error.code) {
             (_, codes::METHOD_NOT_FOUND) => 404,
             (

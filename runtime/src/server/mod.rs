@@ -28,7 +28,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use context::RequestContext;
-pub use dispatch::{Reply, ReplyMessage};
+pub use dispatch::{Reply, ReplyMessage, STORE_RETRY_AFTER_SECS};
 pub use handler::{
     Completer, Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceEntry,
     ResourceTemplateDef, ToolDef,
@@ -318,10 +318,20 @@ impl Server {
         self.inner.tasks.drain(within).await
     }
 
-    /// Whether the server can serve now: its task store answers (a store in this process
-    /// always does). What a readiness probe asks (`/readyz` of [`crate::cli`]).
-    pub async fn ready(&self) -> Result<(), String> {
-        self.inner.tasks.ready().await.map_err(|e| e.to_string())
+    /// Whether the server is ready to serve all it offers: its task store answers now
+    /// ([`TaskStore::ready`]; the in-memory default always does, `RedisStore` answers a `PING`
+    /// within a second), within [`TaskOptions::store_timeout`]. For readiness probes: a replica
+    /// whose store is away still serves what needs none (its multi-round flows), but answers
+    /// `503` to what does, so a balancer that can should send its traffic elsewhere meanwhile.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let server = roundtrip::Server::new("demo", "1.0.0");
+    /// assert!(server.ready().await.is_ok());
+    /// # }
+    /// ```
+    pub async fn ready(&self) -> Result<(), crate::task::StoreError> {
+        self.inner.tasks.ready().await
     }
 
     /// Whether any tool may run as a task (the server then offers the tasks extension).

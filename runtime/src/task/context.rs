@@ -49,12 +49,21 @@ impl TaskLink {
     }
 
     /// Ask `request` under a key not used before in this task (`base`, `base-2`, …) and wait
-    /// for its answer.
+    /// for its answer. A store that fails meanwhile is tried again (see
+    /// [`persist`](Self::persist)).
     async fn ask(&self, base: &str, request: InputRequest) -> Result<Value, Error> {
         let mut woken = self.woken.clone();
         woken.borrow_and_update();
         let chosen: Mutex<Option<String>> = Mutex::new(None);
         let post = |r: &mut TaskRecord| {
+            let Ok(mut chosen) = chosen.lock() else { return false };
+            // A try that failed for the caller may still have been written (a store that
+            // answered too late): the question is then asked already, not asked twice.
+            if let Some(key) = chosen.as_ref()
+                && (r.pending.contains_key(key) || r.answers.contains_key(key))
+            {
+                return false;
+            }
             let key = std::iter::once(base.to_owned())
                 .chain((2..).map(|n| format!("{base}-{n}")))
                 .find(|k| !r.used_keys.contains(k))
@@ -62,20 +71,18 @@ impl TaskLink {
             r.used_keys.insert(key.clone());
             r.pending.insert(key.clone(), request.clone());
             r.status = TaskStatus::InputRequired;
-            if let Ok(mut c) = chosen.lock() {
-                *c = Some(key);
-            }
+            *chosen = Some(key);
             true
         };
-        self.tasks.modify(&self.id, &post).await.map_err(Error::rpc)?.ok_or_else(gone)?;
+        self.persist("asking", || self.tasks.store_modify(&self.id, &post)).await?.ok_or_else(gone)?;
         let key = chosen.lock().ok().and_then(|mut c| c.take()).ok_or_else(gone)?;
         let deadline = tokio::time::Instant::now() + self.tasks.options.input_timeout;
         loop {
             let take = |r: &mut TaskRecord| r.answers.remove(&key).is_some();
-            let before = self.tasks.store.get(&self.id).await.map_err(|e| Error::internal(e.to_string()))?;
+            let before = self.persist("waiting for an answer", || self.tasks.store_get(&self.id)).await?;
             let record = before.ok_or_else(gone)?;
             if let Some(answer) = record.answers.get(&key).cloned() {
-                self.tasks.modify(&self.id, &take).await.map_err(Error::rpc)?;
+                self.persist("taking an answer", || self.tasks.store_modify(&self.id, &take)).await?;
                 return Ok(answer);
             }
             if record.cancel_requested || record.status.is_terminal() {
@@ -92,6 +99,32 @@ impl TaskLink {
                 () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
                 () = tokio::time::sleep_until(deadline) => return Err(self.unanswered(&key).await),
             }
+        }
+    }
+
+    /// `op` until the store answers it. A store that fails is tried again, after 50 ms doubling
+    /// to a second, for as long as the body runs: the task's runner stops the body once its
+    /// lease runs out unrenewed, which bounds the wait.
+    async fn persist<T, Fut>(&self, what: &str, op: impl Fn() -> Fut) -> Result<T, Error>
+    where
+        Fut: Future<Output = Result<T, super::StoreError>>,
+    {
+        let mut backoff = std::time::Duration::from_millis(50);
+        let mut warned = false;
+        loop {
+            match op().await {
+                Ok(value) => return Ok(value),
+                Err(e) if !warned => {
+                    tracing::warn!(target: "roundtrip::task", task = %self.id, "{what}: {e}; trying again");
+                    warned = true;
+                }
+                Err(e) => tracing::debug!(target: "roundtrip::task", task = %self.id, "{what}: {e}; trying again"),
+            }
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => {}
+                () = self.cancel.cancelled() => return Err(Error::new("the task was stopped")),
+            }
+            backoff = (backoff * 2).min(std::time::Duration::from_secs(1));
         }
     }
 
@@ -144,8 +177,8 @@ impl TaskLink {
                 }
                 true
             };
-            if let Err(e) = tasks.modify(&id, &set).await {
-                tracing::debug!(target: "roundtrip::task", task = %id, "status message not recorded: {}", e.message);
+            if let Err(e) = tasks.store_modify(&id, &set).await {
+                tracing::debug!(target: "roundtrip::task", task = %id, "status message not recorded: {e}");
             }
         });
     }

@@ -11,6 +11,14 @@
 //! on another: answers and cancellation reach the running body through the store, which the
 //! body's replica watches; a replica renews a lease on each task it runs, and a task whose
 //! lease ran out (its replica died) reads as `failed`.
+//!
+//! A runner keeps its body only while the task is its own: once another replica ended the task
+//! (it took the task for lost), the task expired, or the runner could not renew its lease before
+//! the lease ran out (the store was unreachable), the body is stopped before it does anything
+//! more, and what it would have written is not recorded. A store that fails or does not answer
+//! ([`TaskOptions::store_timeout`]) makes `tasks/*` and task-creating calls answer `-32000` with
+//! `data.unavailable = "task_store"` (HTTP `503` with `Retry-After`); a running body's own
+//! reads and writes are tried again while its lease holds.
 
 mod context;
 mod events;
@@ -21,6 +29,8 @@ mod redis;
 mod store;
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::SeqCst;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -82,6 +92,10 @@ pub struct TaskOptions {
     /// [`ttl`](Self::ttl)): a parked task holds its body in memory, so a client that never
     /// answers does not hold it for the task's whole life.
     pub input_timeout: Duration,
+    /// The longest one operation of the task store may take (default 5 s; a store may set
+    /// shorter timeouts of its own, as `RedisStore` does): past it the operation fails as if
+    /// the store were unreachable, so a store that hangs never holds a request or a runner.
+    pub store_timeout: Duration,
 }
 
 impl Default for TaskOptions {
@@ -94,6 +108,7 @@ impl Default for TaskOptions {
             max_tasks: 10_000,
             max_tasks_per_caller: 1_000,
             input_timeout: Duration::from_secs(600),
+            store_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -130,9 +145,23 @@ fn not_found() -> ErrorObject {
     ErrorObject::invalid_params("Failed to retrieve task: Task not found")
 }
 
+/// A store that failed, as the caller is told: retry later (`503` over HTTP). Why it failed
+/// goes to the log only.
 fn store_failed(e: StoreError) -> ErrorObject {
-    tracing::error!(target: "roundtrip::task", "{e}");
-    ErrorObject::internal("Internal error")
+    tracing::warn!(target: "roundtrip::task", "{e}");
+    ErrorObject::unavailable("task_store", "The task store is unavailable; retry later")
+}
+
+/// Fail a task whose runner is gone (or no longer holds it): `failed`, with
+/// `data.taskRunnerLost`, which tells a client that an idempotent call may be started again.
+fn fail_lost(r: &mut TaskRecord) {
+    r.status = TaskStatus::Failed;
+    r.status_message = Some("the server running this task stopped".into());
+    r.error = Some(
+        ErrorObject::internal("the server running this task stopped before it finished")
+            .with_data(serde_json::json!({ RUNNER_LOST: true })),
+    );
+    r.pending.clear();
 }
 
 impl Tasks {
@@ -203,11 +232,6 @@ impl Tasks {
         }
     }
 
-    /// Whether the store answers.
-    pub(crate) async fn ready(&self) -> Result<(), StoreError> {
-        self.store.ready().await
-    }
-
     /// Task ids changed in this process, for `notifications/tasks` streams.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
         self.changes.subscribe()
@@ -239,8 +263,22 @@ impl Tasks {
         }
     }
 
-    pub(crate) async fn modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, ErrorObject> {
-        let record = self.store.modify(id, change).await.map_err(store_failed)?;
+    /// `op`, or a [`StoreError`] once [`TaskOptions::store_timeout`] passed without an answer.
+    async fn timed<T>(&self, op: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+        let limit = self.options.store_timeout;
+        tokio::time::timeout(limit, op)
+            .await
+            .unwrap_or_else(|_| Err(StoreError(format!("no answer within {}", humantime::format_duration(limit)))))
+    }
+
+    /// The record, read within the store timeout.
+    pub(crate) async fn store_get(&self, id: &str) -> Result<Option<TaskRecord>, StoreError> {
+        self.timed(self.store.get(id)).await
+    }
+
+    /// A change, made within the store timeout and announced in this process.
+    pub(crate) async fn store_modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, StoreError> {
+        let record = self.timed(self.store.modify(id, change)).await?;
         self.changed(id);
         if let Some(record) = &record {
             self.events.emit(|| Observed::Record(Box::new(record.clone())));
@@ -248,10 +286,19 @@ impl Tasks {
         Ok(record)
     }
 
+    pub(crate) async fn modify(&self, id: &str, change: Modify<'_>) -> Result<Option<TaskRecord>, ErrorObject> {
+        self.store_modify(id, change).await.map_err(store_failed)
+    }
+
+    /// Whether the store answers now (within the store timeout).
+    pub(crate) async fn ready(&self) -> Result<(), StoreError> {
+        self.timed(self.store.ready()).await
+    }
+
     /// The caller's task as `tasks/get` shows it. A task whose runner's lease ran out fails.
     pub(crate) async fn get(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ErrorObject> {
         let owner = self.owner_digest(owner);
-        let record = self.store.get(id).await.map_err(store_failed)?.filter(|r| r.owner == owner);
+        let record = self.store_get(id).await.map_err(store_failed)?.filter(|r| r.owner == owner);
         let record = record.ok_or_else(not_found)?;
         if record.status.is_terminal() || record.lease_until_ms > now_ms() {
             return Ok(record);
@@ -260,13 +307,7 @@ impl Tasks {
             if r.status.is_terminal() || r.lease_until_ms > now_ms() {
                 return false;
             }
-            r.status = TaskStatus::Failed;
-            r.status_message = Some("the server running this task stopped".into());
-            r.error = Some(
-                ErrorObject::internal("the server running this task stopped before it finished")
-                    .with_data(serde_json::json!({ RUNNER_LOST: true })),
-            );
-            r.pending.clear();
+            fail_lost(r);
             true
         };
         self.modify(id, &lost).await?.ok_or_else(not_found)
@@ -357,8 +398,9 @@ impl Tasks {
         };
         let seed = record.task();
         let id = record.id.clone();
+        let lease_until = record.lease_until_ms;
         let created = record.clone();
-        if let Err(e) = self.store.create(record).await {
+        if let Err(e) = self.timed(self.store.create(record)).await {
             self.quota.give_back(caller, expires);
             return Err(store_failed(e));
         }
@@ -375,8 +417,15 @@ impl Tasks {
         let tasks = self.clone();
         tasks.running.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tokio::spawn(async move {
-            let watcher = tokio::spawn(watch(tasks.clone(), id.clone(), cancel.clone(), woken, announced));
+            // Until when this runner holds the task: the lease it last wrote.
+            let held = Arc::new(AtomicU64::new(lease_until));
+            let supervised = Supervised { id: id.clone(), cancel: cancel.clone(), held: held.clone(), expires };
+            let mut watcher = tokio::spawn(watch(tasks.clone(), supervised, woken, announced));
             let outcome = tokio::select! {
+                // Biased: once the watcher says the task is no longer this runner's, the body is
+                // not polled again, so it does nothing more.
+                biased;
+                () = cancel.cancelled() => None,
                 outcome = body => Some(outcome.unwrap_or_else(|panic| {
                     let why = panic.downcast_ref::<&str>().map(|s| (*s).to_owned())
                         .or_else(|| panic.downcast_ref::<String>().cloned())
@@ -384,52 +433,117 @@ impl Tasks {
                     tracing::error!(target: "roundtrip::task", task = %id, "the task's body panicked: {why}");
                     Err(ErrorObject::internal("Internal error"))
                 })),
-                () = cancel.cancelled() => None,
             };
             watcher.abort();
-            let finish = |r: &mut TaskRecord| {
-                if r.status.is_terminal() {
-                    return false;
-                }
-                r.pending.clear();
-                match &outcome {
-                    None => {
-                        r.status = TaskStatus::Cancelled;
-                        r.status_message = Some("cancelled at the client's request".into());
-                    }
-                    Some(Ok(result)) => {
-                        r.status = TaskStatus::Completed;
-                        r.result = inline(result);
-                        // The body's last report, even if its own update has not landed yet.
-                        if let Some((message, progress)) = link.last_message() {
-                            r.status_message = Some(message);
-                            r.progress = progress.or(r.progress);
-                        }
-                    }
-                    Some(Err(error)) => {
-                        r.status = TaskStatus::Failed;
-                        r.status_message = Some(error.message.clone());
-                        r.error = Some(error.clone());
-                    }
-                }
-                true
+            // Why the body was stopped, when the watcher stopped it (it returned before the abort).
+            let stopped = match outcome {
+                Some(_) => None,
+                None => (&mut watcher).await.ok(),
             };
-            match tasks.modify(&id, &finish).await {
-                Ok(Some(record)) => {
-                    let ran = record.updated_at_ms.saturating_sub(record.created_at_ms) as f64 / 1000.0;
-                    crate::observe::task(&id, record.status.as_str(), Some(ran));
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::error!(target: "roundtrip::task", task = %id, "could not record the end of a task: {}", e.message);
-                }
-            }
+            let end = match (outcome, stopped) {
+                (Some(result), _) => End::Done(result),
+                (None, Some(Stop::Lost)) => End::Lost,
+                (None, _) => End::Cancelled,
+            };
+            tasks.finish(&id, &end, &held, link.last_message()).await;
             tasks.ended(&id);
             tasks.running.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
             tasks.running.1.notify_waiters();
         });
         Ok(seed)
     }
+
+    /// Record how a body ended, unless the task is no longer this runner's: another replica
+    /// ended it (a terminal record is never overwritten), or its lease ran out (it then reads
+    /// `failed` with `data.taskRunnerLost`, as it would on any replica, and what the body did
+    /// is not recorded). A store that fails is tried again while the lease holds.
+    /// Record how the body ended (`last`: the last progress it reported, which a completed task
+    /// shows even if its own update has not landed yet), trying again while the lease holds.
+    async fn finish(&self, id: &str, end: &End, held: &AtomicU64, last: Option<(String, Option<TaskProgress>)>) {
+        let finish = |r: &mut TaskRecord| {
+            if r.status.is_terminal() {
+                return false;
+            }
+            if matches!(end, End::Lost) || r.lease_until_ms <= now_ms() {
+                fail_lost(r);
+                return true;
+            }
+            r.pending.clear();
+            match end {
+                End::Lost => {}
+                End::Cancelled => {
+                    r.status = TaskStatus::Cancelled;
+                    r.status_message = Some("cancelled at the client's request".into());
+                }
+                End::Done(Ok(result)) => {
+                    r.status = TaskStatus::Completed;
+                    r.result = inline(result);
+                    if let Some((message, progress)) = &last {
+                        r.status_message = Some(message.clone());
+                        r.progress = progress.or(r.progress);
+                    }
+                }
+                End::Done(Err(error)) => {
+                    r.status = TaskStatus::Failed;
+                    r.status_message = Some(error.message.clone());
+                    r.error = Some(error.clone());
+                }
+            }
+            true
+        };
+        let mut backoff = Duration::from_millis(50);
+        loop {
+            let e = match self.store_modify(id, &finish).await {
+                Ok(record) => {
+                    if let Some(record) = record {
+                        let ran = record.updated_at_ms.saturating_sub(record.created_at_ms) as f64 / 1000.0;
+                        crate::observe::task(id, record.status.as_str(), Some(ran));
+                    }
+                    return;
+                }
+                Err(e) => e,
+            };
+            if matches!(end, End::Lost) || now_ms().saturating_add(backoff.as_millis() as u64) >= held.load(SeqCst) {
+                tracing::error!(
+                    target: "roundtrip::task", task = %id,
+                    "could not record the end of a task: {e}; it reads failed once its lease runs out"
+                );
+                return;
+            }
+            tracing::debug!(target: "roundtrip::task", task = %id, "recording the end of a task: {e}; trying again");
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(1));
+        }
+    }
+}
+
+/// How a task's body ended.
+enum End {
+    /// It returned.
+    Done(Result<CallToolResult, ErrorObject>),
+    /// It was stopped because the client cancelled the task (or it failed itself, as an
+    /// unanswered question does, and its record is already terminal).
+    Cancelled,
+    /// It was stopped because the task was no longer its runner's.
+    Lost,
+}
+
+/// Why a watcher stopped a body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// The client cancelled the task.
+    Cancelled,
+    /// The task is no longer this runner's: ended elsewhere, expired, or its lease ran out.
+    Lost,
+}
+
+/// What a watcher watches over: the task, the token that stops its body, the lease its runner
+/// holds (shared with the runner), and when the task expires.
+struct Supervised {
+    id: String,
+    cancel: CancellationToken,
+    held: Arc<AtomicU64>,
+    expires: u64,
 }
 
 /// A task's body, boxed so that [`Tasks::spawn`] is compiled once for every tool.
@@ -455,21 +569,56 @@ fn inline(result: &CallToolResult) -> Option<JsonObject> {
 /// due; any other store every `watch_interval` (changes made in this process are seen at once
 /// either way). When the announcements stop (a Redis subscription dropped), the record is read
 /// at once and then polled until the store announces again.
+///
+/// The body is stopped ([`Stop::Lost`]) as soon as the task is no longer its runner's: its
+/// record ended elsewhere (another replica took it for lost), it expired, or its lease could
+/// not be renewed before it ran out. A renewal that fails is tried again every
+/// `watch_interval`; the lease is taken as lost a twentieth of it early, so that a replica
+/// whose clock runs a little ahead does not read the task as failed while its body still runs.
 async fn watch(
     tasks: Tasks,
-    id: String,
-    cancel: CancellationToken,
+    task: Supervised,
     mut woken: watch::Receiver<()>,
     mut announced: Option<watch::Receiver<()>>,
-) {
+) -> Stop {
+    let Supervised { id, cancel, held, expires } = task;
+    let stop = |why: Stop, reason: &str| {
+        if why == Stop::Lost {
+            tracing::warn!(target: "roundtrip::task", task = %id, "the task's body is stopped: {reason}");
+        }
+        cancel.cancel();
+        why
+    };
     let lease_ms = tasks.options.lease.as_millis() as u64;
-    let renew_every = tasks.options.lease / 3;
+    let margin_ms = lease_ms / 20;
+    let renew_every_ms = lease_ms / 3;
     let mut renewed = now_ms();
+    // The last renewal failed: try again soon.
+    let mut failing = false;
     // The answers seen at the last look: new ones (given on another replica, or not yet
     // taken) wake the body's `ask`, which itself does not read the store until woken.
     let mut answers_seen: Vec<String> = Vec::new();
     loop {
-        let wait = if announced.is_some() { renew_every } else { tasks.options.watch_interval };
+        let now = now_ms();
+        let deadline = held.load(SeqCst).saturating_sub(margin_ms);
+        if now >= deadline {
+            return stop(
+                Stop::Lost,
+                "its lease could not be renewed before it ran out (the task store did not answer)",
+            );
+        }
+        if now >= expires {
+            return stop(Stop::Lost, "the task expired (TaskOptions::ttl)");
+        }
+        let until = |t: u64| Duration::from_millis(t.saturating_sub(now));
+        let wait = if failing {
+            tasks.options.watch_interval
+        } else if announced.is_some() {
+            until(renewed.saturating_add(renew_every_ms))
+        } else {
+            tasks.options.watch_interval
+        };
+        let wait = wait.min(until(deadline)).min(until(expires));
         tokio::select! {
             seen = async {
                 match announced.as_mut() {
@@ -481,39 +630,77 @@ async fn watch(
                 announced = None;
             },
             seen = woken.changed() => if seen.is_err() {
-                return;
+                // Only the runner drops the sender, after this watcher: never unsupervised.
+                return stop(Stop::Lost, "its runner ended");
             },
             () = tokio::time::sleep(wait) => {}
+        }
+        let now = now_ms();
+        if now >= held.load(SeqCst).saturating_sub(margin_ms) || now >= expires {
+            continue;
         }
         if announced.is_none() {
             // Watch again before reading, so that nothing changed in between goes unseen.
             announced = tasks.store.watch(&id);
         }
-        let record = match tasks.store.get(&id).await {
+        let read = if failing || now.saturating_sub(renewed) >= renew_every_ms {
+            // Renewed only while the task is still this runner's, in the same atomic step as the
+            // check: not ended elsewhere, and its lease not yet run out.
+            let until = now + lease_ms;
+            let renew = |r: &mut TaskRecord| {
+                if !r.status.is_terminal() && r.lease_until_ms > now_ms() {
+                    r.lease_until_ms = until;
+                }
+                false
+            };
+            match tasks.timed(tasks.store.modify(&id, &renew)).await {
+                Ok(Some(record)) => {
+                    if record.lease_until_ms == until {
+                        held.store(until, SeqCst);
+                        renewed = now;
+                        if failing {
+                            tracing::info!(target: "roundtrip::task", task = %id, "the task's lease is renewed again");
+                        }
+                        failing = false;
+                    }
+                    Ok(Some(record))
+                }
+                Err(e) => {
+                    if !failing {
+                        tracing::warn!(
+                            target: "roundtrip::task", task = %id,
+                            "could not renew the task's lease: {e}; trying again until it runs out"
+                        );
+                    }
+                    failing = true;
+                    Err(e)
+                }
+                other => other,
+            }
+        } else {
+            tasks.store_get(&id).await
+        };
+        let record = match read {
             Ok(Some(record)) => record,
-            Ok(None) => return cancel.cancel(), // expired or removed: nobody can read the result
+            Ok(None) => return stop(Stop::Lost, "its record is gone (expired or removed)"),
             Err(e) => {
-                tracing::warn!(target: "roundtrip::task", task = %id, "{e}");
+                tracing::debug!(target: "roundtrip::task", task = %id, "{e}");
                 continue;
             }
         };
         if record.cancel_requested {
-            return cancel.cancel();
+            return stop(Stop::Cancelled, "cancelled");
+        }
+        if record.status.is_terminal() {
+            return stop(Stop::Lost, "the task was ended elsewhere (another replica took its runner for lost)");
+        }
+        if record.lease_until_ms <= now_ms() {
+            return stop(Stop::Lost, "its lease ran out before it was renewed");
         }
         if record.answers.keys().ne(answers_seen.iter()) {
             answers_seen = record.answers.keys().cloned().collect();
             if !answers_seen.is_empty() {
                 tasks.changed(&id);
-            }
-        }
-        let now = now_ms();
-        if now.saturating_sub(renewed) >= lease_ms / 3 {
-            let renew = |r: &mut TaskRecord| {
-                r.lease_until_ms = now + lease_ms;
-                false
-            };
-            if tasks.store.modify(&id, &renew).await.is_ok() {
-                renewed = now;
             }
         }
     }

@@ -93,7 +93,9 @@ impl TaskRecord {
     }
 }
 
-/// A store failed (it is unreachable, or a record did not decode).
+/// A store failed (it is unreachable, did not answer in time, or a record did not decode).
+/// A request that meets one is answered `-32000` with `data.unavailable = "task_store"`
+/// (HTTP `503` with `Retry-After`); the reason goes to the log only.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("task store: {0}")]
 pub struct StoreError(pub String);
@@ -132,8 +134,9 @@ pub trait TaskStore: Send + Sync + 'static {
         None
     }
 
-    /// Whether the store answers now (readiness: a server whose store does not cannot create,
-    /// read or answer tasks). The default, for a store in this process, always does.
+    /// Whether the store answers now, for readiness checks
+    /// ([`Server::ready`](crate::Server::ready)): `Ok` by default (a store in this process
+    /// always answers); a remote store asks its server, briefly (`RedisStore` sends `PING`).
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async { Ok(()) })
     }

@@ -12,6 +12,9 @@
 //! So a watcher is only handed out while the subscription is live, and when it drops every
 //! watcher handed out is closed, which tells the task's watcher to read the record and poll
 //! from then on (see `task::watch`). After a reconnection new watchers are announced again.
+//! A subscription that hangs rather than drops (Redis paused, a network partition) is found
+//! by a `PING` every two seconds that must be answered within one, and is then made again
+//! the same way.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -26,6 +29,14 @@ pub(super) const CHANNEL: &str = "roundtrip:task-changes";
 
 /// The pause before subscribing again after the subscription failed or dropped.
 const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(500);
+
+/// How often the subscribed connection is asked for a `PING`, and how long its answer may
+/// take before the subscription is taken for dead.
+const PING_EVERY: Duration = Duration::from_secs(2);
+const PING_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How long subscribing may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The watchers of one store, shared with its listener.
 #[derive(Default)]
@@ -51,7 +62,7 @@ impl Announcements {
     pub(super) async fn subscribe(client: redis::Client) -> Self {
         let watchers = Arc::new(Mutex::new(Watchers::default()));
         let stop = CancellationToken::new();
-        let first = connect(&client).await;
+        let first = connect(&client, false).await;
         tokio::spawn(listen(client, first, watchers.clone(), stop.clone()));
         Self { watchers, _listening: Arc::new(stop.drop_guard()) }
     }
@@ -73,46 +84,72 @@ impl Announcements {
     }
 }
 
-/// A connection subscribed to [`CHANNEL`], or `None` (logged) when Redis refuses it.
-async fn connect(client: &redis::Client) -> Option<redis::aio::PubSub> {
+/// A connection subscribed to [`CHANNEL`] (split, so that it can be pinged while its
+/// messages are read), or `None` (logged; at debug level when `quiet`) when Redis refuses it
+/// or does not answer within [`CONNECT_TIMEOUT`].
+async fn connect(client: &redis::Client, quiet: bool) -> Option<Subscription> {
     let subscribed = async {
         let mut pubsub = client.get_async_pubsub().await?;
         pubsub.subscribe(CHANNEL).await?;
-        Ok::<_, redis::RedisError>(pubsub)
+        Ok::<_, redis::RedisError>(pubsub.split())
     };
-    match subscribed.await {
-        Ok(pubsub) => Some(pubsub),
-        Err(e) => {
-            tracing::warn!(target: "roundtrip::task", "redis: cannot subscribe to task changes, polling instead: {e}");
-            None
-        }
+    let why = match tokio::time::timeout(CONNECT_TIMEOUT, subscribed).await {
+        Ok(Ok(subscription)) => return Some(subscription),
+        Ok(Err(e)) => e.to_string(),
+        Err(_) => format!("no answer within {CONNECT_TIMEOUT:?}"),
+    };
+    if quiet {
+        tracing::debug!(target: "roundtrip::task", "redis: cannot subscribe to task changes yet: {why}");
+    } else {
+        tracing::warn!(target: "roundtrip::task", "redis: cannot subscribe to task changes, polling instead: {why}");
     }
+    None
 }
 
-/// Wake the watchers of each announced key; on a dropped subscription close every watcher
-/// and subscribe again, until `stop`.
+/// A subscribed connection: where its commands go (`PING`), and its messages.
+type Subscription = (redis::aio::PubSubSink, redis::aio::PubSubStream);
+
+/// Wake the watchers of each announced key; on a dropped subscription, or one that does not
+/// answer a `PING` within [`PING_TIMEOUT`] (a Redis that hangs looks alive to a connection
+/// that only reads), close every watcher and subscribe again, until `stop`.
 async fn listen(
     client: redis::Client,
-    mut subscribed: Option<redis::aio::PubSub>,
+    mut subscribed: Option<Subscription>,
     watchers: Arc<Mutex<Watchers>>,
     stop: CancellationToken,
 ) {
+    // Whether the subscription is known to be down (said once per outage).
+    let mut down = subscribed.is_none();
     loop {
-        if let Some(mut pubsub) = subscribed.take() {
+        if let Some((mut sink, mut messages)) = subscribed.take() {
+            if down {
+                tracing::info!(target: "roundtrip::task", "redis: subscribed to task changes again");
+            }
             if let Ok(mut w) = watchers.lock() {
                 *w = Watchers { by_key: Some(HashMap::new()), swept_at: 0 };
             }
-            let mut messages = pubsub.on_message();
-            loop {
-                let message = tokio::select! {
+            let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + PING_EVERY, PING_EVERY);
+            ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let why = loop {
+                tokio::select! {
                     () = stop.cancelled() => return,
-                    message = messages.next() => message,
-                };
-                let Some(message) = message else { break };
-                let Ok(key) = std::str::from_utf8(message.get_payload_bytes()) else { continue };
-                wake(&watchers, key);
-            }
-            tracing::warn!(target: "roundtrip::task", "redis: the subscription to task changes dropped; polling until it is back");
+                    message = messages.next() => {
+                        let Some(message) = message else { break "dropped".to_owned() };
+                        let Ok(key) = std::str::from_utf8(message.get_payload_bytes()) else { continue };
+                        wake(&watchers, key);
+                    }
+                    _ = ping.tick() => {
+                        // Messages that arrive meanwhile wait in the stream.
+                        match tokio::time::timeout(PING_TIMEOUT, sink.ping::<redis::Value>()).await {
+                            Ok(Ok(_)) => {}
+                            Ok(Err(e)) => break format!("failed a PING: {e}"),
+                            Err(_) => break format!("did not answer a PING within {PING_TIMEOUT:?}"),
+                        }
+                    }
+                }
+            };
+            tracing::warn!(target: "roundtrip::task", "redis: the subscription to task changes {why}; polling until it is back");
+            down = true;
         }
         // Closing every watcher makes each task's watcher read its record now (a change may
         // have been published while nobody listened) and poll until it watches again.
@@ -123,7 +160,7 @@ async fn listen(
             () = stop.cancelled() => return,
             () = tokio::time::sleep(RESUBSCRIBE_AFTER) => {}
         }
-        subscribed = connect(&client).await;
+        subscribed = connect(&client, down).await;
     }
 }
 

@@ -61,14 +61,22 @@ impl RedisStore {
     /// certificate; the `#insecure` fragment is refused. The first `rediss://` connection makes
     /// `ring` the process's rustls provider unless the application installed one.
     ///
+    /// Every command waits at most a second for its answer and every connection attempt at
+    /// most a second, so a Redis that hangs (a network partition, a paused server) fails
+    /// operations quickly instead of holding requests: they are answered `503` with
+    /// `Retry-After`. A running task's replica keeps trying to renew its lease while Redis is
+    /// away, and stops the body if the lease runs out first (see
+    /// [`TaskOptions::lease`](super::TaskOptions::lease)).
+    ///
     /// A second connection subscribes to the changes other replicas make (one per store and
     /// its clones); while it is down, running tasks read their records every
-    /// [`watch_interval`](super::TaskOptions::watch_interval) instead.
+    /// [`watch_interval`](super::TaskOptions::watch_interval) instead. It is checked with a
+    /// `PING` every two seconds, so one that hangs is noticed and made again.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let client = redis::Client::open(url).map_err(failed)?;
         crate::tls::before_connecting(&client);
         // A refused certificate says where trusted roots come from.
-        let connection = ConnectionManager::new(client.clone()).await.map_err(|e| failed(crate::tls::explain(&e)))?;
+        let connection = crate::seal::redis_connection(client.clone()).await.map_err(|e| failed(crate::tls::explain(&e)))?;
         let announcements = Announcements::subscribe(client).await;
         Ok(Self {
             connection,
@@ -170,15 +178,15 @@ impl TaskStore for RedisStore {
         self.announcements.watch(&self.key(id))
     }
 
-    /// `PING`, answered within two seconds.
+    /// `PING`, answered within a second.
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let ping = redis::cmd("PING");
-            match tokio::time::timeout(std::time::Duration::from_secs(2), ping.query_async::<String>(&mut c)).await {
+            match tokio::time::timeout(crate::seal::REDIS_RESPONSE_TIMEOUT, ping.query_async::<String>(&mut c)).await {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(e)) => Err(failed(e)),
-                Err(_) => Err(StoreError("redis: no answer to PING within 2 s".into())),
+                Err(_) => Err(StoreError("redis: no answer to PING".into())),
             }
         })
     }

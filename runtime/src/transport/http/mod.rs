@@ -544,10 +544,14 @@ impl HttpServer {
         self.playground.as_ref().map(|p| format!("http://{}{p}", self.local_addr))
     }
 
-    /// Serve `routes` beside the endpoint (health checks, an application's own pages): they
-    /// pass none of the endpoint's checks or limits, but share its connections and their
-    /// limits.
-    pub fn with_routes(mut self, routes: Router) -> Self {
+    /// Serve `routes` beside the endpoint, on the same address and connections: health and
+    /// readiness checks, metrics. They pass none of the endpoint's own checks (`Host`,
+    /// `Origin`, authorization, the bound on requests in flight), so what they answer must be
+    /// fit for anyone who can reach the address.
+    ///
+    /// # Panics
+    /// When a route of `routes` is one the endpoint serves (axum's `Router::merge`).
+    pub fn merge(mut self, routes: Router) -> Self {
         self.router = self.router.merge(routes);
         self
     }

@@ -326,7 +326,14 @@ pub(super) fn reply_response(reply: Reply) -> Response {
                 ReplyMessage::Response(_) => 256,
             };
             let status = StatusCode::from_u16(reply.http_status).unwrap_or(StatusCode::OK);
-            json_body(status, &response, capacity)
+            let mut answer = json_body(status, &response, capacity);
+            if status == StatusCode::SERVICE_UNAVAILABLE {
+                // A store did not answer (see `Reply::http_status`): say when to try again.
+                answer
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(crate::server::STORE_RETRY_AFTER_SECS));
+            }
+            answer
         }
         None => StatusCode::ACCEPTED.into_response(),
     }
