@@ -5,7 +5,8 @@ use darling::util::Flag;
 use darling::{FromAttributes, FromMeta};
 
 /// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent,
-/// open_world, check = f(a, b), task | task = "required", single_use, replayable, scopes = ["…"])]`
+/// open_world, check = f(a, b), task | task = "required", single_use, replayable, scopes = ["…"],
+/// ui = VIEW | ui = "ui://…", visibility = "model" | "app" | "both")]`
 #[derive(Debug, Default, FromMeta)]
 pub struct ToolArgs {
     pub name: Option<syn::LitStr>,
@@ -26,6 +27,69 @@ pub struct ToolArgs {
     pub replayable: Flag,
     /// `scopes = ["deploy:write"]`: the OAuth scopes a caller's token must grant.
     pub scopes: Option<ScopesArg>,
+    /// `ui = VIEW` (a `#[view]`) or `ui = "ui://…"`: the view that renders the tool's results
+    /// (MCP Apps).
+    pub ui: Option<UiArg>,
+    /// `visibility = "model" | "app" | "both"`: who may see and call the tool (MCP Apps).
+    pub visibility: Option<syn::LitStr>,
+}
+
+/// What `ui = …` was given, as written (a path or a string), checked in the model.
+#[derive(Debug, Clone)]
+pub struct UiArg(pub syn::Expr);
+
+/// How to write `ui`.
+pub const UI_USAGE: &str = "`ui` names the tool's view: a #[view] item, such as `ui = DASHBOARD`, or its URI, such as \
+                            `ui = \"ui://my-server/dashboard\"`";
+
+impl FromMeta for UiArg {
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(UI_USAGE))
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(Self(expr.clone()))
+    }
+}
+
+/// `#[view("ui://…", name = "…", title = "…", description = "…", csp(…), permissions(…),
+/// domain = "…", prefers_border = true, check = f())]`, after the URI.
+#[derive(Debug, Default, FromMeta)]
+pub struct ViewArgs {
+    pub name: Option<syn::LitStr>,
+    pub title: Option<syn::LitStr>,
+    pub description: Option<syn::LitStr>,
+    /// `csp(connect_domains = ["https://…"], resource_domains = […], frame_domains = […],
+    /// base_uri_domains = […])`: the origins the view's Content Security Policy may allow.
+    pub csp: Option<CspArgs>,
+    /// `permissions(camera, microphone, geolocation, clipboard_write)`: browser features the
+    /// view asks for.
+    pub permissions: Option<PermissionArgs>,
+    /// `domain = "…"`: a dedicated sandbox origin, in the host's format.
+    pub domain: Option<syn::LitStr>,
+    /// `prefers_border` or `prefers_border = false`.
+    pub prefers_border: Option<bool>,
+    /// Checks that run before it is read (a fn view only); may be repeated.
+    #[darling(multiple)]
+    pub check: Vec<syn::Expr>,
+}
+
+/// `csp(…)` of a view: each list holds origins.
+#[derive(Debug, Default, FromMeta)]
+pub struct CspArgs {
+    pub connect_domains: Option<syn::ExprArray>,
+    pub resource_domains: Option<syn::ExprArray>,
+    pub frame_domains: Option<syn::ExprArray>,
+    pub base_uri_domains: Option<syn::ExprArray>,
+}
+
+/// `permissions(…)` of a view.
+#[derive(Debug, Default, FromMeta)]
+pub struct PermissionArgs {
+    pub camera: Flag,
+    pub microphone: Flag,
+    pub geolocation: Flag,
+    pub clipboard_write: Flag,
 }
 
 /// What `scopes = …` was given, as written: any expression (even a string, which darling

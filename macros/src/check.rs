@@ -149,6 +149,23 @@ fn distance(a: &str, b: &str) -> usize {
 /// The rules of each kind: a template's variables and arguments match both ways; a static
 /// resource neither takes arguments nor asks.
 pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
+    if let Options::View { .. } = &decl.options {
+        for p in &decl.params {
+            match p.role {
+                Role::Argument => errors.push(err_at(
+                    &p.ident,
+                    "a view takes no arguments: a host reads it once, by its URI; the tool's arguments and result \
+                     reach the view in the browser",
+                )),
+                Role::Resolved(_) => errors.push(err_at(
+                    &p.ident,
+                    "a view cannot ask: a host reads it before anything is shown; remove #[resolve]",
+                )),
+                Role::Context | Role::Task | Role::State => {}
+            }
+        }
+        return;
+    }
     let Options::Resource { uri, .. } = &decl.options else { return };
     match decl.which {
         Which::ResourceTemplate => {
@@ -209,6 +226,6 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                 }
             }
         }
-        Which::Tool | Which::Prompt => {}
+        Which::Tool | Which::Prompt | Which::View => {}
     }
 }

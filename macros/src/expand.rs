@@ -16,7 +16,8 @@ pub fn factory_ident(which: Which, fn_ident: &syn::Ident) -> syn::Ident {
     let kind = match which {
         Which::Tool => "tool",
         Which::Prompt => "prompt",
-        Which::ResourceTemplate | Which::Resource => "resource",
+        // A view is a resource: `resources![…]` lists it as one.
+        Which::ResourceTemplate | Which::Resource | Which::View => "resource",
     };
     format_ident!("__roundtrip_{}_{}", kind, fn_ident)
 }
@@ -26,7 +27,7 @@ fn factory_trait(which: Which) -> (TokenStream, TokenStream) {
     match which {
         Which::Tool => (quote!(::roundtrip::ToolFactory), quote!(::roundtrip::server::ToolDef)),
         Which::Prompt => (quote!(::roundtrip::PromptFactory), quote!(::roundtrip::server::PromptDef)),
-        Which::ResourceTemplate | Which::Resource => {
+        Which::ResourceTemplate | Which::Resource | Which::View => {
             (quote!(::roundtrip::ResourceFactory), quote!(::roundtrip::server::ResourceEntry))
         }
     }
@@ -40,6 +41,29 @@ pub fn item(decl: &Declared) -> TokenStream {
     let (factory_trait, def_type) = factory_trait(decl.which);
     let name = &decl.name;
     let definition = definition(decl, false);
+    if let (Which::View, Some(uri)) = (decl.which, decl.options.uri()) {
+        return quote! {
+            #item
+
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            #vis struct #factory;
+
+            impl ::roundtrip::ResourceFactory for #factory {
+                const NAME: &'static str = #name;
+
+                fn def() -> ::roundtrip::server::ResourceEntry {
+                    ::roundtrip::server::ResourceEntry::Static(<Self as ::roundtrip::ViewFactory>::view())
+                }
+            }
+
+            impl ::roundtrip::ViewFactory for #factory {
+                const URI: &'static str = #uri;
+
+                fn view() -> ::roundtrip::server::ResourceDef #definition
+            }
+        };
+    }
     quote! {
         #item
 
@@ -218,7 +242,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             quote_spanned!(ret_span=> ::roundtrip::__private::assert_prompt_return::<#ret>();),
             quote_spanned!(ret_span=> ::roundtrip::__private::prompt_outcome),
         ),
-        Which::ResourceTemplate | Which::Resource => (
+        Which::ResourceTemplate | Which::Resource | Which::View => (
             quote_spanned!(ret_span=> ::roundtrip::ResourceReturn),
             quote_spanned!(ret_span=> ::roundtrip::__private::assert_resource_return::<#ret>();),
             quote_spanned!(ret_span=> ::roundtrip::__private::resource_outcome),
@@ -232,7 +256,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let title = opt_str(decl.options.title());
     let description = opt_str(decl.description.clone());
     let uses_cx = decl.params.iter().any(|p| p.role.is_given());
-    let is_resource = matches!(which, Which::ResourceTemplate | Which::Resource);
+    let is_resource = matches!(which, Which::ResourceTemplate | Which::Resource | Which::View);
     let cx_binding = if uses_cx || is_resource { quote!(__cx) } else { quote!(_) };
     let arguments_binding = quote!((#(#arg_idents,)*));
     let values_binding = if resolves { quote!(mut __values) } else { quote!(_) };
@@ -241,11 +265,13 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             let mime = opt_str(args.mime_type.as_ref().map(syn::LitStr::value));
             quote!(#outcome(#call, &__uri, #mime))
         }
+        // The view's definition gives its contents their MIME type.
+        Options::View { .. } => quote!(#outcome(#call, &__uri, ::core::option::Option::None)),
         _ => quote!(#outcome(#call)),
     };
     let remember_uri = is_resource.then(|| quote!(let __uri = ::std::string::String::from(__cx.target());));
     let this = method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);));
-    let body = if which == Which::Resource {
+    let body = if which.is_static_resource() {
         quote!(move |#cx_binding: ::roundtrip::server::RequestContext| {
             #this
             async move {
@@ -289,6 +315,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             };
             let scopes = &decl.scopes;
             let scopes = (!scopes.is_empty()).then(|| quote!(.scopes([#(#scopes),*])));
+            let apps = crate::view::tool_calls(decl.ui.as_ref(), decl.visibility.as_deref());
             let task = match &args.task {
                 None => quote!(::roundtrip::protocol::TaskSupport::Forbidden),
                 Some(t) if t.required => quote!(::roundtrip::protocol::TaskSupport::Required),
@@ -307,6 +334,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                 )
                 #single_use
                 #scopes
+                #apps
             }
         }
         Options::Prompt(args) => {
@@ -322,6 +350,13 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                 )
                 #complete
             }
+        }
+        Options::View { uri, .. } => {
+            let view = decl
+                .view
+                .as_ref()
+                .map(|v| crate::view::spec(uri, name, decl.options.title(), decl.description.clone(), v));
+            quote!(#rt::view(#view, ::std::vec::Vec::from([#(#checks),*]), #body))
         }
         Options::Resource { uri, args } => {
             let mime = opt_str(args.mime_type.as_ref().map(syn::LitStr::value));

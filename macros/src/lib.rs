@@ -1,6 +1,7 @@
 //! Attribute macros of [roundtrip](https://docs.rs/roundtrip): `#[tool]`, `#[prompt]`,
-//! `#[resource_template]` and `#[resource]` with `#[resolve(...)]` parameters, `#[toolset]`,
-//! the `tools![…]`, `prompts![…]` and `resources![…]` lists, and `#[derive(Elicit)]`.
+//! `#[resource_template]` and `#[resource]` with `#[resolve(...)]` parameters, `#[view]` (MCP
+//! Apps), `#[toolset]`, the `tools![…]`, `prompts![…]` and `resources![…]` lists, and
+//! `#[derive(Elicit)]`.
 //!
 //! The macros describe; the runtime implements. Each macro reads its input (parse), checks
 //! it (all problems of an item reported together, each at the token to change), and emits
@@ -16,6 +17,7 @@ mod list;
 mod model;
 mod template;
 mod toolset;
+mod view;
 
 use model::Which;
 use proc_macro::TokenStream;
@@ -65,6 +67,9 @@ use proc_macro::TokenStream;
 /// | `single_use` | each sealed `requestState` is accepted once (a replayed leg gets the frozen `-32602`); the default for task tools |
 /// | `replayable` | a task tool accepts its states more than once: the opt-out of `single_use` (each replay of the last leg starts a task, counted against the caller's task quota) |
 /// | `scopes = ["…", …]` | OAuth scopes the caller's bearer token must grant, on an HTTP endpoint protected by a `roundtrip::auth::ResourceServer` (feature `auth`); without them the call is answered `403 insufficient_scope` before any check or question |
+/// | `ui = VIEW` | MCP Apps: the tool's results are rendered in the [`#[view]`](macro@view) `VIEW` (a path to the view's const or fn; a name that is no view fails to compile), which is registered with the tool |
+/// | `ui = "ui://…"` | the same, by URI: the view is registered on its own (`resources![…]`), and a server without it refuses to start, naming the tool and the URI |
+/// | `visibility = "…"` | MCP Apps: who sees the tool: `"model"`, `"app"` (only views call it: hosts keep it from their model, and a client that hosts no views does not see it) or `"both"` (the default) |
 ///
 /// ```rust,ignore
 /// /// Replaced by `description`.
@@ -77,6 +82,16 @@ use proc_macro::TokenStream;
 ///     open_world
 /// )]
 /// async fn forecast(city: String) -> String { format!("{city}: sunny") }
+/// ```
+///
+/// ```rust,ignore
+/// /// The databases, in the `DATABASES` view when the host renders views.
+/// #[tool(read_only, ui = DATABASES)]
+/// async fn databases(inventory: State<Inventory>) -> (String, Json<Databases>) { inventory.listing() }
+///
+/// /// Drop a database: for the view's buttons only.
+/// #[tool(destructive, visibility = "app")]
+/// async fn drop_database(name: String, inventory: State<Inventory>) -> (String, Json<Databases>) { inventory.drop(&name) }
 /// ```
 ///
 /// A check takes arguments, `State<T>` parameters and the `&RequestContext` parameter by name
@@ -335,6 +350,92 @@ pub fn resource_template(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     declare(Which::Resource, args, input)
+}
+
+/// Declare an MCP Apps view: an HTML document at a `ui://` URI that hosts supporting the
+/// extension render in a sandboxed iframe, next to the results of the tools that link to it
+/// with `#[tool(ui = VIEW)]`. The view talks to the host over `postMessage` (with the official
+/// `@modelcontextprotocol/ext-apps` SDK, or by hand): it receives the tool's arguments and
+/// result, and may call the server's tools through the host.
+///
+/// On a `const` or `static` of type `&str`, the value is the HTML (an embedded file with
+/// `include_str!`, or a literal); on a fn (async or not, taking `State<T>` and
+/// `&RequestContext` like a [`macro@resource`]), the HTML is what it returns each time a host
+/// reads the view. The URI comes first; the options say what the host's sandbox may allow the
+/// view (its Content Security Policy allows nothing beyond them), checked at compile time:
+///
+/// | option (after the URI) | on the wire (`_meta.ui`) | value |
+/// |---|---|---|
+/// | `csp(connect_domains = ["https://…"])` | `csp.connectDomains` | origins the view may `fetch` or open WebSockets to (`connect-src`) |
+/// | `csp(resource_domains = [...])` | `csp.resourceDomains` | origins of scripts, styles, images, fonts and media (`https://*.example.com` allowed) |
+/// | `csp(frame_domains = [...])` | `csp.frameDomains` | origins of nested iframes (`frame-src`) |
+/// | `csp(base_uri_domains = [...])` | `csp.baseUriDomains` | origins `<base href>` may name (`base-uri`) |
+/// | `permissions(camera, microphone, geolocation, clipboard_write)` | `permissions` | browser features the view asks for (a host may grant them) |
+/// | `domain = "…"` | `domain` | a dedicated sandbox origin, in the host's format |
+/// | `prefers_border`, `prefers_border = false` | `prefersBorder` | whether the host should draw a border and background |
+/// | `name = "…"`, `title = "…"`, `description = "…"` | the resource's | default: the item's name (lowercase), none, its doc comment |
+/// | `check = f(a)` | | a fn view only: run before it is read (as for [`macro@resource`]) |
+///
+/// An origin is `scheme://host[:port]` (`http`, `https`, `ws`, `wss`; the first label of the
+/// host may be `*`): a path, a quote or a `;` fails to compile, since it would change the
+/// policy a host builds. The view is a static resource: list it in `resources![…]`, or let a
+/// tool that names it in `ui = …` register it.
+///
+/// ```rust,ignore
+/// use roundtrip::prelude::*;
+///
+/// /// The databases, as a table.
+/// #[view(
+///     "ui://provision/databases",
+///     title = "Databases",
+///     csp(connect_domains = ["https://status.example.com"]),
+///     prefers_border
+/// )]
+/// pub const DATABASES: &str = include_str!("databases.html");
+///
+/// /// A view made when it is read.
+/// #[view("ui://provision/hello")]
+/// async fn hello(cx: &RequestContext) -> String {
+///     format!("<!doctype html><p>Hello from {}</p>", cx.server().name())
+/// }
+///
+/// let server = Server::new("provision", "1.0.0").resources(resources![DATABASES, hello]);
+/// ```
+#[proc_macro_attribute]
+pub fn view(args: TokenStream, input: TokenStream) -> TokenStream {
+    let usage = "#[view] goes on a const or static holding the HTML (`&str`), or on a fn that returns it";
+    let item = match syn::parse::<syn::Item>(input.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let mut out: TokenStream = syn::Error::new(e.span(), usage).to_compile_error().into();
+            out.extend(input);
+            return out;
+        }
+    };
+    let constant = match &item {
+        syn::Item::Const(c) => {
+            view::Constant { attrs: &c.attrs, vis: &c.vis, ident: &c.ident, ty: &c.ty, what: "const" }
+        }
+        syn::Item::Static(s) => {
+            view::Constant { attrs: &s.attrs, vis: &s.vis, ident: &s.ident, ty: &s.ty, what: "static" }
+        }
+        syn::Item::Fn(f) => {
+            if let Some(receiver) = f.sig.receiver() {
+                let message = "a #[view] is a free fn, a const or a static, not a method: move it out of the impl \
+                               block (it may take State<T> for the shared value)";
+                let mut out: TokenStream = syn::Error::new_spanned(receiver, message).to_compile_error().into();
+                out.extend(input);
+                return out;
+            }
+            return declare(Which::View, args, input);
+        }
+        other => {
+            let mut out: TokenStream = syn::Error::new_spanned(other, usage).to_compile_error().into();
+            out.extend(input);
+            return out;
+        }
+    };
+    view::constant(args.into(), &item, constant).into()
 }
 
 fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {

@@ -13,7 +13,7 @@ pub fn list(which: Which, input: TokenStream) -> TokenStream {
     let (what, one, factory_trait, assert_unique) = match which {
         Which::Tool => ("tools", "tool", quote!(::roundtrip::ToolFactory), quote!(assert_unique_tools)),
         Which::Prompt => ("prompts", "prompt", quote!(::roundtrip::PromptFactory), quote!(assert_unique_prompts)),
-        Which::ResourceTemplate | Which::Resource => {
+        Which::ResourceTemplate | Which::Resource | Which::View => {
             ("resources", "resource", quote!(::roundtrip::ResourceFactory), quote!(assert_unique_resources))
         }
     };

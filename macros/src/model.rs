@@ -5,7 +5,7 @@
 use darling::{FromAttributes, FromMeta};
 use proc_macro2::{Span, TokenStream};
 
-use crate::attr::{ArgArgs, PromptArgs, ResolveArgs, ResourceArgs, ToolArgs};
+use crate::attr::{ArgArgs, PromptArgs, ResolveArgs, ResourceArgs, ToolArgs, ViewArgs};
 use crate::docs;
 use crate::template::{self, Piece};
 
@@ -16,6 +16,8 @@ pub enum Which {
     Prompt,
     ResourceTemplate,
     Resource,
+    /// `#[view]` on a fn: a static resource that is an MCP Apps view.
+    View,
 }
 
 impl Which {
@@ -26,7 +28,13 @@ impl Which {
             Self::Prompt => "#[prompt]",
             Self::ResourceTemplate => "#[resource_template]",
             Self::Resource => "#[resource]",
+            Self::View => "#[view]",
         }
+    }
+
+    /// A resource read at a fixed URI (`#[resource]` or `#[view]`).
+    pub fn is_static_resource(self) -> bool {
+        matches!(self, Self::Resource | Self::View)
     }
 }
 
@@ -35,6 +43,7 @@ pub enum Options {
     Tool(ToolArgs),
     Prompt(PromptArgs),
     Resource { uri: syn::LitStr, args: ResourceArgs },
+    View { uri: syn::LitStr, args: ViewArgs },
 }
 
 impl Options {
@@ -43,6 +52,7 @@ impl Options {
             Self::Tool(a) => a.title.as_ref().map(syn::LitStr::value),
             Self::Prompt(a) => a.title.as_ref().map(syn::LitStr::value),
             Self::Resource { args, .. } => args.title.as_ref().map(syn::LitStr::value),
+            Self::View { args, .. } => args.title.as_ref().map(syn::LitStr::value),
         }
     }
 
@@ -51,6 +61,7 @@ impl Options {
             Self::Tool(a) => a.name.as_ref(),
             Self::Prompt(a) => a.name.as_ref(),
             Self::Resource { args, .. } => args.name.as_ref(),
+            Self::View { args, .. } => args.name.as_ref(),
         }
     }
 
@@ -59,6 +70,7 @@ impl Options {
             Self::Tool(a) => a.description.as_ref().map(syn::LitStr::value),
             Self::Prompt(a) => a.description.as_ref().map(syn::LitStr::value),
             Self::Resource { args, .. } => args.description.as_ref().map(syn::LitStr::value),
+            Self::View { args, .. } => args.description.as_ref().map(syn::LitStr::value),
         }
     }
 
@@ -67,6 +79,15 @@ impl Options {
             Self::Tool(a) => &a.check,
             Self::Prompt(a) => &a.check,
             Self::Resource { args, .. } => &args.check,
+            Self::View { args, .. } => &args.check,
+        }
+    }
+
+    /// The URI of a resource, a template or a view.
+    pub fn uri(&self) -> Option<&syn::LitStr> {
+        match self {
+            Self::Resource { uri, .. } | Self::View { uri, .. } => Some(uri),
+            Self::Tool(_) | Self::Prompt(_) => None,
         }
     }
 }
@@ -83,6 +104,12 @@ pub struct Declared {
     pub checks: Vec<Call>,
     /// `scopes = ["…"]` of a tool: the OAuth scopes its caller's token must grant.
     pub scopes: Vec<String>,
+    /// `ui = …` of a tool: its view (MCP Apps).
+    pub ui: Option<crate::view::Link>,
+    /// `visibility = "…"` of a tool: who may see it, as the wire's list.
+    pub visibility: Option<Vec<&'static str>>,
+    /// The options of a `#[view]`, checked.
+    pub view: Option<crate::view::View>,
 }
 
 /// A call written in an attribute: `f(a, b)`, `path::to::f(a)` or, in a `#[toolset]`,
@@ -225,7 +252,7 @@ pub fn read(
 ) -> Declared {
     let options = options(which, args, &item, errors);
     let name = options.name().map(syn::LitStr::value).unwrap_or_else(|| item.sig.ident.to_string());
-    if which != Which::Resource && which != Which::ResourceTemplate {
+    if matches!(which, Which::Tool | Which::Prompt) {
         check_name(&name, options.name().map_or(item.sig.ident.span(), syn::LitStr::span), errors);
     }
     let description = options.description().or_else(|| docs::text(&item.attrs));
@@ -306,7 +333,18 @@ pub fn read(
         Options::Tool(ToolArgs { scopes: Some(arg), .. }) => scopes(&arg.0, errors),
         _ => Vec::new(),
     };
-    Declared { which, item, options, name, description, params, checks, scopes }
+    let (ui, visibility) = match &options {
+        Options::Tool(args) => (
+            args.ui.as_ref().and_then(|u| crate::view::link(u, errors)),
+            args.visibility.as_ref().and_then(|v| crate::view::visibility(v, errors)),
+        ),
+        _ => (None, None),
+    };
+    let view = match &options {
+        Options::View { uri, args } => Some(crate::view::read(uri, args, errors)),
+        _ => None,
+    };
+    Declared { which, item, options, name, description, params, checks, scopes, ui, visibility, view }
 }
 
 /// Parse the attribute's options; a resource's come after its URI literal.
@@ -321,11 +359,15 @@ fn options(which: Which, args: TokenStream, item: &syn::ItemFn, errors: &mut dar
     match which {
         Which::Tool => Options::Tool(errors.handle(ToolArgs::from_list(&list)).unwrap_or_default()),
         Which::Prompt => Options::Prompt(errors.handle(PromptArgs::from_list(&list)).unwrap_or_default()),
-        Which::ResourceTemplate | Which::Resource => {
+        Which::ResourceTemplate | Which::Resource | Which::View => {
             let (uri, rest) = match list.split_first() {
                 Some((darling::ast::NestedMeta::Lit(syn::Lit::Str(uri)), rest)) => (uri.clone(), rest),
                 _ => {
-                    let example = if which == Which::Resource { "config://app" } else { "notes://{id}" };
+                    let example = match which {
+                        Which::Resource => "config://app",
+                        Which::View => "ui://my-server/dashboard",
+                        _ => "notes://{id}",
+                    };
                     errors.push(err_at(
                         &item.sig.ident,
                         format!(
@@ -337,6 +379,9 @@ fn options(which: Which, args: TokenStream, item: &syn::ItemFn, errors: &mut dar
                     (syn::LitStr::new("", item.sig.ident.span()), list.as_slice())
                 }
             };
+            if which == Which::View {
+                return Options::View { uri, args: errors.handle(ViewArgs::from_list(rest)).unwrap_or_default() };
+            }
             Options::Resource { uri, args: errors.handle(ResourceArgs::from_list(rest)).unwrap_or_default() }
         }
     }

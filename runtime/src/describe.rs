@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use crate::Server;
+use crate::protocol::{META_UI, UiToolMeta, VIEW_MIME_TYPE};
 use crate::resolve::{Graph, Node, Resolver};
 
 /// A server's self-description.
@@ -50,6 +51,25 @@ impl Server {
         let prompts: Vec<Value> =
             self.prompt_defs().iter().map(|d| with_questions(json!(d.prompt), d.graph.as_deref())).collect();
         let resources: Vec<Value> = self.resource_defs().iter().map(|d| json!(d.resource)).collect();
+        let views: Vec<Value> = self
+            .resource_defs()
+            .iter()
+            .filter(|d| d.is_view())
+            .map(|d| {
+                let r = &d.resource;
+                let users: Vec<&str> = self
+                    .tool_defs()
+                    .iter()
+                    .filter(|t| {
+                        UiToolMeta::of(t.tool.meta.as_ref()).and_then(|ui| ui.resource_uri).as_deref()
+                            == Some(r.uri.as_str())
+                    })
+                    .map(|t| t.tool.name.as_str())
+                    .collect();
+                let ui = r.meta.as_ref().and_then(|m| m.get(META_UI)).cloned().unwrap_or_else(|| json!({}));
+                json!({"uri": r.uri, "name": r.name, "title": r.title, "description": r.description, "ui": ui, "tools": users})
+            })
+            .collect();
         let templates: Vec<Value> = self
             .resource_template_defs()
             .iter()
@@ -63,6 +83,7 @@ impl Server {
                 "prompts": prompts,
                 "resources": resources,
                 "resourceTemplates": templates,
+                "views": views,
             }),
         }
     }
@@ -151,6 +172,7 @@ impl Description {
                 Some("required") => md.push_str("Runs only as a task: a client must declare the tasks extension.\n\n"),
                 _ => {}
             }
+            apps_md(&mut md, tool);
             if let Some(scopes) = tool["scopes"].as_array() {
                 let list: Vec<String> = scopes.iter().map(|s| format!("`{}`", str_of(s))).collect();
                 let _ = writeln!(
@@ -190,12 +212,26 @@ impl Description {
             checks_md(&mut md, &prompt["checks"]);
             questions_md(&mut md, &prompt["questions"]);
         }
-        let resources = j["resources"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let views = j["views"].as_array().map(Vec::as_slice).unwrap_or_default();
+        if !views.is_empty() {
+            md.push_str("\n## Views\n\nHTML that hosts supporting MCP Apps render next to the tools' results.\n");
+        }
+        for view in views {
+            view_md(&mut md, view);
+        }
+        // Views are resources too; they have their section above.
+        let resources: Vec<&Value> = j["resources"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| r["mimeType"] != VIEW_MIME_TYPE)
+            .collect();
         let templates = j["resourceTemplates"].as_array().map(Vec::as_slice).unwrap_or_default();
         if !resources.is_empty() || !templates.is_empty() {
             md.push_str("\n## Resources\n");
         }
-        for r in resources.iter().chain(templates) {
+        for r in resources.into_iter().chain(templates) {
             let uri = r["uri"].as_str().or_else(|| r["uriTemplate"].as_str()).unwrap_or("");
             let _ = writeln!(md, "\n### `{uri}` ({})\n", str_of(&r["name"]));
             if let Some(d) = r["description"].as_str() {
@@ -209,6 +245,70 @@ impl Description {
         }
         md
     }
+}
+
+/// A tool's view and visibility (MCP Apps).
+fn apps_md(md: &mut String, tool: &Value) {
+    let ui = &tool["_meta"]["ui"];
+    let uri = ui["resourceUri"].as_str().or_else(|| tool["_meta"]["ui/resourceUri"].as_str());
+    if let Some(uri) = uri {
+        let _ = writeln!(md, "Rendered in the view `{uri}` by hosts that support MCP Apps.\n");
+    }
+    let visibility: Vec<&str> = ui["visibility"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    match visibility.as_slice() {
+        ["app"] => md.push_str("Visible to views only: hosts keep it from their model.\n\n"),
+        ["model"] => md.push_str("Visible to the model only: views cannot call it.\n\n"),
+        _ => {}
+    }
+}
+
+/// A view: what its sandbox may allow, and the tools it renders.
+fn view_md(md: &mut String, view: &Value) {
+    let _ = writeln!(md, "\n### `{}` ({})\n", str_of(&view["uri"]), str_of(&view["name"]));
+    if let Some(t) = view["title"].as_str() {
+        let _ = writeln!(md, "**{t}**\n");
+    }
+    if let Some(d) = view["description"].as_str() {
+        let _ = writeln!(md, "{d}\n");
+    }
+    let tools: Vec<String> =
+        view["tools"].as_array().into_iter().flatten().map(|t| format!("`{}`", str_of(t))).collect();
+    if !tools.is_empty() {
+        let _ = writeln!(md, "Renders the results of {}.\n", tools.join(", "));
+    }
+    let ui = &view["ui"];
+    let lists = [
+        ("connectDomains", "connects to (`connect-src`)"),
+        ("resourceDomains", "loads scripts, styles, images, fonts and media from"),
+        ("frameDomains", "frames"),
+        ("baseUriDomains", "takes a `<base>` from"),
+    ];
+    let mut any = false;
+    for (key, what) in lists {
+        let origins: Vec<String> =
+            ui["csp"][key].as_array().into_iter().flatten().map(|o| format!("`{}`", str_of(o))).collect();
+        if !origins.is_empty() {
+            let _ = writeln!(md, "- {what} {}", origins.join(", "));
+            any = true;
+        }
+    }
+    if !any {
+        md.push_str("- no origin beyond its own HTML (the restrictive default policy)\n");
+    }
+    let permissions: Vec<String> =
+        ui["permissions"].as_object().into_iter().flatten().map(|(k, _)| format!("`{k}`")).collect();
+    if !permissions.is_empty() {
+        let _ = writeln!(md, "- asks for {}", permissions.join(", "));
+    }
+    if let Some(domain) = ui["domain"].as_str() {
+        let _ = writeln!(md, "- a dedicated sandbox domain: `{domain}`");
+    }
+    match ui["prefersBorder"].as_bool() {
+        Some(true) => md.push_str("- prefers a border\n"),
+        Some(false) => md.push_str("- prefers no border\n"),
+        None => {}
+    }
+    md.push('\n');
 }
 
 /// The behaviour hints a tool declares.

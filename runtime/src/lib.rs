@@ -42,20 +42,25 @@ pub mod transport;
 #[cfg(feature = "server")]
 pub use seal::RequestStateSecurity;
 #[cfg(feature = "server")]
-pub use server::{InputRequired, Outcome, RequestContext, Server, Toolset};
+pub use server::{CheckError, InputRequired, Outcome, RequestContext, Server, Toolset};
 
 #[cfg(feature = "server")]
+#[allow(deprecated)]
+pub use declare::MissingState;
+#[cfg(feature = "server")]
 pub use declare::{
-    Argument, Blob, CheckReturn, Choice, Elicit, FormField, Json, MissingState, PromptFactory, PromptReturn, Resolve,
+    Argument, Blob, CheckReturn, Choice, Elicit, FormField, Json, PromptFactory, PromptReturn, Resolve,
     ResourceFactory, ResourceReturn, RootsOutput, SampleOutput, State, StateNeed, TextArgument, ToolFactory,
-    ToolReturn, UrlOutput, WithReturn, WithValue,
+    ToolReturn, UrlOutput, ViewFactory, WithReturn, WithValue,
 };
 #[cfg(feature = "server")]
 pub use error::{Error, ErrorKind, IntoError};
 #[cfg(feature = "server")]
 pub use resolve::{Answer, Consent};
 #[cfg(feature = "server")]
-pub use roundtrip_macros::{Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset};
+pub use roundtrip_macros::{
+    Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset, view,
+};
 
 #[cfg(feature = "server")]
 /// The names a server author needs.
@@ -70,7 +75,7 @@ pub mod prelude {
     pub use crate::task::TaskContext;
     pub use crate::{
         Answer, Blob, Consent, Elicit, Error, Json, Resolve, Server, State, prompt, prompts, resource,
-        resource_template, resources, tool, tools, toolset,
+        resource_template, resources, tool, tools, toolset, view,
     };
 }
 

@@ -19,12 +19,17 @@ pub use params::{
 };
 pub use returns::{Blob, Json, PromptReturn, ResourceReturn, ToolReturn};
 pub(crate) use state::States;
-pub use state::{MissingState, State, StateNeed, StateParam};
+pub use state::{State, StateNeed, StateParam};
+
+/// What [`Server::check`](crate::Server::check) reported before it checked views too.
+#[deprecated(note = "renamed `CheckError`: `Server::check` reports missing views as well as missing state")]
+pub type MissingState = crate::server::CheckError;
 
 use crate::error::{Error, IntoError};
 use crate::protocol::{
     CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, PromptArgument, ProtocolVersion,
-    ReadResourceResult, Resource, ResourceTemplate, TaskSupport, Tool, ToolAnnotations,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, TaskSupport, Tool, ToolAnnotations, UiCsp,
+    UiPermissions, UiResourceMeta,
 };
 use crate::resolve::{Check, Graph, Leg, Question, Resolution, Resolved, Values, evaluate};
 use crate::server::{Outcome, PromptDef, RequestContext, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef};
@@ -52,6 +57,20 @@ pub trait ResourceFactory {
     const NAME: &'static str;
     /// The definition and handler.
     fn def() -> ResourceEntry;
+}
+
+/// A view declared with `#[view]` (MCP Apps); `#[tool(ui = VIEW)]` links a tool to it, and
+/// `resources![…]` lists it as a static resource.
+#[diagnostic::on_unimplemented(
+    message = "`ui = …` names a #[view], and this is not one",
+    label = "not a #[view]",
+    note = "declare the view with #[view(\"ui://…\")] on a const holding its HTML or on a fn returning it; a #[resource] is not a view"
+)]
+pub trait ViewFactory: ResourceFactory {
+    /// The view's `ui://` URI.
+    const URI: &'static str;
+    /// The view's definition.
+    fn view() -> ResourceDef;
 }
 
 /// What a `with` resolver returns: a value without asking, or one question. A `with` fn may
@@ -458,11 +477,20 @@ where
         mime_type: spec.mime_type.map(Into::into),
         ..Resource::new(spec.uri, spec.name)
     };
+    ResourceEntry::Static(ResourceDef::new(resource, static_reader(checks, body)))
+}
+
+/// The reader of a declared static resource or view: its checks, then its body.
+fn static_reader<F, Fut>(checks: Vec<Check>, body: F) -> impl Fn(RequestContext) -> LegFuture<ReadResourceResult>
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
+{
     let checks = Arc::new(graph(Vec::new(), Vec::new(), checks));
     let body = Arc::new(body);
-    ResourceEntry::Static(ResourceDef::new(resource, move |cx: RequestContext| {
+    move |cx: RequestContext| {
         let (checks, body) = (checks.clone(), body.clone());
-        async move {
+        Box::pin(async move {
             let site = Site::of(&cx);
             let run = async {
                 if !checks.checks().is_empty() {
@@ -471,8 +499,79 @@ where
                 body(cx).await
             };
             site.finish(run.await)
+        })
+    }
+}
+
+/// The description of a declared view.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct ViewSpec {
+    pub uri: &'static str,
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub connect_domains: &'static [&'static str],
+    pub resource_domains: &'static [&'static str],
+    pub frame_domains: &'static [&'static str],
+    pub base_uri_domains: &'static [&'static str],
+    /// `camera`, `microphone`, `geolocation`, `clipboardWrite`.
+    pub permissions: &'static [&'static str],
+    pub domain: Option<&'static str>,
+    pub prefers_border: Option<bool>,
+}
+
+impl ViewSpec {
+    fn resource(&self) -> Resource {
+        Resource {
+            title: self.title.map(Into::into),
+            description: self.description.map(Into::into),
+            ..Resource::new(self.uri, self.name)
         }
-    }))
+    }
+
+    fn ui(&self) -> UiResourceMeta {
+        let list = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let csp = UiCsp {
+            connect_domains: list(self.connect_domains),
+            resource_domains: list(self.resource_domains),
+            frame_domains: list(self.frame_domains),
+            base_uri_domains: list(self.base_uri_domains),
+        };
+        let asked = |p: &str| self.permissions.contains(&p).then(JsonObject::new);
+        let permissions = UiPermissions {
+            camera: asked("camera"),
+            microphone: asked("microphone"),
+            geolocation: asked("geolocation"),
+            clipboard_write: asked("clipboardWrite"),
+        };
+        UiResourceMeta {
+            csp: (!csp.is_empty()).then_some(csp),
+            permissions: (!permissions.is_empty()).then_some(permissions),
+            domain: self.domain.map(Into::into),
+            prefers_border: self.prefers_border,
+        }
+    }
+}
+
+/// Build the definition of a view declared on a fn (its checks, if any, run first).
+#[doc(hidden)]
+pub fn view<F, Fut>(spec: ViewSpec, checks: Vec<Check>, body: F) -> ResourceDef
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
+{
+    ResourceDef::view(spec.resource(), spec.ui(), static_reader(checks, body))
+}
+
+/// Build the definition of a view declared on a const holding its HTML.
+#[doc(hidden)]
+pub fn view_text(spec: ViewSpec, html: &'static str) -> ResourceDef {
+    let uri = spec.uri;
+    ResourceDef::view(spec.resource(), spec.ui(), move |_cx| async move {
+        let contents = ResourceContents::text(uri, None, html);
+        Ok(Outcome::Complete(ReadResourceResult { contents: vec![contents], ..ReadResourceResult::default() }))
+    })
 }
 
 fn refused_error(name: &str, what: &str) -> Error {

@@ -121,18 +121,3 @@ impl fmt::Debug for States {
         write!(f, "States({})", self.0.len())
     }
 }
-
-/// A declaration whose `State<T>` no value was registered for.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{kind} `{name}` takes State<{type_name}>, but the server has no such state: register it with \
-     `.state(Arc::new(value))` before serving"
-)]
-pub struct MissingState {
-    /// `tool`, `prompt`, `resource` or `resource template`.
-    pub kind: &'static str,
-    /// Its name (a resource's URI).
-    pub name: String,
-    /// The state's type.
-    pub type_name: &'static str,
-}

@@ -13,7 +13,7 @@ use crate::protocol::{
     CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
     InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_PROTOCOL_VERSION, META_SERVER_INFO,
     ProtocolVersion, Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities,
-    TASKS_EXTENSION, TaskIdParams, UpdateTaskParams, codes,
+    TASKS_EXTENSION, TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
 };
 
 /// How long a caller answered `503` because a store did not answer should wait before it
@@ -217,7 +217,7 @@ impl Server {
         let value = match method {
             "server/discover" => to_value(self.discover())?,
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-                return Ok(Routed::Json(self.list(method, v)?));
+                return Ok(Routed::Json(self.list(method, v, &meta.client_capabilities)?));
             }
             "completion/complete" => to_value(self.complete(params, v)?)?,
             "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, &meta, inbound).await,
@@ -272,7 +272,7 @@ impl Server {
                 self.check_offered(method)?;
                 match method {
                     "completion/complete" => to_value(self.complete(params, v)?)?,
-                    _ => return Ok(Routed::Json(self.list(method, v)?)),
+                    _ => return Ok(Routed::Json(self.list(method, v, &session.client_capabilities)?)),
                 }
             }
             "tools/call" | "prompts/get" | "resources/read" => {
@@ -356,12 +356,23 @@ impl Server {
             completions: self.offers_completions().then(JsonObject::new),
             logging: Some(JsonObject::new()),
             experimental: None,
-            extensions: (version.is_modern() && self.offers_tasks()).then(|| {
-                let mut extensions = JsonObject::new();
-                extensions.insert(TASKS_EXTENSION.into(), json!({}));
-                extensions
-            }),
+            extensions: self.extensions(version),
         }
+    }
+
+    /// The extensions this server declares at `version`: the tasks extension (2026-07-28
+    /// only: a legacy session runs task tools synchronously) when a tool may run as a task,
+    /// and MCP Apps (`io.modelcontextprotocol/ui`, both eras: its hosts declare it at
+    /// `initialize` too) when the server has a view.
+    fn extensions(&self, version: ProtocolVersion) -> Option<JsonObject> {
+        let mut extensions = JsonObject::new();
+        if version.is_modern() && self.offers_tasks() {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+        if self.offers_apps() {
+            extensions.insert(UI_EXTENSION.into(), json!({}));
+        }
+        (!extensions.is_empty()).then_some(extensions)
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the

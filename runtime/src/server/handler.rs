@@ -13,7 +13,8 @@ use super::uri_template::UriTemplate;
 use crate::declare::StateNeed;
 use crate::protocol::{
     CallToolResult, CreateMessageParams, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
-    JsonObject, ListRootsParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    JsonObject, ListRootsParams, META_UI, META_UI_RESOURCE_URI, Prompt, ReadResourceResult, Resource, ResourceContents,
+    ResourceTemplate, Tool, UiResourceMeta, VIEW_MIME_TYPE, Visibility,
 };
 use crate::resolve::Graph;
 
@@ -186,6 +187,9 @@ pub struct ToolDef {
     /// The OAuth scopes a caller's token must grant (`#[tool(scopes = [...])]`).
     pub(crate) scopes: Vec<String>,
     pub(crate) handler: Handler<CallToolResult>,
+    /// The view this tool brought with it (`#[tool(ui = VIEW)]`, [`with_view`](Self::with_view)),
+    /// registered with the tool.
+    pub(crate) view: Option<Box<ResourceDef>>,
     /// The input schema's `x-mcp-header` marks, found on the first call that needs them
     /// (cleared when the server registers the tool).
     #[cfg(feature = "http")]
@@ -216,9 +220,62 @@ impl ToolDef {
             single_use: false,
             scopes: Vec::new(),
             handler: Handler::new(handler),
+            view: None,
             #[cfg(feature = "http")]
             header_marks: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Link this tool to the view at `uri` (MCP Apps): a host that supports the extension
+    /// renders the tool's results in it. Sets `_meta.ui.resourceUri` and the deprecated flat
+    /// `_meta["ui/resourceUri"]` that early hosts read. The view must be registered on the
+    /// server ([`Server::check`](crate::Server::check) refuses to start otherwise); a client
+    /// without the extension gets the tool without the link.
+    ///
+    /// ```
+    /// use roundtrip::server::ToolDef;
+    /// use roundtrip::protocol::{CallToolResult, Tool, UiToolMeta, Visibility, empty_input_schema};
+    /// use roundtrip::server::Outcome;
+    ///
+    /// let def = ToolDef::new(Tool::new("refresh", empty_input_schema()), |_cx| async {
+    ///     Ok(Outcome::Complete(CallToolResult::text("Refreshed.")))
+    /// })
+    /// .view("ui://demo/dashboard")
+    /// .visibility([Visibility::App]);
+    /// let ui = UiToolMeta::of(def.tool.meta.as_ref()).unwrap();
+    /// assert_eq!(ui.resource_uri.as_deref(), Some("ui://demo/dashboard"));
+    /// assert!(ui.app_visible() && !ui.model_visible());
+    /// ```
+    pub fn view(mut self, uri: impl Into<String>) -> Self {
+        let uri = uri.into();
+        let meta = self.tool.meta.get_or_insert_with(JsonObject::new);
+        meta.insert(META_UI_RESOURCE_URI.into(), serde_json::Value::String(uri.clone()));
+        set_ui(meta, "resourceUri", serde_json::Value::String(uri));
+        self
+    }
+
+    /// Link this tool to `view` and register the view with the tool: what
+    /// `#[tool(ui = VIEW)]` does with a `#[view]`.
+    pub fn with_view(self, view: ResourceDef) -> Self {
+        let mut def = self.view(view.resource.uri.clone());
+        def.view = Some(Box::new(view));
+        def
+    }
+
+    /// Who may see and call this tool (MCP Apps `_meta.ui.visibility`): the model, views, or
+    /// both (the default). Hosts hide a tool whose visibility lacks [`Visibility::Model`]
+    /// from their model, and refuse calls from views of a tool whose visibility lacks
+    /// [`Visibility::App`].
+    pub fn visibility(mut self, visibility: impl IntoIterator<Item = Visibility>) -> Self {
+        let mut list: Vec<Visibility> = Vec::new();
+        for v in visibility {
+            if !list.contains(&v) {
+                list.push(v);
+            }
+        }
+        let meta = self.tool.meta.get_or_insert_with(JsonObject::new);
+        set_ui(meta, "visibility", serde_json::json!(list));
+        self
     }
 
     /// The `x-mcp-header` marks of the input schema, computed once.
@@ -333,6 +390,16 @@ impl PromptDef {
     }
 }
 
+/// Set `key` of the `_meta.ui` object of a `_meta` (made an object if it is not one).
+fn set_ui(meta: &mut JsonObject, key: &str, value: serde_json::Value) {
+    let mut ui = match meta.remove(META_UI) {
+        Some(serde_json::Value::Object(ui)) => ui,
+        _ => JsonObject::new(),
+    };
+    ui.insert(key.into(), value);
+    meta.insert(META_UI.into(), serde_json::Value::Object(ui));
+}
+
 /// A static resource and its reader.
 #[derive(Debug, Clone)]
 pub struct ResourceDef {
@@ -352,10 +419,67 @@ impl ResourceDef {
         Self { resource, needs: Vec::new(), handler: Handler::new(handler) }
     }
 
+    /// A view (MCP Apps): an HTML document at a `ui://` URI, read by `handler`, with what the
+    /// host's sandbox should allow it (`ui`). The resource is listed and read with the MIME
+    /// type [`VIEW_MIME_TYPE`], and every content item the handler returns carries `ui` as
+    /// its `_meta.ui` (so does the list entry, which hosts may read as a fallback).
+    /// `#[view]` declares one.
+    ///
+    /// ```
+    /// use roundtrip::server::{Outcome, ResourceDef};
+    /// use roundtrip::protocol::{ReadResourceResult, Resource, ResourceContents, UiResourceMeta};
+    ///
+    /// let ui = UiResourceMeta { prefers_border: Some(true), ..UiResourceMeta::default() };
+    /// let view = ResourceDef::view(Resource::new("ui://demo/dashboard", "dashboard"), ui, |_cx| async {
+    ///     let html = ResourceContents::text("ui://demo/dashboard", None, "<!doctype html><p>Hello</p>");
+    ///     Ok(Outcome::Complete(ReadResourceResult { contents: vec![html], ..Default::default() }))
+    /// });
+    /// assert_eq!(view.resource.mime_type.as_deref(), Some("text/html;profile=mcp-app"));
+    /// ```
+    pub fn view<F, Fut>(mut resource: Resource, ui: UiResourceMeta, handler: F) -> Self
+    where
+        F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
+    {
+        resource.mime_type = Some(VIEW_MIME_TYPE.to_owned());
+        let ui = serde_json::to_value(&ui).unwrap_or_else(|_| serde_json::Value::Object(JsonObject::new()));
+        if ui.as_object().is_some_and(|o| !o.is_empty()) {
+            resource.meta.get_or_insert_with(JsonObject::new).insert(META_UI.into(), ui.clone());
+        }
+        let handler = Arc::new(handler);
+        Self::new(resource, move |cx| {
+            let (handler, ui) = (handler.clone(), ui.clone());
+            async move {
+                let mut outcome = handler(cx).await?;
+                if let Outcome::Complete(result) = &mut outcome {
+                    for contents in &mut result.contents {
+                        dress_view(contents, &ui);
+                    }
+                }
+                Ok(outcome)
+            }
+        })
+    }
+
+    /// Whether this resource is a view (MCP Apps): its MIME type is [`VIEW_MIME_TYPE`].
+    pub fn is_view(&self) -> bool {
+        self.resource.mime_type.as_deref() == Some(VIEW_MIME_TYPE)
+    }
+
     /// The handler takes this registered state; the server checks it when it starts.
     pub fn needs(mut self, need: StateNeed) -> Self {
         self.needs.push(need);
         self
+    }
+}
+
+/// A view's content item: its MIME type (unless the handler chose one) and `_meta.ui`
+/// (unless the handler set one).
+fn dress_view(contents: &mut ResourceContents, ui: &serde_json::Value) {
+    let (ResourceContents::Text { mime_type, meta, .. } | ResourceContents::Blob { mime_type, meta, .. }) = contents;
+    mime_type.get_or_insert_with(|| VIEW_MIME_TYPE.to_owned());
+    if ui.as_object().is_some_and(|o| !o.is_empty()) {
+        meta.get_or_insert_with(JsonObject::new).entry(META_UI).or_insert_with(|| ui.clone());
     }
 }
 

@@ -1,10 +1,14 @@
 //! The list results (`tools/list`, `prompts/list`, `resources/list`,
 //! `resources/templates/list`), serialized once per protocol version and answered from then on
 //! as they are: the definitions do not change while a server serves.
+//!
+//! `tools/list` has two variants (MCP Apps): one for clients that host views, with each tool
+//! as declared, and one for the others, without the links to views. Each is serialized once;
+//! picking one is a lookup in the client's extensions, which most clients do not declare.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::value::RawValue;
 
@@ -13,14 +17,22 @@ use serde_json::json;
 use super::Server;
 use super::dispatch::{Failure, to_json};
 use crate::protocol::{
-    CacheScope, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ProtocolVersion,
-    ResultType, Tool,
+    CacheScope, ClientCapabilities, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, META_UI, META_UI_RESOURCE_URI, ProtocolVersion, ResultType, Tool, UiToolMeta,
 };
 
-/// The serialized lists, by method and version. A server whose definitions change (a builder
-/// method) starts with an empty cache.
+/// A list's method, the version, and whether the client hosts views.
+type ListKey = (&'static str, ProtocolVersion, bool);
+
+/// The serialized lists, by method, version and whether the client hosts views (for
+/// `tools/list` only). A server whose definitions change (a builder method) starts with an
+/// empty cache.
 #[derive(Default)]
-pub(crate) struct ListCache(Mutex<HashMap<(&'static str, ProtocolVersion), Box<RawValue>>>);
+pub(crate) struct ListCache {
+    lists: Mutex<HashMap<ListKey, Box<RawValue>>>,
+    /// Whether the server has a view, found once.
+    pub(super) apps: OnceLock<bool>,
+}
 
 impl Clone for ListCache {
     fn clone(&self) -> Self {
@@ -39,22 +51,32 @@ pub(crate) const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resou
 
 impl Server {
     /// The result of a list method at `version`, serialized the first time it is asked for.
-    pub(crate) fn list(&self, method: &str, version: ProtocolVersion) -> Result<Box<RawValue>, Failure> {
+    /// `capabilities` are the client's (a 2026-07-28 request's, or a legacy session's): a
+    /// client that hosts views gets the tools' links to them.
+    pub(crate) fn list(
+        &self,
+        method: &str,
+        version: ProtocolVersion,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Box<RawValue>, Failure> {
         let Some(&method) = LIST_METHODS.iter().find(|m| **m == method) else {
             return Err(Failure::rejected(crate::protocol::ErrorObject::method_not_found(method)));
         };
-        let cache = &self.inner.lists.0;
-        if let Some(json) = cache.lock().ok().and_then(|c| c.get(&(method, version)).cloned()) {
+        // Only the tools differ between clients that host views and those that do not.
+        let hosts_views = method == "tools/list" && capabilities.supports_ui();
+        let key = (method, version, hosts_views);
+        let cache = &self.inner.lists.lists;
+        if let Some(json) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
             return Ok(json);
         }
         let json = match method {
-            "tools/list" => to_json(&self.list_tools(version))?,
+            "tools/list" => to_json(&self.list_tools(version, hosts_views))?,
             "prompts/list" => to_json(&self.list_prompts(version))?,
             "resources/list" => to_json(&self.list_resources(version))?,
             _ => to_json(&self.list_templates(version))?,
         };
         if let Ok(mut c) = cache.lock() {
-            c.insert((method, version), json.clone());
+            c.insert(key, json.clone());
         }
         Ok(json)
     }
@@ -69,9 +91,15 @@ impl Server {
         }
     }
 
-    fn list_tools(&self, version: ProtocolVersion) -> ListToolsResult {
+    fn list_tools(&self, version: ProtocolVersion, hosts_views: bool) -> ListToolsResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let tools = self.inner.tools.iter().map(|d| tool_for(&d.tool, version)).collect();
+        let tools = self
+            .inner
+            .tools
+            .iter()
+            .filter_map(|d| if hosts_views { Some(d.tool.clone()) } else { without_views(&d.tool) })
+            .map(|tool| tool_for(tool, version))
+            .collect();
         ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope }
     }
 
@@ -94,9 +122,38 @@ impl Server {
     }
 }
 
-/// A tool as a client of `version` may see it.
-fn tool_for(tool: &Tool, version: ProtocolVersion) -> Tool {
+/// A tool as a client that does not host views sees it (MCP Apps): without `_meta.ui` and the
+/// flat `ui/resourceUri`, as the extension's specification has servers register "a text-only
+/// variant" for such clients; and not at all when only views may see it
+/// (`visibility: ["app"]`).
+///
+/// The specification makes hiding app-only tools from the model the *host's* job ("Host MUST
+/// NOT include tools in the agent's tool list when their visibility does not include
+/// "model""): a client that hosts views gets every tool, app-only ones included, since its
+/// views call them through it. A client that does not host views cannot honour visibility: it
+/// would hand the tool to its model, which the declaration forbids, and it has no view that
+/// could call it. So the server leaves such tools out for it (the specification lets servers
+/// "register different tool variants based on host capabilities"). Visibility is not access
+/// control: a call of the tool is still served, since a host's model and its views share one
+/// connection and the server cannot tell them apart.
+fn without_views(tool: &Tool) -> Option<Tool> {
+    let Some(ui) = UiToolMeta::of(tool.meta.as_ref()) else { return Some(tool.clone()) };
+    if !ui.model_visible() {
+        return None;
+    }
     let mut tool = tool.clone();
+    if let Some(meta) = &mut tool.meta {
+        meta.remove(META_UI);
+        meta.remove(META_UI_RESOURCE_URI);
+        if meta.is_empty() {
+            tool.meta = None;
+        }
+    }
+    Some(tool)
+}
+
+/// A tool as a client of `version` may see it.
+fn tool_for(mut tool: Tool, version: ProtocolVersion) -> Tool {
     if version < ProtocolVersion::V2025_06_18 {
         tool.title = None;
         tool.output_schema = None;

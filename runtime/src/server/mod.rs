@@ -14,6 +14,7 @@
 //! ```
 
 mod carrier;
+mod check;
 mod context;
 mod dispatch;
 mod handler;
@@ -27,6 +28,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+pub use check::{CheckError, Problem};
 pub use context::RequestContext;
 pub use dispatch::{Reply, ReplyMessage, STORE_RETRY_AFTER_SECS};
 pub use handler::{
@@ -38,7 +40,7 @@ pub use peer::{Inbound, NullPeer, Peer, Principal, Session, Transport};
 pub use subscriptions::ListChange;
 use tokio::sync::broadcast;
 
-use crate::declare::{MissingState, StateNeed, States};
+use crate::declare::States;
 use crate::protocol::{CacheScope, CompleteParams, Completion, Implementation};
 use crate::seal::{MemoryReplayCache, ReplayCache, RequestStateSecurity, SealConfigError, Sealer};
 use crate::task::{MemoryStore, TaskOptions, TaskStore, Tasks};
@@ -194,8 +196,15 @@ impl Server {
         self
     }
 
-    /// Register a tool; a later tool with the same name replaces the earlier one.
-    pub fn tool(mut self, def: ToolDef) -> Self {
+    /// Register a tool; a later tool with the same name replaces the earlier one. A view the
+    /// tool brings (`#[tool(ui = VIEW)]`) is registered with it, unless a resource with its
+    /// URI already is.
+    pub fn tool(mut self, mut def: ToolDef) -> Self {
+        if let Some(view) = def.view.take()
+            && !self.inner.resources.iter().any(|r| r.resource.uri == view.resource.uri)
+        {
+            self = self.resource(*view);
+        }
         // The schema may have changed since the marks were found (`tool` is a public field).
         #[cfg(feature = "http")]
         let def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
@@ -239,9 +248,14 @@ impl Server {
         defs.into_iter().map(IntoDef::into_def).fold(self, Self::prompt)
     }
 
-    /// Register a static resource.
+    /// Register a static resource; a later resource with the same URI replaces the earlier
+    /// one.
     pub fn resource(mut self, def: ResourceDef) -> Self {
-        self.inner_mut().resources.push(def);
+        let inner = self.inner_mut();
+        match inner.resources.iter_mut().find(|r| r.resource.uri == def.resource.uri) {
+            Some(earlier) => *earlier = def,
+            None => inner.resources.push(def),
+        }
         self
     }
 
@@ -366,31 +380,13 @@ impl Server {
         self.inner.states.get::<T>()
     }
 
-    /// Check that every `State<T>` a declaration takes is registered. The serving entry
-    /// points (`serve_stdio`, `serve_http`, `bind_http`, `router`, the in-memory transport)
-    /// run this check once and refuse to start on a missing registration.
-    pub fn check(&self) -> Result<(), MissingState> {
-        let inner = &self.inner;
-        let named = |kind, name: &str, needs: &[StateNeed]| {
-            needs.iter().find(|n| !inner.states.has(n)).map(|n| MissingState {
-                kind,
-                name: name.to_owned(),
-                type_name: n.type_name(),
-            })
-        };
-        let missing = inner
-            .tools
-            .iter()
-            .find_map(|d| named("tool", &d.tool.name, &d.needs))
-            .or_else(|| inner.prompts.iter().find_map(|d| named("prompt", &d.prompt.name, &d.needs)))
-            .or_else(|| inner.resources.iter().find_map(|d| named("resource", &d.resource.uri, &d.needs)))
-            .or_else(|| {
-                inner.templates.iter().find_map(|d| named("resource template", &d.template.uri_template, &d.needs))
-            });
-        match missing {
-            Some(m) => Err(m),
-            None => Ok(()),
-        }
+    /// Check what can only be checked once everything is registered: every `State<T>` a
+    /// declaration takes is registered, and every view a tool links to (MCP Apps
+    /// `_meta.ui.resourceUri`) is a registered view. The serving entry points (`serve_stdio`,
+    /// `serve_http`, `bind_http`, `router`, the in-memory transport) run this check once and
+    /// refuse to start on the first problem, which the error names.
+    pub fn check(&self) -> Result<(), CheckError> {
+        check::check(self)
     }
 
     /// [`check`](Self::check) as an I/O error, for the entry points that return one.
@@ -441,6 +437,12 @@ impl Server {
     /// The registered static resources.
     pub fn resource_defs(&self) -> &[ResourceDef] {
         &self.inner.resources
+    }
+
+    /// Whether the server has a view (MCP Apps): it then declares the extension, and serves
+    /// the tools' links to their views to clients that host views.
+    pub fn offers_apps(&self) -> bool {
+        *self.inner.lists.apps.get_or_init(|| self.inner.resources.iter().any(ResourceDef::is_view))
     }
 
     /// The registered resource templates.

@@ -1,0 +1,207 @@
+//! MCP Apps (SEP-1865, the extension `io.modelcontextprotocol/ui`, stable 2026-01-26): tools
+//! that come with an interactive view.
+//!
+//! A *view* is a resource at a `ui://` URI whose contents are an HTML document of the MIME
+//! type [`VIEW_MIME_TYPE`]; its content item carries `_meta.ui` ([`UiResourceMeta`]: the
+//! origins its Content Security Policy may allow, the browser permissions it asks for, a
+//! dedicated sandbox domain, a border preference). A tool links to its view with
+//! `_meta.ui.resourceUri` ([`UiToolMeta`]), and says who may see and call it with
+//! `_meta.ui.visibility` (the model, the view, or both). A host renders the view in a
+//! sandboxed iframe and talks to it over `postMessage`; the server only serves metadata,
+//! resources and tool calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{ClientCapabilities, JsonObject};
+
+/// The extension's identifier, in client and server capabilities.
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of a view's contents (the only one the extension defines).
+pub const VIEW_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The `_meta` key of a tool's [`UiToolMeta`] and of a view's [`UiResourceMeta`].
+pub const META_UI: &str = "ui";
+
+/// The flat `_meta` key hosts of the first drafts read a tool's view from. Deprecated by the
+/// extension ("will be removed before GA") but still read by hosts; the official server helper
+/// writes both keys, and so does roundtrip.
+pub const META_UI_RESOURCE_URI: &str = "ui/resourceUri";
+
+/// Who may see and call a tool (`_meta.ui.visibility`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// The model (the agent's tool list).
+    Model,
+    /// Views of this server, calling through the host.
+    App,
+}
+
+/// A tool's `_meta.ui`: its view and its visibility.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiToolMeta {
+    /// The `ui://` URI of the view that renders the tool's results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_uri: Option<String>,
+    /// Who may see and call the tool; absent means both the model and views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Vec<Visibility>>,
+}
+
+impl UiToolMeta {
+    /// A tool's `_meta.ui`, read from its `_meta` (the flat `ui/resourceUri` key counts when
+    /// `ui.resourceUri` is absent, as hosts read it). `None` when the tool has neither.
+    pub fn of(meta: Option<&JsonObject>) -> Option<Self> {
+        let meta = meta?;
+        let mut ui = meta.get(META_UI).and_then(|v| Self::deserialize(v).ok());
+        let flat = meta.get(META_UI_RESOURCE_URI).and_then(Value::as_str);
+        match (&mut ui, flat) {
+            (Some(ui), Some(flat)) if ui.resource_uri.is_none() => ui.resource_uri = Some(flat.to_owned()),
+            (None, Some(flat)) => ui = Some(Self { resource_uri: Some(flat.to_owned()), visibility: None }),
+            _ => {}
+        }
+        ui
+    }
+
+    /// Whether the model may see the tool (visibility absent, or naming `model`).
+    pub fn model_visible(&self) -> bool {
+        self.visibility.as_ref().is_none_or(|v| v.contains(&Visibility::Model))
+    }
+
+    /// Whether views may call the tool (visibility absent, or naming `app`).
+    pub fn app_visible(&self) -> bool {
+        self.visibility.as_ref().is_none_or(|v| v.contains(&Visibility::App))
+    }
+}
+
+/// A view's `_meta.ui`: what the host's sandbox should allow it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiResourceMeta {
+    /// The origins its Content Security Policy may allow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csp: Option<UiCsp>,
+    /// The browser features it asks for (hosts may grant them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<UiPermissions>,
+    /// A dedicated sandbox origin; its format is the host's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    /// `true` asks for a visible border and background, `false` for none; absent, the host
+    /// decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefers_border: Option<bool>,
+}
+
+/// The origins a view's Content Security Policy may allow, by directive. An empty list is
+/// the restrictive default of its directive.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiCsp {
+    /// `connect-src`: `fetch`, XHR and WebSocket.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub connect_domains: Vec<String>,
+    /// `script-src`, `style-src`, `img-src`, `font-src`, `media-src`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_domains: Vec<String>,
+    /// `frame-src`: nested iframes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frame_domains: Vec<String>,
+    /// `base-uri`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_uri_domains: Vec<String>,
+}
+
+impl UiCsp {
+    /// Whether no list has an origin.
+    pub fn is_empty(&self) -> bool {
+        self.connect_domains.is_empty()
+            && self.resource_domains.is_empty()
+            && self.frame_domains.is_empty()
+            && self.base_uri_domains.is_empty()
+    }
+}
+
+/// The browser features a view asks for; each is `{}` on the wire when asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiPermissions {
+    /// The `camera` feature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<JsonObject>,
+    /// The `microphone` feature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microphone: Option<JsonObject>,
+    /// The `geolocation` feature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geolocation: Option<JsonObject>,
+    /// The `clipboard-write` feature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clipboard_write: Option<JsonObject>,
+}
+
+impl UiPermissions {
+    /// Whether no feature is asked for.
+    pub fn is_empty(&self) -> bool {
+        self.camera.is_none()
+            && self.microphone.is_none()
+            && self.geolocation.is_none()
+            && self.clipboard_write.is_none()
+    }
+}
+
+impl ClientCapabilities {
+    /// Whether the client hosts views: it declared the extension with [`VIEW_MIME_TYPE`]
+    /// among its `mimeTypes` (the check the extension's specification gives servers).
+    pub fn supports_ui(&self) -> bool {
+        let Some(ui) = self.extensions.as_ref().and_then(|e| e.get(UI_EXTENSION)) else { return false };
+        ui.get("mimeTypes").and_then(Value::as_array).is_some_and(|m| m.iter().any(|t| t == VIEW_MIME_TYPE))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_tools_ui_is_read_from_either_key() {
+        let nested: JsonObject =
+            serde_json::from_value(json!({"ui": {"resourceUri": "ui://a", "visibility": ["app"]}})).unwrap_or_default();
+        let ui = UiToolMeta::of(Some(&nested)).unwrap_or_default();
+        assert_eq!(ui.resource_uri.as_deref(), Some("ui://a"));
+        assert!(ui.app_visible() && !ui.model_visible());
+        let flat: JsonObject = serde_json::from_value(json!({"ui/resourceUri": "ui://b"})).unwrap_or_default();
+        let ui = UiToolMeta::of(Some(&flat)).unwrap_or_default();
+        assert_eq!(ui.resource_uri.as_deref(), Some("ui://b"));
+        assert!(ui.app_visible() && ui.model_visible());
+        assert_eq!(UiToolMeta::of(Some(&JsonObject::new())), None);
+    }
+
+    #[test]
+    fn only_a_client_that_names_the_mime_type_hosts_views() {
+        let caps = |v: Value| serde_json::from_value::<ClientCapabilities>(v).unwrap_or_default();
+        assert!(caps(json!({"extensions": {UI_EXTENSION: {"mimeTypes": [VIEW_MIME_TYPE]}}})).supports_ui());
+        assert!(!caps(json!({"extensions": {UI_EXTENSION: {}}})).supports_ui());
+        assert!(!caps(json!({"extensions": {UI_EXTENSION: {"mimeTypes": ["text/html"]}}})).supports_ui());
+        assert!(!caps(json!({})).supports_ui());
+    }
+
+    #[test]
+    fn empty_lists_and_unasked_features_stay_off_the_wire() {
+        let meta = UiResourceMeta {
+            csp: Some(UiCsp { connect_domains: vec!["https://api.example.com".into()], ..UiCsp::default() }),
+            permissions: Some(UiPermissions { camera: Some(JsonObject::new()), ..UiPermissions::default() }),
+            domain: None,
+            prefers_border: Some(true),
+        };
+        assert_eq!(
+            serde_json::to_value(&meta).unwrap_or_default(),
+            json!({"csp": {"connectDomains": ["https://api.example.com"]}, "permissions": {"camera": {}}, "prefersBorder": true})
+        );
+    }
+}

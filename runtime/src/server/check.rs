@@ -1,0 +1,104 @@
+//! What a server checks before it serves: what the declarations need that only the whole
+//! registry can tell (state that was registered, views that tools link to).
+
+use std::fmt;
+
+use super::Server;
+use crate::declare::StateNeed;
+use crate::protocol::{UiToolMeta, VIEW_MIME_TYPE};
+
+/// Why a server refuses to start: a declaration needs something the server does not have.
+/// [`Server::check`] reports the first one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} `{name}` {problem}")]
+pub struct CheckError {
+    /// `tool`, `prompt`, `resource` or `resource template`.
+    pub kind: &'static str,
+    /// Its name (a resource's URI).
+    pub name: String,
+    /// What it needs.
+    pub problem: Problem,
+}
+
+/// What a declaration needs that the server does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Problem {
+    /// It takes `State<T>`, and no value of `T` is registered.
+    MissingState {
+        /// The state's type.
+        type_name: &'static str,
+    },
+    /// A tool links to a view (`_meta.ui.resourceUri`) that no registered resource has.
+    MissingView {
+        /// The view's URI.
+        uri: String,
+    },
+    /// A tool links to a resource that is not a view: its URI is not `ui://…`, or its MIME
+    /// type is not `text/html;profile=mcp-app`.
+    NotAView {
+        /// The resource's URI.
+        uri: String,
+        /// Its MIME type.
+        mime_type: Option<String>,
+    },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MissingState { type_name } => write!(
+                f,
+                "takes State<{type_name}>, but the server has no such state: register it with \
+                 `.state(Arc::new(value))` before serving"
+            ),
+            Self::MissingView { uri } => write!(
+                f,
+                "links to the view `{uri}`, which is not registered: declare it with #[view(\"{uri}\")] and \
+                 register it with `.resources(resources![…])`, or link the view by name: #[tool(ui = VIEW)]"
+            ),
+            Self::NotAView { uri, mime_type } => write!(
+                f,
+                "links to `{uri}`, which is not a view (a `ui://` resource of MIME type {VIEW_MIME_TYPE}, not {}): \
+                 declare it with #[view(\"ui://…\")]",
+                mime_type.as_deref().unwrap_or("none")
+            ),
+        }
+    }
+}
+
+pub(super) fn check(server: &Server) -> Result<(), CheckError> {
+    let inner = &server.inner;
+    let state = |kind, name: &str, needs: &[StateNeed]| {
+        needs.iter().find(|n| !inner.states.has(n)).map(|n| CheckError {
+            kind,
+            name: name.to_owned(),
+            problem: Problem::MissingState { type_name: n.type_name() },
+        })
+    };
+    let missing = inner
+        .tools
+        .iter()
+        .find_map(|d| state("tool", &d.tool.name, &d.needs))
+        .or_else(|| inner.prompts.iter().find_map(|d| state("prompt", &d.prompt.name, &d.needs)))
+        .or_else(|| inner.resources.iter().find_map(|d| state("resource", &d.resource.uri, &d.needs)))
+        .or_else(|| inner.templates.iter().find_map(|d| state("resource template", &d.template.uri_template, &d.needs)))
+        .or_else(|| inner.tools.iter().find_map(|d| view(server, &d.tool.name, d.tool.meta.as_ref())));
+    match missing {
+        Some(m) => Err(m),
+        None => Ok(()),
+    }
+}
+
+/// A tool's link to a view that is not there.
+fn view(server: &Server, tool: &str, meta: Option<&crate::protocol::JsonObject>) -> Option<CheckError> {
+    let uri = UiToolMeta::of(meta)?.resource_uri?;
+    let problem = match server.inner.resources.iter().find(|r| r.resource.uri == uri) {
+        None => Problem::MissingView { uri },
+        Some(r) if !r.is_view() || !uri.starts_with("ui://") => {
+            Problem::NotAView { uri, mime_type: r.resource.mime_type.clone() }
+        }
+        Some(_) => return None,
+    };
+    Some(CheckError { kind: "tool", name: tool.to_owned(), problem })
+}
