@@ -4,6 +4,8 @@
 //! the input schema, and the framework asks it (in as few rounds as the placeholders allow),
 //! seals the answers into `requestState` between legs, and calls the fn when all is known.
 
+use std::sync::{Arc, Mutex};
+
 use roundtrip::prelude::*;
 
 /// Provision a database. Asks which region to put it in.
@@ -111,6 +113,97 @@ pub async fn backup(
     })
 }
 
+/// A database of the inventory.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Database {
+    /// Its name.
+    pub name: String,
+    /// Where it lives.
+    pub region: String,
+    /// Its size, in GB.
+    pub size_gb: u32,
+}
+
+/// The databases, as the `databases` tool and its view show them.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Databases {
+    /// The databases, by name.
+    pub databases: Vec<Database>,
+}
+
+/// The databases this server knows (in memory: each server starts with the same three).
+#[derive(Debug)]
+pub struct Inventory {
+    databases: Mutex<Vec<Database>>,
+}
+
+impl Default for Inventory {
+    fn default() -> Self {
+        let db = |name: &str, region: &str, size_gb| Database { name: name.into(), region: region.into(), size_gb };
+        let databases =
+            vec![db("events", "ap-south-1", 200), db("orders", "eu-west-1", 20), db("users", "us-east-1", 50)];
+        Self { databases: Mutex::new(databases) }
+    }
+}
+
+impl Inventory {
+    /// The databases now, as text (for the model and for clients without views) and as
+    /// structured content (for the view).
+    fn listing(&self, said: String) -> (String, Json<Databases>) {
+        let databases = self.databases.lock().map(|d| d.clone()).unwrap_or_default();
+        let names: Vec<String> =
+            databases.iter().map(|d| format!("{} ({}, {} GB)", d.name, d.region, d.size_gb)).collect();
+        let text =
+            if names.is_empty() { format!("{said}No databases.") } else { format!("{said}{}", names.join(", ")) };
+        (text, Json(Databases { databases }))
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.databases.lock().is_ok_and(|d| d.iter().any(|db| db.name == name))
+    }
+
+    fn remove(&self, name: &str) {
+        if let Ok(mut databases) = self.databases.lock() {
+            databases.retain(|db| db.name != name);
+        }
+    }
+}
+
+/// The view of the `databases` tool: a table of the databases, with buttons that call
+/// `drop_database` and `backup` through the host. Written with the official MCP Apps SDK,
+/// which the build inlines (`examples/build.rs`); it needs no network, so its Content
+/// Security Policy allows no origin.
+#[view("ui://provision/databases", title = "Databases", prefers_border)]
+pub const DATABASES_VIEW: &str = include_str!(concat!(env!("OUT_DIR"), "/databases.html"));
+
+/// The databases, with their regions and sizes. Hosts that support MCP Apps show them in a
+/// table from which the user can back up or drop each.
+#[tool(read_only, idempotent, ui = DATABASES_VIEW)]
+pub async fn databases(inventory: State<Inventory>) -> (String, Json<Databases>) {
+    inventory.listing(String::new())
+}
+
+/// Refuse a database that does not exist (before asking anything).
+async fn known_database(name: String, inventory: State<Inventory>) -> Result<(), String> {
+    if inventory.has(&name) { Ok(()) } else { Err(format!("There is no database named '{name}'.")) }
+}
+
+/// Drop a database, after the user confirms. Only the `databases` view calls it (its
+/// visibility is `app`): a model never sees it.
+#[tool(destructive, visibility = "app", check = known_database(name, inventory))]
+pub async fn drop_database(
+    /// The database to drop.
+    name: String,
+    #[resolve(elicit = "Really drop the database {name}? Its data is lost.")] confirm: Answer<bool>,
+    inventory: State<Inventory>,
+) -> (String, Json<Databases>) {
+    if !matches!(confirm, Answer::Accepted(true)) {
+        return inventory.listing(format!("Kept {name}. "));
+    }
+    inventory.remove(&name);
+    inventory.listing(format!("Dropped {name}. "))
+}
+
 /// Welcome a new user by name.
 #[prompt]
 pub async fn greeting(#[resolve(elicit = "What should I call you?")] name: String) -> String {
@@ -138,7 +231,9 @@ pub async fn note(
 /// The server.
 pub fn server() -> Server {
     Server::new("provision", env!("CARGO_PKG_VERSION"))
+        .state(Arc::new(Inventory::default()))
         .tools(tools![provision, wizard, confirm_delete, slow_sum, link_account, summarize, workspace, backup])
+        .tools(tools![databases, drop_database])
         .prompts(prompts![greeting])
         .resources(resources![note])
 }

@@ -265,3 +265,47 @@ async fn backup_asks_first_then_runs_as_a_task_that_asks_while_running_over_http
     assert!(task.status_messages.iter().any(|m| m.starts_with("copying part")), "{:?}", task.status_messages);
     assert_eq!(flow.text(), "Backed up logs to backups/us/logs.dump.new (the existing backup was kept).");
 }
+
+#[tokio::test]
+async fn databases_come_as_text_and_for_the_view() {
+    let flow = kit().call_tool("databases", json!({})).await.unwrap();
+    assert_eq!(flow.text(), "events (ap-south-1, 200 GB), orders (eu-west-1, 20 GB), users (us-east-1, 50 GB)");
+    let databases = &flow.result.structured_content.as_ref().unwrap()["databases"];
+    assert_eq!(databases[1], json!({"name": "orders", "region": "eu-west-1", "size_gb": 20}));
+    let server = server();
+    let tool = server.tool_defs().iter().find(|t| t.tool.name == "databases").unwrap();
+    assert_eq!(tool.tool.meta.as_ref().unwrap()["ui"]["resourceUri"], "ui://provision/databases");
+    assert!(server.check().is_ok(), "the view came with the tool");
+}
+
+#[tokio::test]
+async fn the_view_is_html_with_the_sdk_inlined() {
+    let flow = kit().read_resource("ui://provision/databases").await.unwrap();
+    let contents = serde_json::to_value(&flow.result.contents[0]).unwrap();
+    assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
+    assert_eq!(contents["_meta"]["ui"], json!({"prefersBorder": true}));
+    let html = contents["text"].as_str().unwrap();
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.contains("const McpExtApps = (function () {") && html.contains("App: "), "the SDK is inlined");
+    assert!(!html.contains("@ext-apps: the SDK is inlined here"), "the marker is replaced");
+}
+
+#[tokio::test]
+async fn drop_database_asks_first_and_keeps_it_unless_confirmed() {
+    let kit = kit();
+    let flow = kit.clone().decline("confirm").call_tool("drop_database", json!({"name": "orders"})).await.unwrap();
+    assert_eq!(flow.questions(), vec![vec!["confirm"]]);
+    let question = serde_json::to_value(&flow.rounds[0]["confirm"]).unwrap();
+    assert_eq!(question["params"]["message"], "Really drop the database orders? Its data is lost.");
+    assert!(flow.text().starts_with("Kept orders. "), "{}", flow.text());
+
+    let flow = kit.clone().property("confirm", json!(true)).call_tool("drop_database", json!({"name": "orders"})).await;
+    let flow = flow.unwrap();
+    assert_eq!(flow.text(), "Dropped orders. events (ap-south-1, 200 GB), users (us-east-1, 50 GB)");
+    assert_eq!(flow.result.structured_content.as_ref().unwrap()["databases"].as_array().unwrap().len(), 2);
+
+    // Checked before anything is asked.
+    let flow = kit.call_tool("drop_database", json!({"name": "orders"})).await.unwrap();
+    assert!(flow.rounds.is_empty() && flow.is_error());
+    assert_eq!(flow.text(), "There is no database named 'orders'.");
+}

@@ -85,9 +85,13 @@ async def call(target, mode, user: User, tool: str, args: dict[str, Any] | None 
 async def test_the_resolved_parameter_is_not_an_argument(target, mode):
     async with connect(target, mode, User()) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
+    # `drop_database` is for the databases view only (MCP Apps visibility "app"): a client that
+    # hosts no views, as this one, does not get it.
     assert set(tools) == {
-        "provision", "wizard", "confirm_delete", "slow_sum", "link_account", "summarize", "workspace", "backup"
+        "provision", "wizard", "confirm_delete", "slow_sum", "link_account", "summarize", "workspace", "backup",
+        "databases",
     }
+    assert tools["databases"].meta is None, "no link to a view for a client without the extension"
     assert list(tools["provision"].input_schema["properties"]) == ["name"]
     assert tools["provision"].description == "Provision a database. Asks which region to put it in."
 
