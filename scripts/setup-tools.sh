@@ -6,6 +6,10 @@
 #                       imports fs.globSync, which Node 20 lacks)
 #   .tools/conformance  @modelcontextprotocol/conformance (a pinned prerelease: npm's
 #                       `latest` has no 2026-07-28 scenarios)
+#   .tools/ext-apps     @modelcontextprotocol/ext-apps (MCP Apps) with the official client and
+#                       esbuild, pinned; its AppBridge and Client bundled into one ES module
+#                       (host-bundle.mjs) for the browser test of the example's view under the
+#                       official host (the package has no self-contained AppBridge build)
 #   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
@@ -21,6 +25,12 @@ cd "$(dirname "$0")/.."
 
 CONFORMANCE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
 MCP_PY_VERSION="${MCP_PY_VERSION:-2.3.0}"
+# The view SDK vendored in examples/views/vendor is this version; its peers as npm resolved
+# them for it, and the bundler.
+EXT_APPS_VERSION="${EXT_APPS_VERSION:-2.0.4}"
+MCP_TS_VERSION="${MCP_TS_VERSION:-2.4.0}"
+ZOD_VERSION="${ZOD_VERSION:-4.6.7}"
+ESBUILD_VERSION="${ESBUILD_VERSION:-0.25.12}"
 TOOLS="$PWD/.tools"
 
 NODE_DIR="$TOOLS/node22"
@@ -38,6 +48,30 @@ if [ ! -f "$CONF" ]; then
   mkdir -p "$CONF_DIR"
   PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund \
     --prefix "$CONF_DIR" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >/dev/null
+fi
+
+APPS_DIR="$TOOLS/ext-apps-$EXT_APPS_VERSION"
+APPS_BUNDLE="$APPS_DIR/host-bundle.mjs"
+if [ ! -f "$APPS_BUNDLE" ]; then
+  echo "setup-tools: installing @modelcontextprotocol/ext-apps@$EXT_APPS_VERSION and bundling its AppBridge"
+  mkdir -p "$APPS_DIR"
+  PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund --prefix "$APPS_DIR" \
+    "@modelcontextprotocol/ext-apps@$EXT_APPS_VERSION" "@modelcontextprotocol/client@$MCP_TS_VERSION" \
+    "@modelcontextprotocol/core@$MCP_TS_VERSION" "zod@$ZOD_VERSION" "esbuild@$ESBUILD_VERSION" >/dev/null
+  # The host side (AppBridge) and the official MCP client, in one ES module a test page imports.
+  printf '%s\n' \
+    'export * from "@modelcontextprotocol/ext-apps/app-bridge";' \
+    'export { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";' \
+    >"$APPS_DIR/host-entry.mjs"
+  PATH="$(dirname "$NODE"):$PATH" "$APPS_DIR/node_modules/.bin/esbuild" "$APPS_DIR/host-entry.mjs" \
+    --bundle --format=esm --platform=browser --minify --log-level=warning --outfile="$APPS_BUNDLE.tmp"
+  mv "$APPS_BUNDLE.tmp" "$APPS_BUNDLE"
+fi
+# The vendored view SDK must be the npm package's file, byte for byte.
+if ! cmp -s "$APPS_DIR/node_modules/@modelcontextprotocol/ext-apps/dist/src/app-with-deps.js" \
+  "examples/views/vendor/ext-apps-$EXT_APPS_VERSION/app-with-deps.js"; then
+  echo "setup-tools: examples/views/vendor/ext-apps-$EXT_APPS_VERSION/app-with-deps.js is not the npm package's" >&2
+  exit 1
 fi
 
 VENV="$PWD/.venv"
@@ -90,3 +124,4 @@ fi
 echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2)"
 echo "setup-tools: $(chromium --version 2>/dev/null || echo 'chromium: missing')"
 echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"
+echo "setup-tools: ext-apps $EXT_APPS_VERSION (client $MCP_TS_VERSION, zod $ZOD_VERSION, esbuild $ESBUILD_VERSION): $APPS_BUNDLE"

@@ -159,3 +159,47 @@ async fn with_auth_the_description_needs_the_endpoints_token() {
     // The page itself carries nothing of the server: a browser navigating to it sends no token.
     assert_eq!(status(router.oneshot(get("/playground", None)).await.unwrap()), 200);
 }
+
+/// MCP Apps: the views' sandbox is served with the policy built from the view's metadata,
+/// refuses a `csp` parameter that is not origins, and gives its script to the opaque origin
+/// it runs in (`Origin: null`) but not to a foreign one.
+#[tokio::test]
+async fn the_sandbox_of_views_carries_the_policy_of_their_metadata() {
+    use base64::Engine as _;
+    let (base, handle) = served(HttpOptions::default().playground(true)).await;
+    let client = reqwest::Client::new();
+    let encode = |json: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json);
+
+    let plain = client.get(format!("{base}/playground/sandbox")).send().await.unwrap();
+    assert_eq!(plain.status(), 200);
+    let policy = plain.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    assert!(policy.starts_with("default-src 'none'; script-src 'self' 'unsafe-inline';"), "{policy}");
+    assert!(policy.contains("connect-src 'none'") && policy.contains("frame-ancestors 'self'"), "{policy}");
+    assert_eq!(plain.headers()["cache-control"], "no-store");
+    assert!(plain.text().await.unwrap().contains(r#"<script src="sandbox.js"></script>"#));
+
+    let declared =
+        encode(r#"{"connectDomains":["https://api.example.com"],"resourceDomains":["https://*.cdn.example.com"]}"#);
+    let got = client.get(format!("{base}/playground/sandbox?csp={declared}")).send().await.unwrap();
+    let policy = got.headers()["content-security-policy"].to_str().unwrap().to_owned();
+    assert!(policy.contains("connect-src https://api.example.com;"), "{policy}");
+    assert!(policy.contains("img-src data: https://*.cdn.example.com;"), "{policy}");
+
+    let injected = encode(r#"{"connectDomains":["https://a.example.com; script-src *"]}"#);
+    let got = client.get(format!("{base}/playground/sandbox?csp={injected}")).send().await.unwrap();
+    assert_eq!(got.status(), 400);
+    assert!(got.text().await.unwrap().contains("not an origin"));
+
+    let script =
+        |origin: &'static str| client.get(format!("{base}/playground/sandbox.js")).header("origin", origin).send();
+    assert_eq!(script("null").await.unwrap().status(), 200);
+    assert_eq!(script("https://evil.example.com").await.unwrap().status(), 403);
+    // The sandbox page itself is not for foreign origins either.
+    let page = client.get(format!("{base}/playground/sandbox")).header("origin", "null").send().await.unwrap();
+    assert_eq!(page.status(), 403);
+    // The page may frame it.
+    let page = client.get(format!("{base}/playground")).send().await.unwrap();
+    assert!(page.headers()["content-security-policy"].to_str().unwrap().contains("frame-src 'self'"));
+    assert!(page.text().await.unwrap().contains(r#"<script src="playground/apps.js" defer></script>"#));
+    handle.abort();
+}

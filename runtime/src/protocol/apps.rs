@@ -116,6 +116,45 @@ pub struct UiCsp {
 }
 
 impl UiCsp {
+    /// Whether `s` is an origin a list may hold, by roundtrip's rule (the `#[view]` macro
+    /// checks the same at compile time, and the playground's sandbox refuses anything else):
+    /// `scheme://host[:port]` with scheme `http`, `https`, `ws` or `wss`; a host name whose
+    /// first label may be `*`, or a bracketed IPv6 address; a port of digits or `*`. No path,
+    /// and nothing (a space, a quote, a `;`) that would change the policy built from it.
+    ///
+    /// ```
+    /// use roundtrip::protocol::UiCsp;
+    /// assert!(UiCsp::is_origin("https://*.cdn.example.com"));
+    /// assert!(UiCsp::is_origin("wss://live.example.com:8443"));
+    /// assert!(!UiCsp::is_origin("https://api.example.com; script-src *"));
+    /// assert!(!UiCsp::is_origin("'self'"));
+    /// ```
+    pub fn is_origin(s: &str) -> bool {
+        let Some((scheme, rest)) = s.split_once("://") else { return false };
+        if !matches!(scheme, "http" | "https" | "ws" | "wss") || s.len() > 255 {
+            return false;
+        }
+        let (host, port) = match rest.strip_prefix('[') {
+            Some(v6) => match v6.split_once(']') {
+                Some((addr, after)) if !addr.is_empty() && addr.chars().all(|c| c.is_ascii_hexdigit() || c == ':') => {
+                    (None, after)
+                }
+                _ => return false,
+            },
+            None => match rest.find(':') {
+                Some(i) => (Some(&rest[..i]), &rest[i..]),
+                None => (Some(rest), ""),
+            },
+        };
+        let host_ok = host.is_none_or(|h| is_host(h.strip_prefix("*.").unwrap_or(h)));
+        let port_ok = match port.strip_prefix(':') {
+            None => port.is_empty(),
+            Some("*") => true,
+            Some(p) => !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit()),
+        };
+        host_ok && port_ok
+    }
+
     /// Whether no list has an origin.
     pub fn is_empty(&self) -> bool {
         self.connect_domains.is_empty()
@@ -151,6 +190,18 @@ impl UiPermissions {
             && self.geolocation.is_none()
             && self.clipboard_write.is_none()
     }
+}
+
+/// A host name: dot-separated labels of letters, digits and `-`.
+fn is_host(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
 }
 
 impl ClientCapabilities {

@@ -16,6 +16,11 @@
 //! made public. Its requests pass the endpoint's `Host` and `Origin` checks like any other
 //! (the page calls the endpoint on its own origin).
 //!
+//! The page is an MCP Apps host (`io.modelcontextprotocol/ui`): a tool linked to a view gets
+//! the view rendered beside its result, in a sandbox (`GET …/playground/sandbox`, see
+//! [`sandbox`]) whose Content Security Policy the server builds from the view's metadata; the
+//! host side of the view protocol is `apps.js`.
+//!
 //! On an endpoint protected by a [`ResourceServer`](crate::auth::ResourceServer) (feature
 //! `auth`), `describe.json` needs the same bearer token as the endpoint: it lists every tool
 //! and question. The page, its script and its style carry nothing of the server (a browser
@@ -35,16 +40,19 @@ use ::http::{HeaderMap, HeaderValue, StatusCode, header};
 use super::State;
 use super::host::{LOOPBACK_HOSTS, Refusal};
 
+mod sandbox;
+
 const HTML: &str = include_str!("playground.html");
 const JS: &str = include_str!("playground.js");
+const APPS_JS: &str = include_str!("apps.js");
 const CSS: &str = include_str!("playground.css");
 
 /// The headers every playground response carries: no framing by other sites, scripts and
-/// styles only from this origin, images of results inline (`data:`), nothing cached across
-/// deployments.
+/// styles only from this origin, images of results inline (`data:`), frames only of this
+/// origin (the views' sandbox), nothing cached across deployments.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
-                   media-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; \
-                   base-uri 'none'";
+                   media-src 'self' data:; connect-src 'self'; frame-src 'self'; form-action 'none'; \
+                   frame-ancestors 'none'; base-uri 'none'";
 
 /// What the playground serves, built once per router.
 pub(super) struct Assets {
@@ -79,8 +87,11 @@ pub(super) fn mount(router: Router<Arc<State>>, endpoint: &str) -> Router<Arc<St
     router
         .route(&base, get(page))
         .route(&format!("{base}/playground.js"), get(script))
+        .route(&format!("{base}/apps.js"), get(apps_script))
         .route(&format!("{base}/playground.css"), get(style))
         .route(&format!("{base}/describe.json"), get(describe))
+        .route(&format!("{base}/sandbox"), get(sandbox_page))
+        .route(&format!("{base}/sandbox.js"), get(sandbox_script))
 }
 
 /// Why a request for the playground is not served: the endpoint's host and origin policy,
@@ -115,6 +126,10 @@ fn asset(state: &State, request: &Request, content_type: &'static str, body: Byt
     if let Some(refusal) = refused(state, request.headers()) {
         return refusal;
     }
+    asset_response(content_type, body)
+}
+
+fn asset_response(content_type: &'static str, body: Bytes) -> Response {
     let mut response = (StatusCode::OK, body).into_response();
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -132,6 +147,49 @@ async fn page(AxumState(state): AxumState<Arc<State>>, request: Request) -> Resp
 
 async fn script(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
     asset(&state, &request, "text/javascript; charset=utf-8", Bytes::from_static(JS.as_bytes()))
+}
+
+async fn apps_script(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
+    asset(&state, &request, "text/javascript; charset=utf-8", Bytes::from_static(APPS_JS.as_bytes()))
+}
+
+/// The sandbox a view runs in, with the policy built from its metadata (see [`sandbox`]).
+async fn sandbox_page(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
+    if let Some(refusal) = refused(&state, request.headers()) {
+        return refusal;
+    }
+    let csp = match sandbox::parse(request.uri().query()) {
+        Ok(csp) => csp,
+        Err(why) => return (StatusCode::BAD_REQUEST, format!("Bad Request: {why}")).into_response(),
+    };
+    let policy = sandbox::policy(&csp);
+    let Ok(policy) = HeaderValue::from_str(&policy) else {
+        // Every origin was checked to be visible ASCII; a policy that is not a header value
+        // is a bug, and no view is better than one without its policy.
+        return (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response();
+    };
+    let mut response = (StatusCode::OK, Bytes::from_static(sandbox::HTML.as_bytes())).into_response();
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    h.insert(header::CONTENT_SECURITY_POLICY, policy);
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn sandbox_script(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
+    // The sandbox asks for its script from an opaque origin, so the request says `Origin:
+    // null`. The script carries nothing of the server: that origin may have it. Every other
+    // check (the host, a foreign origin, loopback only) stands.
+    let mut headers = request.headers().clone();
+    if headers.get(header::ORIGIN).is_some_and(|o| o.as_bytes() == b"null") {
+        headers.remove(header::ORIGIN);
+    }
+    if let Some(refusal) = refused(&state, &headers) {
+        return refusal;
+    }
+    asset_response("text/javascript; charset=utf-8", Bytes::from_static(sandbox::JS.as_bytes()))
 }
 
 async fn style(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {

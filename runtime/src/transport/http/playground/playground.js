@@ -10,7 +10,11 @@
     elicitation: { form: {}, url: {} },
     sampling: {},
     roots: {},
-    extensions: { "io.modelcontextprotocol/tasks": {} },
+    extensions: {
+      "io.modelcontextprotocol/tasks": {},
+      // MCP Apps: the playground hosts views (apps.js).
+      "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
+    },
   };
   const TASKS_PROGRESS = "roundtrip/progress";
   const MAX_LEGS = 20;
@@ -23,7 +27,9 @@
 
   let nextId = 1;
   let description = { tools: [], prompts: [], resourceTemplates: [] };
-  let flow = null; // the running flow: { stopped }
+  let flow = null; // the running flow: { stopped, view }
+  const tools = new Map(); // the tools/list result, by name (a view's calls are checked against it)
+  const Apps = window.RoundtripApps; // apps.js: the MCP Apps host
 
   // ---------------------------------------------------------------------------------------
   // DOM
@@ -230,6 +236,7 @@
         for (const item of items) {
           const button = el("button", { type: "button", text: label(item), title: item.description || "" });
           button.dataset.name = item.uriTemplate || item.uri || item.name;
+          if (id === "tools") catalogTool(button, item);
           button.addEventListener("click", () => {
             document.querySelectorAll("nav button.selected").forEach((b) => b.classList.remove("selected"));
             button.classList.add("selected");
@@ -243,7 +250,7 @@
   }
 
   function openItem(title, text, described) {
-    if (flow) flow.stopped = true;
+    if (flow) stop(flow);
     flow = null;
     $("intro").hidden = true;
     $("item").hidden = false;
@@ -251,6 +258,7 @@
     $("item-description").textContent = text || "";
     $("timeline").replaceChildren();
     $("result").replaceChildren();
+    $("view").replaceChildren();
     drawGraph($("graph"), described);
     return $("arguments");
   }
@@ -264,6 +272,7 @@
       ...[
       fields.length ? el("fieldset", {}, el("legend", { text: "Arguments" }), fields.map((f) => f.node)) : el("p", { class: "muted", text: "No arguments." }),
       task && task !== "forbidden" ? el("p", { class: "muted", text: `Runs as a task (taskSupport: ${task}): status, progress and mid-run questions show below.` }) : null,
+      appsNote(tool),
       el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary", text: "Call tool" })),
       ].filter(Boolean),
     );
@@ -277,6 +286,7 @@
         name: tool.name,
         headers: paramHeaders(tool.inputSchema, args),
         render: renderToolResult,
+        view: Apps && Apps.viewUri(tool) ? { tool, args } : null,
       });
     };
   }
@@ -564,10 +574,39 @@
   }
 
   async function runFlow(spec) {
-    if (flow) flow.stopped = true;
-    const me = (flow = { stopped: false });
+    if (flow) stop(flow);
+    const me = (flow = { stopped: false, view: null });
     $("timeline").replaceChildren();
     $("result").replaceChildren();
+    $("view").replaceChildren();
+    // A tool with a view (MCP Apps): the view renders while the call runs, as hosts do.
+    if (spec.view) me.view = mountView(spec.view, me);
+    let result;
+    try {
+      result = await runLegs(spec, me);
+    } catch (error) {
+      showError(error);
+      if (me.view) me.view.cancel(error.message);
+      return;
+    }
+    if (result === undefined) {
+      if (me.view && !me.stopped) me.view.cancel("the call was not finished");
+      return;
+    }
+    spec.render(result);
+    if (me.view) me.view.deliver(result);
+  }
+
+  /** A flow no longer shown: its legs stop, its view is told and removed. */
+  function stop(old) {
+    old.stopped = true;
+    if (old.view) old.view.close();
+  }
+
+  /** The legs of one request until its final result (a task's too). The result, or undefined
+   *  when the flow was stopped, abandoned at a question or ran out of legs; throws on an error,
+   *  which its leg shows. */
+  async function runLegs(spec, me) {
     let responses, state;
     let backoff = 50;
     for (let leg = 1; leg <= MAX_LEGS; leg++) {
@@ -608,10 +647,9 @@
       } catch (error) {
         e.li.className = "error";
         e.note(error.message, "error-text");
-        showError(error);
-        return;
+        throw error;
       }
-      if (me.stopped) return;
+      if (me.stopped) return undefined;
       const type = result.resultType || "complete";
       if (type === "input_required") {
         e.li.className = "input_required";
@@ -629,27 +667,26 @@
         responses = await askAll(e.body, requests, me);
         if (!responses) {
           e.note("the flow was cancelled here: no retry is sent");
-          return;
+          return undefined;
         }
         continue;
       }
       if (type === "task") {
         e.li.className = "task";
         e.head.append(el("span", { class: "muted", text: ` → task ${result.taskId}` }));
-        await followTask(result, spec, me);
-        return;
+        return await followTask(result, me);
       }
       if (type !== "complete") {
         e.li.className = "error";
         e.note(`unknown resultType ${JSON.stringify(type)}`, "error-text");
-        return;
+        return undefined;
       }
       e.li.className = "complete";
       e.head.append(el("span", { class: "muted", text: " → complete" }));
-      spec.render(result);
-      return;
+      return result;
     }
     entry(`Stopped after ${MAX_LEGS} legs`, "", "error");
+    return undefined;
   }
 
   /** Render every question of a round; the answers by key once all are answered, or null if
@@ -789,7 +826,7 @@
   // ---------------------------------------------------------------------------------------
   // Tasks (io.modelcontextprotocol/tasks)
 
-  async function followTask(created, spec, me) {
+  async function followTask(created, me) {
     const id = created.taskId;
     const status = el("span", { class: "status", text: created.status });
     const message = el("span", { class: "muted", text: created.statusMessage ? ` ${created.statusMessage}` : "" });
@@ -811,15 +848,14 @@
     let interval = Math.min(Math.max(created.pollIntervalMs || 500, 100), 2000);
     let shown = "";
     for (;;) {
-      if (me.stopped) return;
+      if (me.stopped) return undefined;
       await sleep(interval);
       let got;
       try {
         got = await rpc("tasks/get", { taskId: id }, { name: id });
       } catch (error) {
         e.note(error.message, "error-text");
-        showError(error);
-        return;
+        throw error;
       }
       interval = Math.min(Math.max(got.pollIntervalMs || interval, 100), 2000);
       status.textContent = got.status;
@@ -860,16 +896,58 @@
         bar.value = bar.max;
         cancel.disabled = true;
         e.li.className = "complete";
-        spec.render(got.result || {});
-        return;
+        return got.result || {};
       }
       if (got.status === "failed" || got.status === "cancelled") {
         cancel.disabled = true;
         e.li.className = "error";
-        showError(new Error(got.status === "failed" ? `the task failed: ${(got.error && got.error.message) || ""}` : `the task was cancelled${got.statusMessage ? ": " + got.statusMessage : ""}`));
-        return;
+        throw new Error(got.status === "failed" ? `the task failed: ${(got.error && got.error.message) || ""}` : `the task was cancelled${got.statusMessage ? ": " + got.statusMessage : ""}`);
       }
     }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // MCP Apps (apps.js is the host; here, what the playground gives it)
+
+  /** A tool in the catalog: remembered for the views' calls, marked when only views see it. */
+  function catalogTool(button, tool) {
+    tools.set(tool.name, tool);
+    if (!Apps) return;
+    // The playground is a developer's tool with no model, so it lists every tool; one that
+    // only views may call is marked (a host's agent would not see it).
+    if (!Apps.visibility(tool).includes("model")) button.append(" ", el("span", { class: "badge", text: "app only", title: "Visible to views only (MCP Apps)" }));
+    if (Apps.viewUri(tool)) button.append(" ", el("span", { class: "badge", text: "view", title: `Has a view: ${Apps.viewUri(tool)}` }));
+  }
+
+  /** What the tool's form says about its view and visibility. */
+  function appsNote(tool) {
+    if (!Apps) return null;
+    const uri = Apps.viewUri(tool);
+    const visibility = Apps.visibility(tool);
+    const parts = [];
+    if (uri) parts.push(`Renders its result in the view ${uri} (MCP Apps): the view shows below while the call runs.`);
+    if (!visibility.includes("model")) parts.push("Only views call it (visibility: app): a host keeps it from its model.");
+    else if (!visibility.includes("app")) parts.push("Views cannot call it (visibility: model).");
+    return parts.length ? el("p", { class: "muted apps-note", text: parts.join(" ") }) : null;
+  }
+
+  /** Render a tool's view; its calls run as the playground's own, in this flow's timeline. */
+  function mountView({ tool, args }, me) {
+    return Apps.mount({
+      tool,
+      args,
+      container: $("view"),
+      tools,
+      rpc: (method, params) => rpc(method, params, { name: params.name || params.uri }),
+      call: async (method, params, label) => {
+        if (me.stopped) return undefined;
+        const head = entry("The view calls", `${method} ${label}`, "view-call");
+        const result = await runLegs({ method, params, name: label }, me);
+        head.li.className = result === undefined ? "error" : "complete";
+        if (result !== undefined) head.note(`→ answered to the view${result.isError ? " (isError)" : ""}`);
+        return result;
+      },
+    });
   }
 
   // ---------------------------------------------------------------------------------------
