@@ -7,7 +7,9 @@
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
 #      `ask` driven through a pseudo-terminal against the provision example, and `ask --url
 #      https://…` through nginx terminating TLS with a CA made in the test), and the
-#      playground's browser tests (Debian's chromium, headless, driven by Playwright)
+#      playground's browser tests (Debian's chromium, headless, driven by Playwright; also the
+#      playground as an MCP Apps host, and the provision example's view under the official
+#      AppBridge of @modelcontextprotocol/ext-apps, which setup-tools.sh bundles)
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
 #      mode (scripts/conformance-client.sh)
 #   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
