@@ -250,3 +250,13 @@ def test_every_message_is_valid_by_the_extensions_schema(page):
     refresh = [m for m in to_page if m.get("method") == "tools/call"][-1]
     [called] = [m for m in to_view if m.get("id") == refresh["id"] and "result" in m]
     assert called["result"]["structuredContent"]["databases"]
+
+
+def test_the_view_is_told_before_it_goes(page):
+    open_databases(page)
+    page.click("nav button[data-name='wizard']")
+    # The page sent ui/resource-teardown, the view answered, and only then was it removed.
+    page.wait_for_selector(".view-panel", state="detached")
+    answers = [m for m in page.evaluate("window.__appsMessages") if isinstance(m, dict) and "result" in m and "method" not in m]
+    assert len(answers) == 1, answers
+    validate("McpUiResourceTeardownResult", answers[0]["result"])

@@ -189,7 +189,7 @@ pub struct ToolDef {
     pub(crate) handler: Handler<CallToolResult>,
     /// The view this tool brought with it (`#[tool(ui = VIEW)]`, [`with_view`](Self::with_view)),
     /// registered with the tool.
-    pub(crate) view: Option<Box<ResourceDef>>,
+    pub(crate) bundled_view: Option<Box<ResourceDef>>,
     /// The input schema's `x-mcp-header` marks, found on the first call that needs them
     /// (cleared when the server registers the tool).
     #[cfg(feature = "http")]
@@ -220,7 +220,7 @@ impl ToolDef {
             single_use: false,
             scopes: Vec::new(),
             handler: Handler::new(handler),
-            view: None,
+            bundled_view: None,
             #[cfg(feature = "http")]
             header_marks: std::sync::OnceLock::new(),
         }
@@ -258,7 +258,7 @@ impl ToolDef {
     /// `#[tool(ui = VIEW)]` does with a `#[view]`.
     pub fn with_view(self, view: ResourceDef) -> Self {
         let mut def = self.view(view.resource.uri.clone());
-        def.view = Some(Box::new(view));
+        def.bundled_view = Some(Box::new(view));
         def
     }
 

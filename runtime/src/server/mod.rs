@@ -200,7 +200,7 @@ impl Server {
     /// tool brings (`#[tool(ui = VIEW)]`) is registered with it, unless a resource with its
     /// URI already is.
     pub fn tool(mut self, mut def: ToolDef) -> Self {
-        if let Some(view) = def.view.take()
+        if let Some(view) = def.bundled_view.take()
             && !self.inner.resources.iter().any(|r| r.resource.uri == view.resource.uri)
         {
             self = self.resource(*view);

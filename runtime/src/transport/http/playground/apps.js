@@ -107,10 +107,12 @@ window.RoundtripApps = (() => {
     const panel = el("section", { class: "view-panel", "aria-label": "MCP Apps view" }, el("div", { class: "view-head" }, el("strong", { text: "View " }), el("code", { text: uri }), " · ", status), audit, frameBox, log);
     panel.dataset.uri = uri;
     panel.dataset.state = "loading";
-    container.replaceChildren(panel);
+    // Appended: a view that is closing stays (its frame must answer the teardown) until it goes.
+    container.append(panel);
 
     let frame = null;
     let initialized = false;
+    let closing = false;
     let closed = false;
     let nextId = 0;
     const pending = new Map(); // our requests to the view, by id
@@ -357,8 +359,12 @@ window.RoundtripApps = (() => {
       whenReady(() => notify("ui/notifications/tool-cancelled", { reason: String(reason || "cancelled") }));
     }
 
+    /** Tell the view it is going (`ui/resource-teardown`), wait for its answer (at most a
+     *  second), then remove it. */
     async function close() {
-      if (closed) return;
+      if (closed || closing) return;
+      closing = true;
+      setState("closing", "closing…");
       if (initialized) {
         try {
           await request("ui/resource-teardown", {}, 1000);
@@ -373,8 +379,7 @@ window.RoundtripApps = (() => {
         reject(new Error("the view was closed"));
       }
       pending.clear();
-      if (frame) frame.remove();
-      setState("closed", "closed");
+      panel.remove();
     }
 
     return { deliver, cancel, close };

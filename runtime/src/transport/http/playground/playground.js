@@ -258,7 +258,6 @@
     $("item-description").textContent = text || "";
     $("timeline").replaceChildren();
     $("result").replaceChildren();
-    $("view").replaceChildren();
     drawGraph($("graph"), described);
     return $("arguments");
   }
@@ -578,8 +577,8 @@
     const me = (flow = { stopped: false, view: null });
     $("timeline").replaceChildren();
     $("result").replaceChildren();
-    $("view").replaceChildren();
-    // A tool with a view (MCP Apps): the view renders while the call runs, as hosts do.
+    // A tool with a view (MCP Apps): the view renders while the call runs, as hosts do. (The
+    // previous flow's view, if any, removes itself once it answered its teardown.)
     if (spec.view) me.view = mountView(spec.view, me);
     let result;
     try {
