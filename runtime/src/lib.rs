@@ -32,6 +32,8 @@ pub mod resolve;
 pub mod seal;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "skills")]
+pub mod skills;
 #[cfg(feature = "server")]
 pub mod task;
 #[cfg(all(feature = "client", feature = "server"))]

@@ -148,6 +148,9 @@ const MODERN_METHODS: &[&str] = &[
     "tasks/get",
     "tasks/update",
     "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 impl Server {
@@ -220,6 +223,9 @@ impl Server {
                 return Ok(Routed::Json(self.list(method, v)?));
             }
             "completion/complete" => to_value(self.complete(params, v)?)?,
+            "skills/list" | "skills/get" | "resources/directory/read" => {
+                return Ok(Routed::Json(self.skills_method(method, params, v)?));
+            }
             "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, &meta, inbound).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 to_value(self.task_method(method, params, &meta, inbound).await?)?
@@ -275,6 +281,10 @@ impl Server {
                     _ => return Ok(Routed::Json(self.list(method, v)?)),
                 }
             }
+            "skills/list" | "skills/get" | "resources/directory/read" => {
+                self.check_offered(method)?;
+                return Ok(Routed::Json(self.skills_method(method, params, v)?));
+            }
             "tools/call" | "prompts/get" | "resources/read" => {
                 self.check_offered(method)?;
                 let params = request.params.take();
@@ -314,6 +324,7 @@ impl Server {
             "resources/list" | "resources/templates/list" | "resources/read" => self.offers_resources(),
             "completion/complete" => self.offers_completions(),
             "tasks/get" | "tasks/update" | "tasks/cancel" => self.offers_tasks(),
+            "skills/list" | "skills/get" | "resources/directory/read" => self.skill_count() > 0,
             _ => true,
         };
         if offered {
@@ -336,7 +347,7 @@ impl Server {
     }
 
     pub(crate) fn offers_resources(&self) -> bool {
-        !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
+        !self.inner.resources.is_empty() || !self.inner.templates.is_empty() || self.skill_count() > 0
     }
 
     fn offers_completions(&self) -> bool {
@@ -356,12 +367,46 @@ impl Server {
             completions: self.offers_completions().then(JsonObject::new),
             logging: Some(JsonObject::new()),
             experimental: None,
-            extensions: (version.is_modern() && self.offers_tasks()).then(|| {
-                let mut extensions = JsonObject::new();
-                extensions.insert(TASKS_EXTENSION.into(), json!({}));
-                extensions
-            }),
+            extensions: self.extensions(version),
         }
+    }
+
+    /// The extensions this server declares at `version`: tasks (2026-07-28 only) and skills
+    /// (every era: a 2025 client finds it in `initialize`).
+    fn extensions(&self, version: ProtocolVersion) -> Option<JsonObject> {
+        let mut extensions = JsonObject::new();
+        if version.is_modern() && self.offers_tasks() {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+        if self.skill_count() > 0 {
+            extensions.insert(crate::protocol::SKILLS_EXTENSION.into(), json!({ "directoryRead": true }));
+        }
+        (!extensions.is_empty()).then_some(extensions)
+    }
+
+    /// `skills/list`, `skills/get` and `resources/directory/read`.
+    fn skills_method(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, Failure> {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skill_set() {
+            let hints = crate::skills::Hints {
+                modern: version.is_modern(),
+                ttl_ms: self.inner.caching.list_ttl_ms,
+                cache_scope: self.inner.caching.list_scope,
+            };
+            let answer = match method {
+                "skills/list" => skills.list(params, hints),
+                "skills/get" => skills.get(params, hints),
+                _ => skills.read_directory(params, hints),
+            };
+            return answer.map_err(Failure::in_band);
+        }
+        let _ = (params, version);
+        Err(Failure::rejected(ErrorObject::method_not_found(method)))
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the

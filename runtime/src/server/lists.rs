@@ -83,7 +83,12 @@ impl Server {
 
     fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let resources = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
+        #[allow(unused_mut)]
+        let mut resources: Vec<_> = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skill_set() {
+            resources.extend(skills.resources().cloned());
+        }
         ListResourcesResult { result_type, resources, next_cursor: None, ttl_ms, cache_scope }
     }
 

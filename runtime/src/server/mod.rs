@@ -70,6 +70,8 @@ struct Inner {
     tasks: Tasks,
     replay: Arc<dyn ReplayCache>,
     lists: lists::ListCache,
+    #[cfg(feature = "skills")]
+    skills: Option<crate::skills::Skills>,
 }
 
 /// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
@@ -124,6 +126,7 @@ impl fmt::Debug for Server {
             .field("prompts", &self.inner.prompts.len())
             .field("resources", &self.inner.resources.len())
             .field("templates", &self.inner.templates.len())
+            .field("skills", &self.skill_count())
             .finish_non_exhaustive()
     }
 }
@@ -161,6 +164,8 @@ impl Server {
                 tasks,
                 replay: Arc::new(MemoryReplayCache::new()),
                 lists: lists::ListCache::default(),
+                #[cfg(feature = "skills")]
+                skills: None,
             }),
         }
     }
@@ -251,6 +256,22 @@ impl Server {
             ResourceEntry::Static(def) => server.resource(def),
             ResourceEntry::Template(def) => server.resource_template(def),
         })
+    }
+
+    /// Serve these skills (the `io.modelcontextprotocol/skills` extension, cargo feature
+    /// `skills`): `skills/list`, `skills/get`, `resources/directory/read`, and every file by
+    /// `resources/read`; each `SKILL.md` is also listed by `resources/list`. A later call
+    /// replaces the set. See [`crate::skills`].
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        self.inner_mut().skills = Some(skills);
+        self
+    }
+
+    /// The skills this server serves.
+    #[cfg(feature = "skills")]
+    pub fn skill_set(&self) -> Option<&crate::skills::Skills> {
+        self.inner.skills.as_ref().filter(|s| !s.is_empty())
     }
 
     /// Register a resource template.
@@ -414,6 +435,14 @@ impl Server {
     /// Receive list changes, e.g. to forward them to a legacy session.
     pub fn subscribe_changes(&self) -> broadcast::Receiver<ListChange> {
         self.inner.changes.subscribe()
+    }
+
+    /// How many skills the server serves.
+    pub(crate) fn skill_count(&self) -> usize {
+        #[cfg(feature = "skills")]
+        return self.skill_set().map_or(0, crate::skills::Skills::len);
+        #[cfg(not(feature = "skills"))]
+        0
     }
 
     /// The registered tools.
