@@ -4,17 +4,31 @@
 #   scripts/conformance.sh                      # requirement sets 2026-07-28 and 2025-11-25
 #   scripts/conformance.sh 2026-07-28           # one requirement set
 #   SCENARIO=input-required-result-multi-round scripts/conformance.sh 2026-07-28
+#   SCENARIO=sep-2640-skills-directory scripts/conformance.sh 2026-07-28   # an extension scenario
 #
 # Builds the example in the debug profile: it shares target/ with `cargo test`, so it is
 # seconds when warm, while a cold release build took 2.5 minutes on 2 cores, and both suites
 # run in seconds against a debug server. Then serves it on a free local port, runs
 # `conformance server --requirements <rev>` per revision with checks.json written under
 # $OUT_DIR (default: a temporary directory), and stops the server on exit.
-# Exit status: 0 when every scored scenario of every requested revision passes.
+# With the 2026-07-28 set it also runs the extension scenarios no requirement set runs: the
+# skills extension's (SEP-2640) `sep-2640-*`. The suite skips an extension scenario silently
+# (exit 0, no checks) when it is run with --spec-version, unless --force is given; they run
+# with --force here, and each is judged by its checks.json (scripts/conformance-checks.py): a
+# run with no checks, or any FAILURE, WARNING or SKIPPED check, fails.
+# Exit status: 0 when every scored scenario of every requested revision passes, and every
+# extension scenario passes every check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REVISIONS=("$@")
+# Extension scenarios: not on any requirement set, skipped at a spec version without --force.
+EXTENSION_SCENARIOS=(sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory)
+is_extension() {
+  local s
+  for s in "${EXTENSION_SCENARIOS[@]}"; do [ "$s" = "$1" ] && return 0; done
+  return 1
+}
 [ ${#REVISIONS[@]} -eq 0 ] && REVISIONS=(2026-07-28 2025-11-25)
 
 scripts/setup-tools.sh >/dev/null
@@ -71,8 +85,21 @@ if ! answers; then
   exit 1
 fi
 
+# Run one extension scenario with --force and judge its checks.json strictly.
+run_extension() {
+  local scenario="$1" rev="$2" out="$OUT_DIR/$rev-extensions/$1"
+  echo "=== conformance $CONFORMANCE_VERSION: server --scenario $scenario --spec-version $rev --force"
+  "$NODE" "$CONF" server --url "$URL" --scenario "$scenario" --spec-version "$rev" --force -o "$out" || true
+  # pipefail: the checker's status is the pipeline's.
+  python3 scripts/conformance-checks.py "$out" | sed "s|^|conformance: $scenario: |"
+}
+
 status=0
 for rev in "${REVISIONS[@]}"; do
+  if [ -n "${SCENARIO:-}" ] && is_extension "$SCENARIO"; then
+    run_extension "$SCENARIO" "$rev" || status=1
+    continue
+  fi
   echo "=== conformance $CONFORMANCE_VERSION: server --requirements $rev --url $URL"
   args=(server --url "$URL" -o "$OUT_DIR/$rev")
   if [ -n "${SCENARIO:-}" ]; then
@@ -97,6 +124,16 @@ for rev in "${REVISIONS[@]}"; do
       status=1
     else
       echo "conformance: ${#tasks_runs[@]} tasks extension scenarios passed"
+    fi
+    ext_failed=()
+    for scenario in "${EXTENSION_SCENARIOS[@]}"; do
+      run_extension "$scenario" "$rev" || ext_failed+=("$scenario")
+    done
+    if [ ${#ext_failed[@]} -gt 0 ]; then
+      echo "conformance: extension scenarios failed, skipped or warned: ${ext_failed[*]}" >&2
+      status=1
+    else
+      echo "conformance: ${#EXTENSION_SCENARIOS[@]} extension scenarios passed every check"
     fi
   fi
 done

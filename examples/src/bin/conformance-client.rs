@@ -133,6 +133,34 @@ async fn run(scenario: &str, url: &str, context: &Value) -> Result<(), ClientErr
     match scenario {
         "sep-2322-client-request-state" => request_state(&client).await,
         "http-standard-headers" => everything(&client).await,
+        // Skills: list only; no file of any skill is read ahead of need.
+        "sep-2640-client-no-prefetch" => {
+            for skill in client.list_skills().await? {
+                println!("skill {}: {}", skill.name(), skill.description());
+            }
+            Ok(())
+        }
+        // A host that decided it needs the first skill: load it (its SKILL.md, checked against
+        // the listing's size, digest and frontmatter). The suite's server tampers with it, so
+        // loading fails, and nothing more of the skill is read.
+        "sep-2640-client-verify-digest" | "sep-2640-client-verify-size" | "sep-2640-client-verify-frontmatter" => {
+            let skills = client.list_skills().await?;
+            let first = skills.first().ok_or_else(|| ClientError::Protocol("no skill listed".into()))?;
+            let skill = client.load_skill(first).await?;
+            println!("loaded {}: {} bytes of instructions", skill.name(), skill.body().len());
+            Ok(())
+        }
+        // Echo a tool's input schema as received: 2020-12 keywords ($defs, $anchor, if/then/else,
+        // allOf/anyOf) are data and pass through untouched.
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_all_tools().await?;
+            let tool = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or_else(|| ClientError::Protocol("json_schema_2020_12_tool is not listed".into()))?;
+            let schema = Value::Object(tool.input_schema.clone());
+            call_tool(&client, "json_schema_echo", json!({ "schema": schema })).await
+        }
         "json-schema-ref-no-deref" => {
             // List only: schemas are data to this client, and a `$ref` is never fetched.
             for tool in client.list_all_tools().await? {
