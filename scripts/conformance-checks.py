@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Judge one scenario run of the conformance suite by its checks.json, strictly.
 
-    conformance-checks.py DIR [--allow-warnings]
+    conformance-checks.py DIR [--allow-warnings] [--allow-skipped CHECK_NAME]...
 
 DIR is the suite's `-o` directory of one scenario run (the newest `checks.json` under it is
 read). Prints `<n> checks: <counts by status>` and exits 1 when the run has no checks at all
 (the suite skipped the scenario: it does that silently, exit 0, for an extension scenario run
 at a spec version without `--force`), or any check is FAILURE or SKIPPED, or (unless
---allow-warnings) WARNING. INFO checks are neutral.
+--allow-warnings) WARNING. INFO checks are neutral. A SKIPPED check passes only when it is named
+with --allow-skipped (its `name`, which is more precise than its `id`): a check the scenario
+has but that cannot apply to this client, said at the call site with the reason.
 """
 import collections
 import glob
@@ -17,8 +19,10 @@ import sys
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    allow_warnings = "--allow-warnings" in sys.argv[1:]
+    argv = sys.argv[1:]
+    allow_warnings = "--allow-warnings" in argv
+    allowed_skips = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--allow-skipped"}
+    args = [a for i, a in enumerate(argv) if not a.startswith("--") and (i == 0 or argv[i - 1] != "--allow-skipped")]
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
@@ -33,7 +37,10 @@ def main() -> int:
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
     print(f"{len(checks)} checks: {summary}")
     bad = {"FAILURE", "SKIPPED"} | (set() if allow_warnings else {"WARNING"})
-    failed = [c for c in checks if c.get("status") in bad]
+    failed = [
+        c for c in checks
+        if c.get("status") in bad and not (c.get("status") == "SKIPPED" and c.get("name") in allowed_skips)
+    ]
     for c in failed:
         print(f"  {c.get('status')}: {c.get('id')}: {c.get('errorMessage') or c.get('description', '')}")
     if not checks:

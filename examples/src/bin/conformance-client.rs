@@ -21,7 +21,9 @@
 use std::process::ExitCode;
 
 use futures::future::BoxFuture;
-use roundtrip::client::oauth::{AuthorizationHandler, ClientInfo, OAuth};
+use roundtrip::client::oauth::{
+    AssertionSource, AuthorizationHandler, ClientAssertionKey, ClientInfo, EnterpriseIdp, OAuth,
+};
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::protocol::{
     Content, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, JsonObject, Role, SamplingContent, Tool,
@@ -85,6 +87,35 @@ fn oauth(context: &Value) -> Result<OAuth, ClientError> {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| ClientError::Transport(e.to_string()))?;
+    let text = |key: &str| context.get(key).and_then(Value::as_str);
+    // Settings that say how a machine client signs in (the auth extensions).
+    if let (Some(id), Some(pem)) = (text("client_id"), text("private_key_pem")) {
+        // Client credentials with a private key (private_key_jwt).
+        let key = ClientAssertionKey::from_pem(pem, text("signing_algorithm").unwrap_or("ES256"))?;
+        return Ok(OAuth::client_credentials(ClientInfo::public(id)).private_key_jwt(key));
+    }
+    if let Some(jwt) = text("valid_jwt") {
+        // A workload's identity token in the JWT bearer grant.
+        let oauth = OAuth::jwt_bearer(AssertionSource::fixed(jwt));
+        return Ok(match text("client_id") {
+            Some(id) => oauth.pre_registered(
+                ClientInfo { token_endpoint_auth_method: Some("none".into()), ..ClientInfo::public(id) },
+                None,
+            ),
+            None => oauth,
+        });
+    }
+    if let (Some(endpoint), Some(idp_client), Some(id_token), Some(id), Some(secret)) = (
+        text("idp_token_endpoint"),
+        text("idp_client_id"),
+        text("idp_id_token"),
+        text("client_id"),
+        text("client_secret"),
+    ) {
+        // Enterprise-managed: the user's ID token from the identity provider.
+        let idp = EnterpriseIdp::new(endpoint, idp_client, AssertionSource::fixed(id_token));
+        return Ok(OAuth::enterprise(idp, ClientInfo::confidential(id, secret)));
+    }
     let credentials = context.get("client_id").and_then(Value::as_str).map(|id| {
         match context.get("client_secret").and_then(Value::as_str) {
             Some(secret) => ClientInfo::confidential(id, secret),

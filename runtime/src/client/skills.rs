@@ -13,9 +13,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::{Client, ClientError, parse};
-use crate::protocol::{
-    JsonObject, ReadResourceResult, ResourceContents, SkillEntry, SkillResource, SkillResources,
-};
+use crate::protocol::{JsonObject, ReadResourceResult, ResourceContents, SkillEntry, SkillResource, SkillResources};
 use crate::skills::{digest, frontmatter};
 
 /// The most `skills/list` pages [`Client::list_skills`] follows.

@@ -16,10 +16,18 @@
 //! none; plus `offline_access` when the authorization server lists it and the client wants
 //! refresh tokens.
 //!
-//! A client without a user ([`OAuth::client_credentials`]) takes the same steps but gets its
-//! token with the `client_credentials` grant.
+//! A client without a user takes the same discovery steps but gets its token another way:
+//! with the `client_credentials` grant ([`OAuth::client_credentials`]; a secret, or a private
+//! key with [`OAuth::private_key_jwt`], cargo feature `oauth-jwt`), with a workload's identity
+//! token in the JWT bearer grant ([`OAuth::jwt_bearer`]), or, for enterprise-managed
+//! authorization, with the user's ID token exchanged at the enterprise's identity provider
+//! for an identity assertion grant ([`OAuth::enterprise`]). After a failed token request it
+//! neither retries nor tries another grant: the error ends the request.
 
 mod discovery;
+mod exchange;
+#[cfg(feature = "oauth-jwt")]
+mod jwt;
 mod loopback;
 mod pkce;
 mod registration;
@@ -35,6 +43,9 @@ pub use discovery::{
     AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata, authorization_server_metadata_urls,
     bearer_challenge, canonical_resource, parse_www_authenticate, protected_resource_metadata_urls, resource_covers,
 };
+pub use exchange::{AssertionSource, EnterpriseIdp};
+#[cfg(feature = "oauth-jwt")]
+pub use jwt::ClientAssertionKey;
 pub use loopback::LoopbackHandler;
 pub use registration::ClientInfo;
 pub use token::Tokens;
@@ -44,6 +55,38 @@ use self::pkce::{Pkce, random_token};
 use self::registration::{RegistrationRequest, is_metadata_document_url, register};
 use self::token::{Grant, request};
 use super::ClientError;
+
+/// The key of `private_key_jwt` client authentication (none without the feature).
+#[cfg(feature = "oauth-jwt")]
+pub(crate) type AssertionKey = jwt::ClientAssertionKey;
+#[cfg(feature = "oauth-jwt")]
+pub(crate) use jwt::JWT_ASSERTION_TYPE;
+
+/// Without the `oauth-jwt` feature there is no key (an uninhabited type).
+#[cfg(not(feature = "oauth-jwt"))]
+#[derive(Debug, Clone)]
+pub(crate) enum AssertionKey {}
+
+#[cfg(not(feature = "oauth-jwt"))]
+impl AssertionKey {
+    pub(crate) fn assertion(&self, _: &str, _: &str) -> Result<String, ClientError> {
+        match *self {}
+    }
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+pub(crate) const JWT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// How a client without a user gets its token.
+#[derive(Debug, Clone)]
+enum MachineGrant {
+    /// `client_credentials`.
+    ClientCredentials,
+    /// The JWT bearer grant with this assertion (a workload's identity token).
+    JwtBearer(AssertionSource),
+    /// A token exchange at the identity provider, then the JWT bearer grant with its result.
+    Enterprise(Box<EnterpriseIdp>),
+}
 
 /// Takes the user agent through the authorization endpoint: given the authorization URL,
 /// it returns the URL the authorization server redirected to (the `redirect_uri` with `code`,
@@ -123,6 +166,8 @@ pub struct OAuth {
     client_name: Option<String>,
     application_type: String,
     refresh: bool,
+    machine: MachineGrant,
+    key: Option<AssertionKey>,
 }
 
 impl fmt::Debug for OAuth {
@@ -147,6 +192,8 @@ impl OAuth {
             client_name: None,
             application_type: "native".into(),
             refresh: true,
+            machine: MachineGrant::ClientCredentials,
+            key: None,
         }
     }
 
@@ -162,7 +209,58 @@ impl OAuth {
             client_name: None,
             application_type: "native".into(),
             refresh: false,
+            machine: MachineGrant::ClientCredentials,
+            key: None,
         }
+    }
+
+    /// Machine to machine with a workload's identity (the `io.modelcontextprotocol/auth/wif`
+    /// extension): the JWT bearer grant (RFC 7523) with the JWT `assertion` gives, which the
+    /// authorization server trusts through its issuer (a cloud platform, a CI system, a
+    /// service mesh). No registration, no secret. Add a client id with
+    /// [`pre_registered`](Self::pre_registered) where the authorization server wants one.
+    pub fn jwt_bearer(assertion: AssertionSource) -> Self {
+        Self {
+            handler: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: None,
+            metadata_url: None,
+            client_name: None,
+            application_type: "native".into(),
+            refresh: false,
+            machine: MachineGrant::JwtBearer(assertion),
+            key: None,
+        }
+    }
+
+    /// Enterprise-managed authorization (the
+    /// `io.modelcontextprotocol/enterprise-managed-authorization` extension): the user's ID
+    /// token from the enterprise's identity provider is exchanged there for an identity
+    /// assertion grant naming the MCP server's authorization server and resource (RFC 8693),
+    /// which `client` (its credentials at that authorization server) presents in the JWT bearer
+    /// grant (RFC 7523). No authorization endpoint, no registration.
+    pub fn enterprise(idp: EnterpriseIdp, client: ClientInfo) -> Self {
+        Self {
+            handler: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: Some((client, None)),
+            metadata_url: None,
+            client_name: None,
+            application_type: "native".into(),
+            refresh: false,
+            machine: MachineGrant::Enterprise(Box::new(idp)),
+            key: None,
+        }
+    }
+
+    /// Authenticate at token endpoints with this private key (`private_key_jwt`, RFC 7523
+    /// §2.2; cargo feature `oauth-jwt`) instead of a secret: each token request carries a
+    /// fresh signed assertion. With [`client_credentials`](Self::client_credentials) this is
+    /// the client credentials extension's JWT form.
+    #[cfg(feature = "oauth-jwt")]
+    pub fn private_key_jwt(mut self, key: ClientAssertionKey) -> Self {
+        self.key = Some(key);
+        self
     }
 
     /// Keep tokens and registrations in `store`.
@@ -286,7 +384,7 @@ impl Authorizer {
         let server = authorization_server_metadata(&self.http, &tokens.issuer).await?;
         let client = self.identity(&server).await?;
         let grant = Grant::Refresh { refresh_token };
-        request(&self.http, &server, &client, grant, &tokens.resource, &tokens.scopes).await
+        request(&self.http, &server, &client, grant, &tokens.resource, &tokens.scopes, self.config.key.as_ref()).await
     }
 
     /// After a 401 or a 403 `insufficient_scope` for a request sent with `sent` (the header
@@ -433,10 +531,32 @@ impl Authorizer {
         scopes: &[String],
     ) -> Result<Tokens, ClientError> {
         let Some(handler) = &self.config.handler else {
-            let client = self.identity(server).await?;
             let scope = scopes.join(" ");
-            let grant = Grant::ClientCredentials { scope: Some(scope.as_str()).filter(|s| !s.is_empty()) };
-            return request(&self.http, server, &client, grant, resource, scopes).await;
+            let scope = Some(scope.as_str()).filter(|s| !s.is_empty());
+            let key = self.config.key.as_ref();
+            return match &self.config.machine {
+                MachineGrant::ClientCredentials => {
+                    let client = self.identity(server).await?;
+                    let grant = Grant::ClientCredentials { scope };
+                    request(&self.http, server, &client, grant, resource, scopes, key).await
+                }
+                MachineGrant::JwtBearer(source) => {
+                    // The assertion says who the workload is; a client id only where one was given.
+                    let client = match &self.config.pre_registered {
+                        Some((client, only)) if only.as_ref().is_none_or(|i| *i == server.issuer) => client.clone(),
+                        _ => ClientInfo { token_endpoint_auth_method: Some("none".into()), ..ClientInfo::public("") },
+                    };
+                    let assertion = source.get().await?;
+                    let grant = Grant::JwtBearer { assertion: &assertion, scope };
+                    request(&self.http, server, &client, grant, resource, scopes, key).await
+                }
+                MachineGrant::Enterprise(idp) => {
+                    let client = self.identity(server).await?;
+                    let grant = exchange::identity_assertion(&self.http, idp, &server.issuer, resource, scope).await?;
+                    let grant = Grant::JwtBearer { assertion: &grant, scope };
+                    request(&self.http, server, &client, grant, resource, scopes, key).await
+                }
+            };
         };
         if !server.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256")) {
             return Err(ClientError::Auth(format!(
@@ -466,7 +586,7 @@ impl Authorizer {
         let redirect = handler.authorize(url.to_string()).await?;
         let code = check_redirect(&redirect, &state, server)?;
         let grant = Grant::AuthorizationCode { code: &code, redirect_uri: &redirect_uri, verifier: &pkce.verifier };
-        request(&self.http, server, &client, grant, resource, scopes).await
+        request(&self.http, server, &client, grant, resource, scopes, self.config.key.as_ref()).await
     }
 }
 

@@ -58,10 +58,27 @@ struct TokenResponse {
 /// A grant to exchange at the token endpoint.
 #[derive(Debug, Clone)]
 pub(crate) enum Grant<'a> {
-    AuthorizationCode { code: &'a str, redirect_uri: &'a str, verifier: &'a str },
-    Refresh { refresh_token: &'a str },
-    ClientCredentials { scope: Option<&'a str> },
+    AuthorizationCode {
+        code: &'a str,
+        redirect_uri: &'a str,
+        verifier: &'a str,
+    },
+    Refresh {
+        refresh_token: &'a str,
+    },
+    ClientCredentials {
+        scope: Option<&'a str>,
+    },
+    /// RFC 7523 §2.1: a JWT (a workload's identity token, an identity assertion grant) in
+    /// exchange for an access token.
+    JwtBearer {
+        assertion: &'a str,
+        scope: Option<&'a str>,
+    },
 }
+
+/// `grant_type` of the JWT bearer grant (RFC 7523).
+pub(crate) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// Ask the token endpoint for tokens.
 pub(crate) async fn request(
@@ -71,6 +88,7 @@ pub(crate) async fn request(
     grant: Grant<'_>,
     resource: &str,
     requested_scopes: &[String],
+    key: Option<&super::AssertionKey>,
 ) -> Result<Tokens, ClientError> {
     let mut form: Vec<(&str, &str)> = Vec::new();
     let old_refresh = match &grant {
@@ -94,9 +112,21 @@ pub(crate) async fn request(
             }
             None
         }
+        Grant::JwtBearer { assertion, scope } => {
+            form.extend([("grant_type", JWT_BEARER_GRANT), ("assertion", assertion)]);
+            if let Some(scope) = scope {
+                form.push(("scope", scope));
+            }
+            None
+        }
     };
     form.push(("resource", resource));
-    let method = client.auth_method(server);
+    // A client with a private key authenticates with it, unless told otherwise.
+    let method = match key {
+        Some(_) if client.token_endpoint_auth_method.is_none() => "private_key_jwt".to_owned(),
+        _ => client.auth_method(server),
+    };
+    let client_assertion;
     let mut rb = http.post(&server.token_endpoint).header("accept", "application/json");
     match method.as_str() {
         "client_secret_basic" => {
@@ -113,6 +143,24 @@ pub(crate) async fn request(
             form.push(("client_id", &client.client_id));
             form.push(("client_secret", client.client_secret.as_deref().unwrap_or_default()));
         }
+        "private_key_jwt" => {
+            let key = key.ok_or_else(|| {
+                ClientError::Auth(format!(
+                    "the client `{}` authenticates with private_key_jwt, and no private key was given",
+                    client.client_id
+                ))
+            })?;
+            // `aud` is the authorization server's issuer identifier (RFC 7523bis), not its
+            // token endpoint.
+            client_assertion = key.assertion(&client.client_id, &server.issuer)?;
+            form.extend([
+                ("client_id", client.client_id.as_str()),
+                ("client_assertion_type", super::JWT_ASSERTION_TYPE),
+                ("client_assertion", client_assertion.as_str()),
+            ]);
+        }
+        // A client without an identifier (a workload whose assertion says who it is).
+        _ if client.client_id.is_empty() => {}
         _ => form.push(("client_id", &client.client_id)),
     }
     let response = rb.form(&form).send().await.map_err(|e| {
