@@ -220,6 +220,11 @@ impl Server {
         let value = match method {
             "server/discover" => to_value(self.discover())?,
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                if method == "tools/list"
+                    && let Some(scoped) = self.tools_in_scope(inbound, v)?
+                {
+                    return Ok(Routed::Json(scoped));
+                }
                 return Ok(Routed::Json(self.list(method, v)?));
             }
             "completion/complete" => to_value(self.complete(params, v)?)?,
@@ -276,6 +281,11 @@ impl Server {
             }
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "completion/complete" => {
                 self.check_offered(method)?;
+                if method == "tools/list"
+                    && let Some(scoped) = self.tools_in_scope(inbound, v)?
+                {
+                    return Ok(Routed::Json(scoped));
+                }
                 match method {
                     "completion/complete" => to_value(self.complete(params, v)?)?,
                     _ => return Ok(Routed::Json(self.list(method, v)?)),

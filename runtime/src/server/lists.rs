@@ -61,6 +61,32 @@ impl Server {
 }
 
 impl Server {
+    /// `tools/list` for a caller whose token does not grant every tool's scopes, when the
+    /// endpoint hides what a caller cannot call: only the tools it may call, serialized for
+    /// this request alone (never into the shared cache) and marked `cacheScope: private`.
+    /// `None` when the shared list applies (no filtering, no token, or no tool declares
+    /// scopes).
+    pub(crate) fn tools_in_scope(
+        &self,
+        inbound: &super::Inbound,
+        version: ProtocolVersion,
+    ) -> Result<Option<Box<RawValue>>, Failure> {
+        let Some(auth) = inbound.auth.as_deref().filter(|_| inbound.tools_by_scope) else { return Ok(None) };
+        if self.inner.tools.iter().all(|d| d.scopes.is_empty()) {
+            return Ok(None);
+        }
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let tools = self
+            .inner
+            .tools
+            .iter()
+            .filter(|d| auth.missing_scopes(&d.scopes).is_empty())
+            .map(|d| tool_for(&d.tool, version))
+            .collect();
+        let cache_scope = cache_scope.map(|_| CacheScope::Private);
+        Ok(Some(to_json(&ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope })?))
+    }
+
     fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
         if version.is_modern() {
             (Some(ResultType::Complete), Some(self.inner.caching.list_ttl_ms), Some(self.inner.caching.list_scope))
