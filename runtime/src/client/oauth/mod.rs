@@ -25,6 +25,8 @@
 //! neither retries nor tries another grant: the error ends the request.
 
 mod discovery;
+#[cfg(feature = "oauth-jwt")]
+mod dpop;
 mod exchange;
 #[cfg(feature = "oauth-jwt")]
 mod jwt;
@@ -76,6 +78,48 @@ impl AssertionKey {
 
 #[cfg(not(feature = "oauth-jwt"))]
 pub(crate) const JWT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+#[cfg(feature = "oauth-jwt")]
+pub(crate) use dpop::{Audience, Dpop};
+
+/// Without the `oauth-jwt` feature there is no DPoP (an uninhabited type).
+#[cfg(not(feature = "oauth-jwt"))]
+#[derive(Debug)]
+pub(crate) enum Dpop {}
+
+#[cfg(not(feature = "oauth-jwt"))]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Audience {
+    AuthorizationServer,
+    ResourceServer,
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+impl Dpop {
+    pub(crate) fn proof(&self, _: Audience, _: &str, _: &str, _: Option<&str>) -> Result<String, ClientError> {
+        match *self {}
+    }
+
+    pub(crate) fn remember_nonce(&self, _: Audience, _: &reqwest::header::HeaderMap) -> bool {
+        match *self {}
+    }
+}
+
+/// What a token request proves besides the grant: the client's key (`private_key_jwt`) and
+/// its DPoP key.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Proofs<'a> {
+    pub key: Option<&'a AssertionKey>,
+    pub dpop: Option<&'a Dpop>,
+}
+
+/// The credentials of one request to the MCP server: the `Authorization` value, and the
+/// `DPoP` proof of a DPoP-bound token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Credentials {
+    pub authorization: String,
+    pub dpop: Option<String>,
+}
 
 /// How a client without a user gets its token.
 #[derive(Debug, Clone)]
@@ -168,6 +212,7 @@ pub struct OAuth {
     refresh: bool,
     machine: MachineGrant,
     key: Option<AssertionKey>,
+    dpop: bool,
 }
 
 impl fmt::Debug for OAuth {
@@ -194,6 +239,7 @@ impl OAuth {
             refresh: true,
             machine: MachineGrant::ClientCredentials,
             key: None,
+            dpop: true,
         }
     }
 
@@ -211,6 +257,7 @@ impl OAuth {
             refresh: false,
             machine: MachineGrant::ClientCredentials,
             key: None,
+            dpop: true,
         }
     }
 
@@ -230,6 +277,7 @@ impl OAuth {
             refresh: false,
             machine: MachineGrant::JwtBearer(assertion),
             key: None,
+            dpop: true,
         }
     }
 
@@ -250,6 +298,7 @@ impl OAuth {
             refresh: false,
             machine: MachineGrant::Enterprise(Box::new(idp)),
             key: None,
+            dpop: true,
         }
     }
 
@@ -260,6 +309,17 @@ impl OAuth {
     #[cfg(feature = "oauth-jwt")]
     pub fn private_key_jwt(mut self, key: ClientAssertionKey) -> Self {
         self.key = Some(key);
+        self
+    }
+
+    /// Whether to ask for DPoP-bound tokens (RFC 9449; cargo feature `oauth-jwt`) where the
+    /// authorization server offers them (`dpop_signing_alg_values_supported` lists `ES256`).
+    /// On by default: the client makes a key of its own per connection, proves it on every
+    /// token request and every request to the MCP server, and a token that leaks is of no use
+    /// without it. Tokens bound to a key die with the connection's key: a [`TokenStore`] that
+    /// outlives the process gets a new sign-in where it held one.
+    pub fn dpop(mut self, on: bool) -> Self {
+        self.dpop = on;
         self
     }
 
@@ -318,6 +378,8 @@ pub(crate) struct Authorizer {
     client_name: String,
     /// One flow at a time; holds the scopes asked for last (for step-up unions).
     flow: tokio::sync::Mutex<Option<Vec<String>>>,
+    /// This connection's DPoP key, when DPoP is on.
+    dpop: Option<Dpop>,
 }
 
 impl fmt::Debug for Authorizer {
@@ -348,7 +410,18 @@ impl Authorizer {
     pub fn new(config: OAuth, server: &str, client_name: &str) -> Result<Self, ClientError> {
         let server = Url::parse(server).map_err(|e| ClientError::Transport(format!("bad server URL {server}: {e}")))?;
         let http = crate::tls::http_client(|builder| builder.redirect(reqwest::redirect::Policy::limited(5)));
-        Ok(Self { config, http, server, client_name: client_name.to_owned(), flow: tokio::sync::Mutex::new(None) })
+        #[cfg(feature = "oauth-jwt")]
+        let dpop = if config.dpop { Some(Dpop::generate()?) } else { None };
+        #[cfg(not(feature = "oauth-jwt"))]
+        let dpop = None;
+        Ok(Self {
+            config,
+            http,
+            server,
+            client_name: client_name.to_owned(),
+            flow: tokio::sync::Mutex::new(None),
+            dpop,
+        })
     }
 
     /// The `Authorization` header value for the next request, if a token is held for a
@@ -359,7 +432,40 @@ impl Authorizer {
             .store
             .tokens()
             .filter(|t| resource_covers(&t.resource, &self.server))
-            .map(|t| format!("Bearer {}", t.access_token))
+            .map(|t| format!("{} {}", if t.dpop { "DPoP" } else { "Bearer" }, t.access_token))
+    }
+
+    /// The credentials of the next request (`htm` POST to this server's URL): the
+    /// `Authorization` value, and for a DPoP-bound token a fresh proof.
+    pub fn credentials(&self) -> Option<Credentials> {
+        let tokens = self.config.store.tokens().filter(|t| resource_covers(&t.resource, &self.server))?;
+        if !tokens.dpop {
+            return Some(Credentials { authorization: format!("Bearer {}", tokens.access_token), dpop: None });
+        }
+        let dpop = self.dpop.as_ref()?;
+        match dpop.proof(Audience::ResourceServer, "POST", self.server.as_str(), Some(&tokens.access_token)) {
+            Ok(proof) => {
+                Some(Credentials { authorization: format!("DPoP {}", tokens.access_token), dpop: Some(proof) })
+            }
+            Err(e) => {
+                tracing::warn!(target: "roundtrip::client", "no DPoP proof: {e}");
+                None
+            }
+        }
+    }
+
+    /// A `DPoP-Nonce` the MCP server sent with a `use_dpop_nonce` challenge: keep it for the
+    /// next proofs; whether it is new (then the request goes again, once).
+    pub fn resource_nonce(&self, headers: &reqwest::header::HeaderMap) -> bool {
+        self.dpop.as_ref().is_some_and(|d| d.remember_nonce(Audience::ResourceServer, headers))
+    }
+
+    /// What a token request to `server` proves: the client's key, and its DPoP key when the
+    /// server takes DPoP proofs signed with ES256.
+    fn proofs(&self, server: &AuthorizationServerMetadata) -> Proofs<'_> {
+        let dpop_offered =
+            server.dpop_signing_alg_values_supported.as_ref().is_some_and(|a| a.iter().any(|a| a == "ES256"));
+        Proofs { key: self.config.key.as_ref(), dpop: self.dpop.as_ref().filter(|_| dpop_offered) }
     }
 
     /// Before a request: refresh a token that has expired (or is about to) when a refresh
@@ -384,7 +490,7 @@ impl Authorizer {
         let server = authorization_server_metadata(&self.http, &tokens.issuer).await?;
         let client = self.identity(&server).await?;
         let grant = Grant::Refresh { refresh_token };
-        request(&self.http, &server, &client, grant, &tokens.resource, &tokens.scopes, self.config.key.as_ref()).await
+        request(&self.http, &server, &client, grant, &tokens.resource, &tokens.scopes, self.proofs(&server)).await
     }
 
     /// After a 401 or a 403 `insufficient_scope` for a request sent with `sent` (the header
@@ -533,7 +639,7 @@ impl Authorizer {
         let Some(handler) = &self.config.handler else {
             let scope = scopes.join(" ");
             let scope = Some(scope.as_str()).filter(|s| !s.is_empty());
-            let key = self.config.key.as_ref();
+            let key = self.proofs(server);
             return match &self.config.machine {
                 MachineGrant::ClientCredentials => {
                     let client = self.identity(server).await?;
@@ -586,7 +692,7 @@ impl Authorizer {
         let redirect = handler.authorize(url.to_string()).await?;
         let code = check_redirect(&redirect, &state, server)?;
         let grant = Grant::AuthorizationCode { code: &code, redirect_uri: &redirect_uri, verifier: &pkce.verifier };
-        request(&self.http, server, &client, grant, resource, scopes, self.config.key.as_ref()).await
+        request(&self.http, server, &client, grant, resource, scopes, self.proofs(server)).await
     }
 }
 

@@ -29,6 +29,10 @@ pub struct Tokens {
     pub issuer: String,
     /// The resource (RFC 8707) they were issued for.
     pub resource: String,
+    /// The access token is bound to this client's DPoP key (`token_type` `DPoP`): it is sent
+    /// as `Authorization: DPoP …` with a proof on every request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop: bool,
 }
 
 impl Tokens {
@@ -88,8 +92,9 @@ pub(crate) async fn request(
     grant: Grant<'_>,
     resource: &str,
     requested_scopes: &[String],
-    key: Option<&super::AssertionKey>,
+    proofs: super::Proofs<'_>,
 ) -> Result<Tokens, ClientError> {
+    let key = proofs.key;
     let mut form: Vec<(&str, &str)> = Vec::new();
     let old_refresh = match &grant {
         Grant::AuthorizationCode { code, redirect_uri, verifier } => {
@@ -163,22 +168,46 @@ pub(crate) async fn request(
         _ if client.client_id.is_empty() => {}
         _ => form.push(("client_id", &client.client_id)),
     }
-    let response = rb.form(&form).send().await.map_err(|e| {
-        let why = crate::tls::error_chain(&e);
-        ClientError::Auth(format!("the token request to {} failed: {why}", server.token_endpoint))
-    })?;
-    let status = response.status();
-    let body: Value = response
-        .json()
-        .await
-        .map_err(|e| ClientError::Auth(format!("the token endpoint answered HTTP {status}: {e}")))?;
+    // With DPoP, a server that wants a nonce says so once (`use_dpop_nonce`): send again
+    // with it, once.
+    let mut attempt = 0;
+    let (status, body) = loop {
+        attempt += 1;
+        let mut request = rb.try_clone().ok_or_else(|| ClientError::Auth("the token request cannot be sent".into()))?;
+        if let Some(dpop) = proofs.dpop {
+            let proof = dpop.proof(super::Audience::AuthorizationServer, "POST", &server.token_endpoint, None)?;
+            request = request.header("dpop", proof);
+        }
+        let response = request.form(&form).send().await.map_err(|e| {
+            let why = crate::tls::error_chain(&e);
+            ClientError::Auth(format!("the token request to {} failed: {why}", server.token_endpoint))
+        })?;
+        let status = response.status();
+        let new_nonce =
+            proofs.dpop.is_some_and(|d| d.remember_nonce(super::Audience::AuthorizationServer, response.headers()));
+        let body: Value = response
+            .json()
+            .await
+            .map_err(|e| ClientError::Auth(format!("the token endpoint answered HTTP {status}: {e}")))?;
+        if status.as_u16() == 400
+            && body.get("error").and_then(Value::as_str) == Some("use_dpop_nonce")
+            && new_nonce
+            && attempt == 1
+        {
+            continue;
+        }
+        break (status, body);
+    };
     if !status.is_success() {
         return Err(ClientError::Auth(format!("the token endpoint refused: HTTP {status}, {body}")));
     }
     let answer: TokenResponse = serde_json::from_value(body)
         .map_err(|e| ClientError::Auth(format!("the token endpoint's answer has no access token: {e}")))?;
+    let dpop_bound =
+        proofs.dpop.is_some() && answer.token_type.as_deref().is_some_and(|k| k.eq_ignore_ascii_case("dpop"));
     if let Some(kind) = &answer.token_type
         && !kind.eq_ignore_ascii_case("bearer")
+        && !dpop_bound
     {
         return Err(ClientError::Auth(format!("the token endpoint issued a `{kind}` token, not a bearer token")));
     }
@@ -189,6 +218,7 @@ pub(crate) async fn request(
         scopes: answer.scope.as_deref().map(split_scopes).unwrap_or_else(|| requested_scopes.to_vec()),
         issuer: server.issuer.clone(),
         resource: resource.to_owned(),
+        dpop: dpop_bound,
     })
 }
 
@@ -224,6 +254,7 @@ mod tests {
             scopes: vec![],
             issuer: "i".into(),
             resource: "r".into(),
+            dpop: false,
         };
         assert!(!t.expires_within(0));
         assert!(t.expires_within(30));
