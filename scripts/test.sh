@@ -9,7 +9,8 @@
 #      https://…` through nginx terminating TLS with a CA made in the test), and the
 #      playground's browser tests (Debian's chromium, headless, driven by Playwright)
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
-#      mode (scripts/conformance-client.sh)
+#      mode (scripts/conformance-client.sh), every scenario it has (extensions with --force; a
+#      skipped scenario fails)
 #   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
 #      one SIGKILL, a full key rotation, a Redis restart and a 10 s Redis pause under load: no
 #      flow lost, no idempotent flow failed, every phase carried its floor of flows
@@ -31,7 +32,8 @@ cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \
-  "server,http,playground" "auth" "redis" "otel" "cli" "cli,otel" "client,otel" ""; do
+  "server,http,playground" "auth" "redis" "otel" "cli" "cli,otel" "client,otel" "skills" "client,skills" \
+  "server,skills,include_dir" "oauth-jwt" ""; do
   echo "cargo check -p roundtrip --no-default-features --features \"$features\""
   RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --no-default-features --features "$features" \
     --target-dir target/feature-check
@@ -78,7 +80,7 @@ cargo build --quiet -p roundtrip-examples --bin provision --bin ops --bin confor
 section "conformance suite: server"
 scripts/conformance.sh
 
-section "conformance suite: client (every scored 2026-07-28 scenario, auth/* included)"
+section "conformance suite: client (every 2026-07-28 scenario, scored or not, extensions, 2025-03-26 back-compat)"
 scripts/conformance-client.sh
 
 section "fleet: three replicas behind nginx, SIGKILL, key rotation, Redis restart and pause under load (short run)"
