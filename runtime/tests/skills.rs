@@ -134,6 +134,10 @@ fn nested_skills_and_a_skill_at_the_root_are_refused() {
     let md = |n: &str| format!("---\nname: {n}\ndescription: d\n---\n").into_bytes();
     let e = refused(Skills::from_files([("a/SKILL.md", md("a")), ("a/b/SKILL.md", md("b"))]));
     assert!(e.reason.contains("may not nest"), "{e}");
+    assert_eq!(e.path, "a/b/SKILL.md");
+    // Whichever sorts first (`B` before `SKILL.md`).
+    let e = refused(Skills::from_files([("a/SKILL.md", md("a")), ("a/B/SKILL.md", md("b"))]));
+    assert!(e.reason.contains("may not nest"), "{e}");
     let e = refused(Skills::from_files([("SKILL.md", md("a"))]));
     assert!(e.reason.contains("root of the tree"), "{e}");
 }

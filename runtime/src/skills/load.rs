@@ -235,13 +235,15 @@ impl Skills {
                 ));
             }
             if let Some(root) = path.strip_suffix("/SKILL.md") {
-                if let Some(outer) = roots.iter().find(|r| root.starts_with(&format!("{r}/"))) {
-                    return Err(SkillsError::new(
-                        shown(path),
-                        format!("a skill inside the skill `{outer}`: skills may not nest"),
-                    ));
-                }
                 roots.push(root);
+            }
+        }
+        for inner in &roots {
+            if let Some(outer) = roots.iter().find(|r| inner.starts_with(&format!("{r}/"))) {
+                return Err(SkillsError::new(
+                    shown(&format!("{inner}/SKILL.md")),
+                    format!("a skill inside the skill `{outer}`: skills may not nest"),
+                ));
             }
         }
         let mut skills = Vec::new();
