@@ -57,6 +57,7 @@ impl Server {
             .map(|d| with_questions(json!(d.template), d.graph.as_deref()))
             .collect();
         let info = self.info();
+        #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
         let mut json = json!({
             "server": {"name": info.name, "version": info.version, "title": info.title},
             "tools": tools,

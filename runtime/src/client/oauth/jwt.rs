@@ -103,3 +103,36 @@ impl ClientAssertionKey {
             .map_err(|e| ClientError::Auth(format!("could not sign the client assertion: {e}")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use jsonwebtoken::{DecodingKey, Validation};
+    use p256::pkcs8::{EncodePrivateKey as _, EncodePublicKey as _, LineEnding};
+    use serde_json::Value;
+
+    use super::*;
+
+    #[test]
+    fn the_assertion_names_the_client_and_the_issuer_and_expires_soon() {
+        let secret = p256::SecretKey::random(&mut rand::rngs::OsRng);
+        let pem = secret.to_pkcs8_pem(LineEnding::LF).unwrap();
+        let key = ClientAssertionKey::from_pem(&pem, "ES256").unwrap().key_id("k1");
+        let jwt = key.assertion("client-1", "https://as.example").unwrap();
+        let public = secret.public_key().to_public_key_pem(LineEnding::LF).unwrap();
+        let mut validation = Validation::new(Algorithm::ES256);
+        validation.set_audience(&["https://as.example"]);
+        validation.set_issuer(&["client-1"]);
+        let data =
+            jsonwebtoken::decode::<Value>(&jwt, &DecodingKey::from_ec_pem(public.as_bytes()).unwrap(), &validation)
+                .expect("verifies with the public key");
+        assert_eq!(data.header.kid.as_deref(), Some("k1"));
+        assert_eq!(data.claims["sub"], "client-1");
+        assert_eq!(
+            data.claims["exp"].as_u64().unwrap() - data.claims["iat"].as_u64().unwrap(),
+            ASSERTION_LIFETIME_SECS
+        );
+        assert!(data.claims["jti"].as_str().is_some_and(|j| !j.is_empty()));
+        assert!(ClientAssertionKey::from_pem(&pem, "HS256").is_err(), "a symmetric algorithm is refused");
+        assert!(ClientAssertionKey::from_pem("not a key", "ES256").is_err());
+    }
+}
