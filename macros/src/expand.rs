@@ -207,12 +207,15 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     };
     let resolves = decl.params.iter().any(|p| matches!(p.role, Role::Resolved(_)));
     // Spanned at the return type, so that a type that cannot be returned is reported there.
+    // A tool asks for its return type's implementation once (`RETURNS`), so that a type that
+    // cannot be returned is one error.
+    let returns = (which == Which::Tool).then(|| {
+        quote_spanned!(ret_span=>
+            const __RETURNS: ::roundtrip::__private::Returns<#ret> = <#ret as ::roundtrip::ToolReturn>::RETURNS;
+        )
+    });
     let (ret_trait, ret_assert, outcome) = match which {
-        Which::Tool => (
-            quote_spanned!(ret_span=> ::roundtrip::ToolReturn),
-            quote_spanned!(ret_span=> ::roundtrip::__private::assert_return::<#ret>();),
-            quote_spanned!(ret_span=> ::roundtrip::__private::outcome),
-        ),
+        Which::Tool => (quote!(::roundtrip::ToolReturn), quote!(), quote!((__RETURNS.outcome))),
         Which::Prompt => (
             quote_spanned!(ret_span=> ::roundtrip::PromptReturn),
             quote_spanned!(ret_span=> ::roundtrip::__private::assert_prompt_return::<#ret>();),
@@ -224,10 +227,13 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             quote_spanned!(ret_span=> ::roundtrip::__private::resource_outcome),
         ),
     };
-    let may_ask_assert = resolves.then(|| {
-        quote_spanned!(ret_span=>
+    let may_ask_assert = resolves.then(|| match which {
+        Which::Tool => quote_spanned!(ret_span=>
+            const _: () = ::roundtrip::__private::refuse_manual_form(__RETURNS.may_ask);
+        ),
+        _ => quote_spanned!(ret_span=>
             const _: () = ::roundtrip::__private::refuse_manual_form(<#ret as #ret_trait>::MAY_ASK);
-        )
+        ),
     });
     let title = opt_str(decl.options.title());
     let description = opt_str(decl.description.clone());
@@ -294,7 +300,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                 Some(t) if t.required => quote!(::roundtrip::protocol::TaskSupport::Required),
                 Some(_) => quote!(::roundtrip::protocol::TaskSupport::Optional),
             };
-            let output_schema = quote_spanned!(ret_span=> <#ret as ::roundtrip::ToolReturn>::output_schema());
+            let output_schema = quote!((__RETURNS.output_schema)());
             quote! {
                 #graph
                 #rt::tool(
@@ -338,6 +344,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
         }
     };
     quote!({
+        #returns
         #may_ask_assert
         #[allow(unused)]
         fn __assert() {
@@ -359,7 +366,14 @@ fn bind_call_args(decl: &Declared, call: &Call, rt: &TokenStream) -> Vec<TokenSt
             match decl.params.iter().find(|p| p.ident == *a).map(|p| (&p.role, &p.ty)) {
                 Some((Role::Context | Role::Task, _)) => quote!(let #a = __cx;),
                 Some((Role::State, ty)) => quote!(let #a: #ty = #rt::state_param::<#ty>(__cx)?;),
-                _ => quote!(let #a = #rt::from_json(#key, __inputs.next().unwrap_or_default())?;),
+                // Held by the call's future, so that a fn may borrow from it (`&str`).
+                _ => {
+                    let held = quote::format_ident!("__{}_json", a);
+                    quote! {
+                        let #held: #rt::serde_json::Value = __inputs.next().unwrap_or_default();
+                        let #a = #rt::from_arg(#key, &#held)?;
+                    }
+                }
             }
         })
         .collect()
@@ -385,13 +399,26 @@ fn clone_this(call: &Call) -> Option<TokenStream> {
     call.method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);))
 }
 
+/// The value a `check` or `with` fn's call gives, awaited when the fn is async and taken as
+/// it is when it is not (a sync fn is as welcome as an async one). The call is settled in a
+/// statement of its own, so that nothing borrowed by the choice lives across the `.await`.
+fn settled(call: &Call, callee: &TokenStream, rt: &TokenStream) -> TokenStream {
+    let args = &call.args;
+    quote_spanned!(call.span=> {
+        #[allow(unused_imports)]
+        use #rt::{CalledAsync as _, CalledSync as _};
+        let __settled = (&#rt::Called::new(#callee(#(#args),*))).settle();
+        __settled.await
+    })
+}
+
 /// A `check = f(a)` of the declaration.
 fn check(decl: &Declared, call: &Call, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> TokenStream {
     let names = call_inputs(decl, call, wire_of);
     let bind = bind_call_args(decl, call, rt);
-    let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
+    let (text, callee, this) = (&call.text, callee(call), clone_this(call));
     let into = quote_spanned!(call.span=> #rt::into_check);
-    let awaited = quote_spanned!(call.span=> #callee(#(#args),*).await);
+    let awaited = settled(call, &callee, rt);
     quote!(#rt::Check {
         call: #text,
         args: &[#(#names),*],
@@ -523,9 +550,9 @@ fn node(decl: &Declared, p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> 
         Kind::With { call } => {
             let names = call_inputs(decl, call, wire_of);
             let bind = bind_call_args(decl, call, rt);
-            let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
+            let (text, callee, this) = (&call.text, callee(call), clone_this(call));
             let into = quote_spanned!(call.span=> #rt::into_resolution::<#ty>);
-            let awaited = quote_spanned!(call.span=> #callee(#(#args),*).await);
+            let awaited = settled(call, &callee, rt);
             (
                 quote!(#rt::Resolver::With {
                     call: #text,

@@ -9,15 +9,15 @@ mod state;
 use std::future::Future;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use params::{
     Argument, Choice, Elicit, FormField, RootsOutput, SampleOutput, TextArgument, UrlOutput, check, elicit_schema,
     schema_of,
 };
-pub use returns::{Blob, Json, PromptReturn, ResourceReturn, ToolReturn};
+pub use returns::{Blob, Json, PromptReturn, ResourceReturn, Returns, ToolReturn};
 pub(crate) use state::States;
 pub use state::{MissingState, State, StateNeed, StateParam};
 
@@ -114,7 +114,7 @@ pub fn into_resolution<T: WithValue>(r: impl WithReturn<T>) -> Result<Resolution
 #[diagnostic::on_unimplemented(
     message = "a check cannot return `{Self}`",
     label = "the check's return type",
-    note = "a check is an async fn returning Result<(), E> where E is roundtrip::Error or implements Display"
+    note = "a check is a fn (async or not) returning Result<(), E> where E is roundtrip::Error or implements Display"
 )]
 pub trait CheckReturn {
     /// Go on, or end the call.
@@ -135,6 +135,58 @@ pub fn into_check(r: impl CheckReturn) -> Result<(), Error> {
 #[doc(hidden)]
 pub fn from_json<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, Error> {
     serde_json::from_value(v).map_err(|e| Error::internal(format!("`{name}` does not fit its type: {e}")))
+}
+
+/// An argument of a `check` or `with` fn, read from the JSON its future holds: the fn may take
+/// it owned (`String`) or borrowed from there (`&str`).
+#[doc(hidden)]
+pub fn from_arg<'a, T: Deserialize<'a>>(name: &str, v: &'a Value) -> Result<T, Error> {
+    T::deserialize(v).map_err(|e| Error::internal(format!("`{name}` does not fit its type: {e}")))
+}
+
+/// The outcome of a `check` or `with` fn's call, async or not: [`CalledAsync`] for a future
+/// (taken first, by method resolution), [`CalledSync`] for a plain value, which is made ready.
+#[doc(hidden)]
+pub struct Called<T>(std::cell::Cell<Option<T>>);
+
+impl<T> std::fmt::Debug for Called<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Called")
+    }
+}
+
+impl<T> Called<T> {
+    #[doc(hidden)]
+    pub fn new(value: T) -> Self {
+        Self(std::cell::Cell::new(Some(value)))
+    }
+
+    fn take(&self) -> T {
+        // Settled once, by the generated code.
+        self.0.take().unwrap_or_else(|| unreachable!("a call is settled once"))
+    }
+}
+
+#[doc(hidden)]
+pub trait CalledAsync<F> {
+    fn settle(&self) -> F;
+}
+
+impl<F: Future> CalledAsync<F> for Called<F> {
+    fn settle(&self) -> F {
+        self.take()
+    }
+}
+
+#[doc(hidden)]
+pub trait CalledSync<T> {
+    fn settle(&self) -> std::future::Ready<T>;
+}
+
+impl<T> CalledSync<T> for &Called<T> {
+    fn settle(&self) -> std::future::Ready<T> {
+        std::future::ready(self.take())
+    }
 }
 
 /// A `State<T>` parameter's value for this request.

@@ -23,7 +23,7 @@ pub struct Json<T>(pub T);
     label = "this return type",
     note = "return a String, Json<T>, (String, Json<T>), CallToolResult, Vec<Content>, (), an Outcome<CallToolResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
 )]
-pub trait ToolReturn {
+pub trait ToolReturn: Sized {
     /// Whether the tool can answer `input_required` itself (the manual form).
     const MAY_ASK: bool = false;
 
@@ -34,6 +34,21 @@ pub trait ToolReturn {
 
     /// The outcome on the wire.
     fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error>;
+
+    /// All of the above in one value: generated code asks for the return type's
+    /// implementation once, so that a type that cannot be returned is reported once.
+    #[doc(hidden)]
+    const RETURNS: Returns<Self> =
+        Returns { may_ask: Self::MAY_ASK, output_schema: Self::output_schema, outcome: Self::into_outcome };
+}
+
+/// What a declared tool takes of its return type ([`ToolReturn::RETURNS`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Returns<R> {
+    pub may_ask: bool,
+    pub output_schema: fn() -> Option<JsonObject>,
+    pub outcome: fn(R) -> Result<Outcome<CallToolResult>, Error>,
 }
 
 impl ToolReturn for CallToolResult {

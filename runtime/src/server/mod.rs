@@ -74,6 +74,11 @@ struct Inner {
 
 /// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
 /// attribute implements it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolset",
+    label = "not a toolset",
+    note = "mark the impl block of its #[tool] methods `#[roundtrip::toolset]`: that impl registers them"
+)]
 pub trait Toolset: Send + Sync + 'static {
     /// Register the block's tools, prompts and resources (bound to this value) and the value
     /// as state.

@@ -10,13 +10,10 @@ struct __roundtrip_tool_provision;
 impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
     const NAME: &'static str = "provision";
     fn def() -> ::roundtrip::server::ToolDef {
-        const _: () = ::roundtrip::__private::refuse_manual_form(
-            <String as ::roundtrip::ToolReturn>::MAY_ASK,
-        );
+        const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;
+        const _: () = ::roundtrip::__private::refuse_manual_form(__RETURNS.may_ask);
         #[allow(unused)]
-        fn __assert() {
-            ::roundtrip::__private::assert_return::<String>();
-        }
+        fn __assert() {}
         let __fn = provision;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["name"]),
@@ -65,7 +62,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
                     },
                 ]),
             ),
-            <String as ::roundtrip::ToolReturn>::output_schema(),
+            (__RETURNS.output_schema)(),
             __graph,
             |__args: &::roundtrip::__private::JsonObject| {
                 let name = ::roundtrip::__private::argument::<
@@ -80,7 +77,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
             {
                 async move {
                     let region: String = __values.take::<String>("region")?;
-                    ::roundtrip::__private::outcome(__fn(name, region).await)
+                    (__RETURNS.outcome)(__fn(name, region).await)
                 }
             },
         )

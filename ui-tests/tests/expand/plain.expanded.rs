@@ -9,10 +9,9 @@ struct __roundtrip_tool_hello;
 impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
     const NAME: &'static str = "hello";
     fn def() -> ::roundtrip::server::ToolDef {
+        const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;
         #[allow(unused)]
-        fn __assert() {
-            ::roundtrip::__private::assert_return::<String>();
-        }
+        fn __assert() {}
         let __fn = hello;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["name"]),
@@ -37,7 +36,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
                     },
                 ]),
             ),
-            <String as ::roundtrip::ToolReturn>::output_schema(),
+            (__RETURNS.output_schema)(),
             __graph,
             |__args: &::roundtrip::__private::JsonObject| {
                 let name = ::roundtrip::__private::argument::<
@@ -49,7 +48,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
                 (name,),
                 _: ::roundtrip::__private::Values,
                 _: ::roundtrip::server::RequestContext|
-            { async move { ::roundtrip::__private::outcome(__fn(name).await) } },
+            { async move { (__RETURNS.outcome)(__fn(name).await) } },
         )
     }
 }

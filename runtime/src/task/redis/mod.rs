@@ -76,7 +76,8 @@ impl RedisStore {
         let client = redis::Client::open(url).map_err(failed)?;
         crate::tls::before_connecting(&client);
         // A refused certificate says where trusted roots come from.
-        let connection = crate::seal::redis_connection(client.clone()).await.map_err(|e| failed(crate::tls::explain(&e)))?;
+        let connection =
+            crate::seal::redis_connection(client.clone()).await.map_err(|e| failed(crate::tls::explain(&e)))?;
         let announcements = Announcements::subscribe(client).await;
         Ok(Self {
             connection,
