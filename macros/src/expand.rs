@@ -125,8 +125,10 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let name = &decl.name;
     let rt = quote!(::roundtrip::__private);
 
-    let arguments: Vec<&Param> = decl.params.iter().filter(|p| matches!(p.role, Role::Argument)).collect();
-    let arg_names: Vec<String> = arguments.iter().map(|p| p.wire.clone()).collect();
+    let arguments: Vec<&Param> =
+        decl.params.iter().filter(|p| matches!(p.role, Role::Argument | Role::Flattened)).collect();
+    let arg_names: Vec<String> =
+        arguments.iter().filter(|p| matches!(p.role, Role::Argument)).map(|p| p.wire.clone()).collect();
     let fields: Vec<TokenStream> = arguments
         .iter()
         .map(|p| {
@@ -134,7 +136,8 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
             let description = opt_str(p.doc.clone());
             let required = !is_option(ty);
-            quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required })
+            let flatten = matches!(p.role, Role::Flattened);
+            quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required, flatten: #flatten })
         })
         .collect();
     let text_asserts = arguments.iter().filter(|_| which != Which::Tool).map(|p| {
@@ -143,6 +146,10 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     });
     let parsed = arguments.iter().map(|p| {
         let (ident, key, ty) = (&p.ident, &p.wire, &p.ty);
+        if matches!(p.role, Role::Flattened) {
+            let parse = quote_spanned!(ty.span()=> #rt::flattened::<#ty>);
+            return quote!(let #ident = #parse(#name, __args)?;);
+        }
         let parse = quote_spanned!(ty.span()=> #rt::argument::<#ty>);
         quote!(let #ident = #parse(#name, __args, #key)?;)
     });
@@ -177,7 +184,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let call_args = decl.params.iter().map(|p| {
         let ident = &p.ident;
         match p.role {
-            Role::Argument | Role::Resolved(_) | Role::State => quote!(#ident),
+            Role::Argument | Role::Flattened | Role::Resolved(_) | Role::State => quote!(#ident),
             Role::Context if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__cx),
             Role::Context => quote!(__cx),
             Role::Task if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__task),
@@ -207,33 +214,21 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     };
     let resolves = decl.params.iter().any(|p| matches!(p.role, Role::Resolved(_)));
     // Spanned at the return type, so that a type that cannot be returned is reported there.
-    // A tool asks for its return type's implementation once (`RETURNS`), so that a type that
-    // cannot be returned is one error.
-    let returns = (which == Which::Tool).then(|| {
-        quote_spanned!(ret_span=>
-            const __RETURNS: ::roundtrip::__private::Returns<#ret> = <#ret as ::roundtrip::ToolReturn>::RETURNS;
-        )
-    });
-    let (ret_trait, ret_assert, outcome) = match which {
-        Which::Tool => (quote!(::roundtrip::ToolReturn), quote!(), quote!((__RETURNS.outcome))),
-        Which::Prompt => (
-            quote_spanned!(ret_span=> ::roundtrip::PromptReturn),
-            quote_spanned!(ret_span=> ::roundtrip::__private::assert_prompt_return::<#ret>();),
-            quote_spanned!(ret_span=> ::roundtrip::__private::prompt_outcome),
-        ),
-        Which::ResourceTemplate | Which::Resource => (
-            quote_spanned!(ret_span=> ::roundtrip::ResourceReturn),
-            quote_spanned!(ret_span=> ::roundtrip::__private::assert_resource_return::<#ret>();),
-            quote_spanned!(ret_span=> ::roundtrip::__private::resource_outcome),
-        ),
+    // A declared fn asks for its return type's implementation once (`RETURNS`), so that a type
+    // that cannot be returned is one error.
+    let (ret_trait, ret_kind) = match which {
+        Which::Tool => (quote!(ToolReturn), quote!(Returns)),
+        Which::Prompt => (quote!(PromptReturn), quote!(PromptReturns)),
+        Which::ResourceTemplate | Which::Resource => (quote!(ResourceReturn), quote!(ResourceReturns)),
     };
-    let may_ask_assert = resolves.then(|| match which {
-        Which::Tool => quote_spanned!(ret_span=>
+    let returns = quote_spanned!(ret_span=>
+        const __RETURNS: ::roundtrip::__private::#ret_kind<#ret> = <#ret as ::roundtrip::#ret_trait>::RETURNS;
+    );
+    let outcome = quote!((__RETURNS.outcome));
+    let may_ask_assert = resolves.then(|| {
+        quote_spanned!(ret_span=>
             const _: () = ::roundtrip::__private::refuse_manual_form(__RETURNS.may_ask);
-        ),
-        _ => quote_spanned!(ret_span=>
-            const _: () = ::roundtrip::__private::refuse_manual_form(<#ret as #ret_trait>::MAY_ASK);
-        ),
+        )
     });
     let title = opt_str(decl.options.title());
     let description = opt_str(decl.description.clone());
@@ -343,16 +338,18 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             }
         }
     };
+    let meta = decl.options.meta().map(|m| quote!(.meta(#rt::meta_object(#m))));
+    // A fn that takes no request context cannot log.
+    let silent = (!uses_cx).then(|| quote!(.silent()));
     quote!({
         #returns
         #may_ask_assert
         #[allow(unused)]
         fn __assert() {
             #(#text_asserts)*
-            #ret_assert
         }
         #bind_fn
-        #builder #(#needs)*
+        #builder #(#needs)* #meta #silent
     })
 }
 

@@ -42,7 +42,7 @@ pub mod transport;
 #[cfg(feature = "server")]
 pub use seal::RequestStateSecurity;
 #[cfg(feature = "server")]
-pub use server::{InputRequired, Outcome, RequestContext, Server, Toolset};
+pub use server::{InputRequired, Outcome, PerCaller, RequestContext, Server, Toolset};
 
 #[cfg(feature = "server")]
 pub use declare::{

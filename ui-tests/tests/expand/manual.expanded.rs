@@ -37,6 +37,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
                         schema: ::roundtrip::__private::argument_schema::<u64>(),
                         description: ::core::option::Option::None,
                         required: true,
+                        flatten: false,
                     },
                 ]),
             ),

@@ -45,41 +45,43 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
             ::std::vec::Vec::from([]),
         );
         ::roundtrip::__private::tool(
-            ::roundtrip::__private::ToolSpec {
-                name: "provision",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Provision a database."),
-                annotations: ::core::option::Option::None,
-                task: ::roundtrip::protocol::TaskSupport::Forbidden,
-            },
-            ::roundtrip::__private::input_schema(
-                ::std::vec::Vec::from([
-                    ::roundtrip::__private::Field {
-                        name: "name",
-                        schema: ::roundtrip::__private::argument_schema::<String>(),
-                        description: ::core::option::Option::None,
-                        required: true,
-                    },
-                ]),
-            ),
-            (__RETURNS.output_schema)(),
-            __graph,
-            |__args: &::roundtrip::__private::JsonObject| {
-                let name = ::roundtrip::__private::argument::<
-                    String,
-                >("provision", __args, "name")?;
-                ::core::result::Result::Ok((name,))
-            },
-            move |
-                (name,),
-                mut __values: ::roundtrip::__private::Values,
-                _: ::roundtrip::server::RequestContext|
-            {
-                async move {
-                    let region: String = __values.take::<String>("region")?;
-                    (__RETURNS.outcome)(__fn(name, region).await)
-                }
-            },
-        )
+                ::roundtrip::__private::ToolSpec {
+                    name: "provision",
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::Some("Provision a database."),
+                    annotations: ::core::option::Option::None,
+                    task: ::roundtrip::protocol::TaskSupport::Forbidden,
+                },
+                ::roundtrip::__private::input_schema(
+                    ::std::vec::Vec::from([
+                        ::roundtrip::__private::Field {
+                            name: "name",
+                            schema: ::roundtrip::__private::argument_schema::<String>(),
+                            description: ::core::option::Option::None,
+                            required: true,
+                            flatten: false,
+                        },
+                    ]),
+                ),
+                (__RETURNS.output_schema)(),
+                __graph,
+                |__args: &::roundtrip::__private::JsonObject| {
+                    let name = ::roundtrip::__private::argument::<
+                        String,
+                    >("provision", __args, "name")?;
+                    ::core::result::Result::Ok((name,))
+                },
+                move |
+                    (name,),
+                    mut __values: ::roundtrip::__private::Values,
+                    _: ::roundtrip::server::RequestContext|
+                {
+                    async move {
+                        let region: String = __values.take::<String>("region")?;
+                        (__RETURNS.outcome)(__fn(name, region).await)
+                    }
+                },
+            )
+            .silent()
     }
 }
