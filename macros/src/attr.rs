@@ -26,6 +26,8 @@ pub struct ToolArgs {
     pub replayable: Flag,
     /// `scopes = ["deploy:write"]`: the OAuth scopes a caller's token must grant.
     pub scopes: Option<ScopesArg>,
+    /// `meta = r#"{"example.com/owner": "ops"}"#`: the definition's `_meta`, a JSON object.
+    pub meta: Option<syn::LitStr>,
 }
 
 /// What `scopes = …` was given, as written: any expression (even a string, which darling
@@ -106,6 +108,8 @@ pub struct PromptArgs {
     /// Checks that run before any question; may be repeated.
     #[darling(multiple)]
     pub check: Vec<syn::Expr>,
+    /// The definition's `_meta`, a JSON object.
+    pub meta: Option<syn::LitStr>,
 }
 
 /// `#[resource("uri", …)]` and `#[resource_template("uri", …)]`, after the URI.
@@ -120,12 +124,16 @@ pub struct ResourceArgs {
     /// Checks that run before anything is asked or read; may be repeated.
     #[darling(multiple)]
     pub check: Vec<syn::Expr>,
+    /// The definition's `_meta`, a JSON object.
+    pub meta: Option<syn::LitStr>,
 }
 
 /// `#[arg(rename = "wireName")]` on an argument: the name on the wire (schema property,
 /// prompt argument, template variable) when it differs from the Rust parameter's.
+/// `#[arg(flatten)]`: a struct (or an open object) whose fields are the tool's arguments.
 #[derive(Debug, Default, FromAttributes)]
 #[darling(attributes(arg))]
 pub struct ArgArgs {
     pub rename: Option<syn::LitStr>,
+    pub flatten: darling::util::Flag,
 }

@@ -44,7 +44,7 @@ pub mod transport;
 #[cfg(feature = "server")]
 pub use seal::RequestStateSecurity;
 #[cfg(feature = "server")]
-pub use server::{InputRequired, Outcome, RequestContext, Server, Toolset};
+pub use server::{InputRequired, Outcome, PerCaller, RequestContext, Server, Toolset};
 
 #[cfg(feature = "server")]
 pub use declare::{
@@ -59,11 +59,22 @@ pub use resolve::{Answer, Consent};
 #[cfg(feature = "server")]
 pub use roundtrip_macros::{Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset};
 
+/// serde's and schemars' traits (and their own derives, which the prelude's shadow).
 #[cfg(feature = "server")]
-/// The names a server author needs.
-pub mod prelude {
+mod serde_names {
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
+}
+
+#[cfg(feature = "server")]
+/// The names a server author needs.
+///
+/// Its `Deserialize`, `Serialize` and `JsonSchema` are the traits of serde and schemars 1.x
+/// and derives that reach those crates through roundtrip: an application needs neither in its
+/// `Cargo.toml`.
+pub mod prelude {
+    pub use crate::serde_names::*;
+    pub use roundtrip_macros::{Deserialize, JsonSchema, Serialize};
 
     pub use crate::protocol::{CallToolResult, Content, CreateMessageParams, CreateMessageResult, LoggingLevel, Root};
     pub use crate::protocol::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents};

@@ -343,6 +343,9 @@ impl Carrier {
             owner,
             auth: inbound.auth.clone(),
             client_addr: inbound.client_addr,
+            http: inbound.http.clone(),
+            session: inbound.session.clone(),
+            transport: inbound.transport,
             task: None,
         }
     }

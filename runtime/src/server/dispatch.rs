@@ -360,22 +360,29 @@ impl Server {
         !self.inner.resources.is_empty() || !self.inner.templates.is_empty() || self.skill_count() > 0
     }
 
+    /// Whether something completes arguments: a prompt's or template's completer, or the
+    /// server's own.
     fn offers_completions(&self) -> bool {
-        self.offers_prompts() || !self.inner.templates.is_empty() || self.inner.completer.is_some()
+        !self.withholds(super::Capability::Completions)
+            && (self.inner.prompts.iter().any(|p| p.completer.is_some())
+                || self.inner.templates.iter().any(|t| t.completer.is_some())
+                || self.inner.completer.is_some())
     }
 
     /// The capabilities this server declares at `version`.
     pub fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
-        let list_changed = Some(ListChangedCapability { list_changed: Some(true) });
+        let changes = (!self.withholds(super::Capability::ListChanged)).then_some(true);
+        let list_changed = Some(ListChangedCapability { list_changed: changes });
         ServerCapabilities {
             tools: self.offers_tools().then(|| list_changed.clone()).flatten(),
             prompts: self.offers_prompts().then(|| list_changed.clone()).flatten(),
             resources: self.offers_resources().then_some(ResourcesCapability {
-                subscribe: (!version.is_modern()).then_some(true),
-                list_changed: Some(true),
+                subscribe: (!version.is_modern() && !self.withholds(super::Capability::ResourceSubscriptions))
+                    .then_some(true),
+                list_changed: changes,
             }),
             completions: self.offers_completions().then(JsonObject::new),
-            logging: Some(JsonObject::new()),
+            logging: (self.may_log() && !self.withholds(super::Capability::Logging)).then(JsonObject::new),
             experimental: None,
             extensions: self.extensions(version),
         }

@@ -190,9 +190,24 @@ pub struct ToolDef {
     /// (cleared when the server registers the tool).
     #[cfg(feature = "http")]
     pub(crate) header_marks: std::sync::OnceLock<Vec<crate::transport::http::headers::HeaderMark>>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl ToolDef {
+    /// Put `meta` in the definition's `_meta` (what the list shows).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A tool answered by `handler`.
     ///
     /// ```
@@ -218,6 +233,7 @@ impl ToolDef {
             handler: Handler::new(handler),
             #[cfg(feature = "http")]
             header_marks: std::sync::OnceLock::new(),
+            logs: true,
         }
     }
 
@@ -302,16 +318,31 @@ pub struct PromptDef {
     pub(crate) completer: Option<Completer>,
     pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<GetPromptResult>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl PromptDef {
+    /// Put `meta` in the definition's `_meta` (what the list shows).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.prompt.meta = Some(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A prompt answered by `handler`.
     pub fn new<F, Fut>(prompt: Prompt, handler: F) -> Self
     where
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
     {
-        Self { prompt, graph: None, completer: None, needs: Vec::new(), handler: Handler::new(handler) }
+        Self { prompt, graph: None, completer: None, needs: Vec::new(), handler: Handler::new(handler), logs: true }
     }
 
     /// Complete this prompt's arguments with `f(argument, typed_so_far)`.
@@ -340,16 +371,31 @@ pub struct ResourceDef {
     pub resource: Resource,
     pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<ReadResourceResult>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl ResourceDef {
+    /// Put `meta` in the definition's `_meta` (what the list shows).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.resource.meta = Some(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A resource read by `handler`.
     pub fn new<F, Fut>(resource: Resource, handler: F) -> Self
     where
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
-        Self { resource, needs: Vec::new(), handler: Handler::new(handler) }
+        Self { resource, needs: Vec::new(), handler: Handler::new(handler), logs: true }
     }
 
     /// The handler takes this registered state; the server checks it when it starts.
@@ -370,9 +416,24 @@ pub struct ResourceTemplateDef {
     pub(crate) matcher: UriTemplate,
     pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<ReadResourceResult>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl ResourceTemplateDef {
+    /// Put `meta` in the definition's `_meta` (what the list shows).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.template.meta = Some(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A template read by `handler`; the handler finds the variables in
     /// [`RequestContext::uri_variable`].
     ///
@@ -383,7 +444,15 @@ impl ResourceTemplateDef {
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
         let matcher = UriTemplate::parse(&template.uri_template)?;
-        Ok(Self { template, graph: None, completer: None, matcher, needs: Vec::new(), handler: Handler::new(handler) })
+        Ok(Self {
+            template,
+            graph: None,
+            completer: None,
+            matcher,
+            needs: Vec::new(),
+            handler: Handler::new(handler),
+            logs: true,
+        })
     }
 
     /// Complete this template's variables with `f(variable, typed_so_far)`.
@@ -420,6 +489,22 @@ impl ResourceEntry {
         match self {
             Self::Static(def) => Self::Static(def.needs(need)),
             Self::Template(def) => Self::Template(def.needs(need)),
+        }
+    }
+
+    /// Put `meta` in the definition's `_meta`.
+    pub fn meta(self, meta: JsonObject) -> Self {
+        match self {
+            Self::Static(def) => Self::Static(def.meta(meta)),
+            Self::Template(def) => Self::Template(def.meta(meta)),
+        }
+    }
+
+    /// The handler sends no log notifications (see [`ToolDef::silent`]).
+    pub fn silent(self) -> Self {
+        match self {
+            Self::Static(def) => Self::Static(def.silent()),
+            Self::Template(def) => Self::Template(def.silent()),
         }
     }
 

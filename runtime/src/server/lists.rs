@@ -98,13 +98,13 @@ impl Server {
     fn list_tools(&self, version: ProtocolVersion) -> ListToolsResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
         let tools = self.inner.tools.iter().map(|d| tool_for(&d.tool, version)).collect();
-        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope }
+        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
     }
 
     fn list_prompts(&self, version: ProtocolVersion) -> ListPromptsResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
         let prompts = self.inner.prompts.iter().map(|d| d.prompt.clone()).collect();
-        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope }
+        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
     }
 
     fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
@@ -115,13 +115,27 @@ impl Server {
         if let Some(skills) = self.skill_set() {
             resources.extend(skills.resources().cloned());
         }
-        ListResourcesResult { result_type, resources, next_cursor: None, ttl_ms, cache_scope }
+        ListResourcesResult {
+            result_type,
+            resources,
+            next_cursor: None,
+            ttl_ms,
+            cache_scope,
+            meta: self.list_meta_value(),
+        }
     }
 
     fn list_templates(&self, version: ProtocolVersion) -> ListResourceTemplatesResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
         let resource_templates = self.inner.templates.iter().map(|d| d.template.clone()).collect();
-        ListResourceTemplatesResult { result_type, resource_templates, next_cursor: None, ttl_ms, cache_scope }
+        ListResourceTemplatesResult {
+            result_type,
+            resource_templates,
+            next_cursor: None,
+            ttl_ms,
+            cache_scope,
+            meta: self.list_meta_value(),
+        }
     }
 }
 
