@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
 #   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration,
-#      trybuild; also the Rust client against an mcp 2.3.0 Python server from .venv), every
-#      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the task store tests against a real
-#      redis-server (feature `redis`), also over TLS (`rediss://`, a CA made in the test)
+#      trybuild, doctests; the crate's tests build it with auth, playground, redis and otel, so
+#      the task store tests run against a real redis-server, also over TLS, and the telemetry
+#      tests run; also the Rust client against an mcp 2.3.0 Python server from .venv), every
+#      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the connection limits against a real
+#      server (scripts/half-open.sh: 1000 half-open heads, 10 000 connections and 100 beyond)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
 #      `ask` driven through a pseudo-terminal against the provision example, and `ask --url
 #      https://…` through nginx terminating TLS with a CA made in the test), and the
@@ -63,11 +65,8 @@ cargo test --workspace
 section "fuzzing: every target for a bounded time"
 scripts/fuzz.sh 15
 
-section "tasks across servers over a real redis-server (feature redis), also over TLS (rediss://)"
-cargo test -p roundtrip --features redis --test fleet --test redis_tls
-
-section "telemetry: spans across client and server (feature otel)"
-cargo test -p roundtrip --features otel --test otel
+section "connection limits against a real server: half-open heads, max_connections (scripts/half-open.sh)"
+HALF_OPEN=1000 scripts/half-open.sh
 
 section "interop: Python SDK client and the ask client (pytest tests/interop)"
 cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision
