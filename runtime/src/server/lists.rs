@@ -84,7 +84,8 @@ impl Server {
             .map(|d| tool_for(&d.tool, version))
             .collect();
         let cache_scope = cache_scope.map(|_| CacheScope::Private);
-        Ok(Some(to_json(&ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope })?))
+        let meta = self.list_meta_value();
+        Ok(Some(to_json(&ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta })?))
     }
 
     fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
