@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
 #   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration,
-#      trybuild; also the Rust client against an mcp 2.3.0 Python server from .venv), every
-#      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the task store tests against a real
-#      redis-server (feature `redis`), also over TLS (`rediss://`, a CA made in the test)
+#      trybuild, doctests; the crate's tests build it with auth, playground, redis and otel, so
+#      the task store tests run against a real redis-server, also over TLS, and the telemetry
+#      tests run; also the Rust client against an mcp 2.3.0 Python server from .venv), every
+#      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the connection limits against a real
+#      server (scripts/half-open.sh: 1000 half-open heads, 10 000 connections and 100 beyond)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
 #      `ask` driven through a pseudo-terminal against the provision example, and `ask --url
 #      https://…` through nginx terminating TLS with a CA made in the test), and the
@@ -11,7 +13,8 @@
 #      playground as an MCP Apps host, and the provision example's view under the official
 #      AppBridge of @modelcontextprotocol/ext-apps, which setup-tools.sh bundles)
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
-#      mode (scripts/conformance-client.sh)
+#      mode (scripts/conformance-client.sh), every scenario it has (extensions with --force; a
+#      skipped scenario fails)
 #   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
 #      one SIGKILL, a full key rotation, a Redis restart and a 10 s Redis pause under load: no
 #      flow lost, no idempotent flow failed, every phase carried its floor of flows
@@ -33,7 +36,8 @@ cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \
-  "server,http,playground" "auth" "redis" "otel" "cli" "cli,otel" "client,otel" ""; do
+  "server,http,playground" "auth" "redis" "otel" "cli" "cli,otel" "client,otel" "skills" "client,skills" \
+  "server,skills,include_dir" "oauth-jwt" ""; do
   echo "cargo check -p roundtrip --no-default-features --features \"$features\""
   RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --no-default-features --features "$features" \
     --target-dir target/feature-check
@@ -63,11 +67,8 @@ cargo test --workspace
 section "fuzzing: every target for a bounded time"
 scripts/fuzz.sh 15
 
-section "tasks across servers over a real redis-server (feature redis), also over TLS (rediss://)"
-cargo test -p roundtrip --features redis --test fleet --test redis_tls
-
-section "telemetry: spans across client and server (feature otel)"
-cargo test -p roundtrip --features otel --test otel
+section "connection limits against a real server: half-open heads, max_connections (scripts/half-open.sh)"
+HALF_OPEN=1000 scripts/half-open.sh
 
 section "interop: Python SDK client and the ask client (pytest tests/interop)"
 cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision
@@ -80,7 +81,7 @@ cargo build --quiet -p roundtrip-examples --bin provision --bin ops --bin confor
 section "conformance suite: server"
 scripts/conformance.sh
 
-section "conformance suite: client (every scored 2026-07-28 scenario, auth/* included)"
+section "conformance suite: client (every 2026-07-28 scenario, scored or not, extensions, 2025-03-26 back-compat)"
 scripts/conformance-client.sh
 
 section "fleet: three replicas behind nginx, SIGKILL, key rotation, Redis restart and pause under load (short run)"

@@ -5,7 +5,8 @@
 //! `elicitation/create` requests during the call).
 //!
 //! Needs `.venv/bin/python` with `mcp` installed, which `scripts/setup-tools.sh` (run by
-//! `scripts/test.sh`) creates; without it the tests print why and pass vacuously.
+//! `scripts/test.sh`) creates; without it the tests fail, saying so (a test that passes
+//! without its server would claim interop it never checked).
 #![allow(clippy::unwrap_used)]
 
 use std::path::PathBuf;
@@ -22,18 +23,15 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-/// The venv's python, or `None` (with a message) when the venv was never created.
-fn python() -> Option<PathBuf> {
+/// The venv's python; a test without it fails, naming what to run.
+fn python() -> PathBuf {
     let python = repo().join(".venv/bin/python");
-    if python.exists() {
-        Some(python)
-    } else {
-        eprintln!(
-            "SKIPPED: {} is missing; run scripts/setup-tools.sh (scripts/test.sh does) to test against the Python SDK server",
-            python.display()
-        );
-        None
-    }
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/setup-tools.sh (scripts/test.sh does) to test against the Python SDK server",
+        python.display()
+    );
+    python
 }
 
 fn script() -> PathBuf {
@@ -69,7 +67,7 @@ fn stdio_command(python: &PathBuf) -> Command {
 
 #[tokio::test]
 async fn two_rounds_over_stdio_in_the_2026_mode() {
-    let Some(python) = python() else { return };
+    let python = python();
     let asked = Arc::new(Mutex::new(Vec::new()));
     let client = builder(asked.clone()).connect_stdio(stdio_command(&python)).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
@@ -79,7 +77,7 @@ async fn two_rounds_over_stdio_in_the_2026_mode() {
 
 #[tokio::test]
 async fn two_questions_over_stdio_in_the_legacy_mode() {
-    let Some(python) = python() else { return };
+    let python = python();
     let asked = Arc::new(Mutex::new(Vec::new()));
     let client = builder(asked.clone()).mode(Mode::Legacy).connect_stdio(stdio_command(&python)).await.unwrap();
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
@@ -98,7 +96,7 @@ impl Drop for KillOnDrop {
 
 #[tokio::test]
 async fn two_rounds_over_streamable_http() {
-    let Some(python) = python() else { return };
+    let python = python();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut server = KillOnDrop(
         std::process::Command::new(&python)

@@ -7,7 +7,7 @@
 //! - nothing panics (the engine, the answer checks, the `with` fn, the body);
 //! - a sealed state is never refused as a state (whatever its plaintext says);
 //! - an `input_required` answer asks only the tool's resolved parameters, and its state opens
-//!   to a flow state object (`r` records, `q` pins);
+//!   to a flow state object (`r` records, `q` pins, `n` the rounds asked so far);
 //! - a `complete` answer carries text.
 //!
 //! `cd fuzz && cargo fuzz run -s none flow_state corpus/flow_state -- -max_total_time=60`
@@ -172,7 +172,10 @@ fuzz_target!(|data: &[u8]| {
                 let token = result.get("requestState").expect("a flow carries its state");
                 let plaintext = fx.sealer.open("tools/call", name, &args, token).expect("the state opens");
                 let state: JsonObject = serde_json::from_slice(&plaintext).expect("the state is an object");
-                assert!(state.keys().all(|k| k == "r" || k == "q"), "{state:?}");
+                assert!(state.keys().all(|k| ["r", "q", "n"].contains(&k.as_str())), "{state:?}");
+                if let Some(n) = state.get("n") {
+                    assert!(n.as_u64().is_some_and(|n| n >= 1), "the round count is a positive integer: {state:?}");
+                }
             }
             Some("complete") => {
                 assert!(result["content"][0]["text"].is_string(), "{result}");

@@ -32,6 +32,8 @@ pub struct ToolArgs {
     pub ui: Option<UiArg>,
     /// `visibility = "model" | "app" | "both"`: who may see and call the tool (MCP Apps).
     pub visibility: Option<syn::LitStr>,
+    /// `meta = r#"{"example.com/owner": "ops"}"#`: the definition's `_meta`, a JSON object.
+    pub meta: Option<syn::LitStr>,
 }
 
 /// What `ui = …` was given, as written (a path or a string), checked in the model.
@@ -170,6 +172,8 @@ pub struct PromptArgs {
     /// Checks that run before any question; may be repeated.
     #[darling(multiple)]
     pub check: Vec<syn::Expr>,
+    /// The definition's `_meta`, a JSON object.
+    pub meta: Option<syn::LitStr>,
 }
 
 /// `#[resource("uri", …)]` and `#[resource_template("uri", …)]`, after the URI.
@@ -184,12 +188,16 @@ pub struct ResourceArgs {
     /// Checks that run before anything is asked or read; may be repeated.
     #[darling(multiple)]
     pub check: Vec<syn::Expr>,
+    /// The definition's `_meta`, a JSON object.
+    pub meta: Option<syn::LitStr>,
 }
 
 /// `#[arg(rename = "wireName")]` on an argument: the name on the wire (schema property,
 /// prompt argument, template variable) when it differs from the Rust parameter's.
+/// `#[arg(flatten)]`: a struct (or an open object) whose fields are the tool's arguments.
 #[derive(Debug, Default, FromAttributes)]
 #[darling(attributes(arg))]
 pub struct ArgArgs {
     pub rename: Option<syn::LitStr>,
+    pub flatten: darling::util::Flag,
 }

@@ -53,6 +53,13 @@ pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
                 Role::Resolved(_) => {
                     edges.entry(position(&me)).or_insert_with(|| (me.clone(), Vec::new())).1.push((dep, span));
                 }
+                Role::Flattened => errors.push(
+                    darling::Error::custom(format!(
+                        "`{dep}` is a flattened struct of arguments, which a question cannot name whole; declare the \
+                         field you need as an argument of its own"
+                    ))
+                    .with_span(&span),
+                ),
                 Role::Argument => {}
             }
         }
@@ -69,6 +76,13 @@ pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
                     format!(
                         "a check runs before any question, so it cannot take `{arg}`, which is asked; check it in a `with` fn \
                          or in the body"
+                    ),
+                )),
+                Some(q) if matches!(q.role, Role::Flattened) => errors.push(err_at(
+                    arg,
+                    format!(
+                        "`{arg}` is a flattened struct of arguments, which a check cannot take whole; declare the field \
+                         it needs as an argument of its own"
                     ),
                 )),
                 Some(_) => {}
@@ -152,7 +166,7 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
     if let Options::View { .. } = &decl.options {
         for p in &decl.params {
             match p.role {
-                Role::Argument => errors.push(err_at(
+                Role::Argument | Role::Flattened => errors.push(err_at(
                     &p.ident,
                     "a view takes no arguments: a host reads it once, by its URI; the tool's arguments and result \
                      reach the view in the browser",
@@ -165,6 +179,18 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
             }
         }
         return;
+    }
+    if decl.which != Which::Tool {
+        for p in decl.params.iter().filter(|p| matches!(p.role, Role::Flattened)) {
+            errors.push(err_at(
+                &p.ident,
+                format!(
+                    "#[arg(flatten)] is for tools, whose arguments are an object; a {}'s arguments are strings: \
+                     declare each as its own parameter",
+                    &decl.which.attribute()[2..decl.which.attribute().len() - 1]
+                ),
+            ));
+        }
     }
     let Options::Resource { uri, .. } = &decl.options else { return };
     match decl.which {
@@ -221,6 +247,10 @@ pub fn kind_rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                     Role::Resolved(_) => errors.push(err_at(
                         &p.ident,
                         "a static resource cannot ask: remove #[resolve], or make it a #[resource_template] or a #[tool]",
+                    )),
+                    Role::Flattened => errors.push(err_at(
+                        &p.ident,
+                        "a static resource takes no arguments: remove this parameter",
                     )),
                     Role::Context | Role::Task | Role::State => {}
                 }

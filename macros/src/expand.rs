@@ -149,8 +149,10 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let name = &decl.name;
     let rt = quote!(::roundtrip::__private);
 
-    let arguments: Vec<&Param> = decl.params.iter().filter(|p| matches!(p.role, Role::Argument)).collect();
-    let arg_names: Vec<String> = arguments.iter().map(|p| p.wire.clone()).collect();
+    let arguments: Vec<&Param> =
+        decl.params.iter().filter(|p| matches!(p.role, Role::Argument | Role::Flattened)).collect();
+    let arg_names: Vec<String> =
+        arguments.iter().filter(|p| matches!(p.role, Role::Argument)).map(|p| p.wire.clone()).collect();
     let fields: Vec<TokenStream> = arguments
         .iter()
         .map(|p| {
@@ -158,7 +160,8 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
             let description = opt_str(p.doc.clone());
             let required = !is_option(ty);
-            quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required })
+            let flatten = matches!(p.role, Role::Flattened);
+            quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required, flatten: #flatten })
         })
         .collect();
     let text_asserts = arguments.iter().filter(|_| which != Which::Tool).map(|p| {
@@ -167,6 +170,10 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     });
     let parsed = arguments.iter().map(|p| {
         let (ident, key, ty) = (&p.ident, &p.wire, &p.ty);
+        if matches!(p.role, Role::Flattened) {
+            let parse = quote_spanned!(ty.span()=> #rt::flattened::<#ty>);
+            return quote!(let #ident = #parse(#name, __args)?;);
+        }
         let parse = quote_spanned!(ty.span()=> #rt::argument::<#ty>);
         quote!(let #ident = #parse(#name, __args, #key)?;)
     });
@@ -201,7 +208,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     let call_args = decl.params.iter().map(|p| {
         let ident = &p.ident;
         match p.role {
-            Role::Argument | Role::Resolved(_) | Role::State => quote!(#ident),
+            Role::Argument | Role::Flattened | Role::Resolved(_) | Role::State => quote!(#ident),
             Role::Context if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__cx),
             Role::Context => quote!(__cx),
             Role::Task if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__task),
@@ -231,26 +238,20 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
     };
     let resolves = decl.params.iter().any(|p| matches!(p.role, Role::Resolved(_)));
     // Spanned at the return type, so that a type that cannot be returned is reported there.
-    let (ret_trait, ret_assert, outcome) = match which {
-        Which::Tool => (
-            quote_spanned!(ret_span=> ::roundtrip::ToolReturn),
-            quote_spanned!(ret_span=> ::roundtrip::__private::assert_return::<#ret>();),
-            quote_spanned!(ret_span=> ::roundtrip::__private::outcome),
-        ),
-        Which::Prompt => (
-            quote_spanned!(ret_span=> ::roundtrip::PromptReturn),
-            quote_spanned!(ret_span=> ::roundtrip::__private::assert_prompt_return::<#ret>();),
-            quote_spanned!(ret_span=> ::roundtrip::__private::prompt_outcome),
-        ),
-        Which::ResourceTemplate | Which::Resource | Which::View => (
-            quote_spanned!(ret_span=> ::roundtrip::ResourceReturn),
-            quote_spanned!(ret_span=> ::roundtrip::__private::assert_resource_return::<#ret>();),
-            quote_spanned!(ret_span=> ::roundtrip::__private::resource_outcome),
-        ),
+    // A declared fn asks for its return type's implementation once (`RETURNS`), so that a type
+    // that cannot be returned is one error.
+    let (ret_trait, ret_kind) = match which {
+        Which::Tool => (quote!(ToolReturn), quote!(Returns)),
+        Which::Prompt => (quote!(PromptReturn), quote!(PromptReturns)),
+        Which::ResourceTemplate | Which::Resource | Which::View => (quote!(ResourceReturn), quote!(ResourceReturns)),
     };
+    let returns = quote_spanned!(ret_span=>
+        const __RETURNS: ::roundtrip::__private::#ret_kind<#ret> = <#ret as ::roundtrip::#ret_trait>::RETURNS;
+    );
+    let outcome = quote!((__RETURNS.outcome));
     let may_ask_assert = resolves.then(|| {
         quote_spanned!(ret_span=>
-            const _: () = ::roundtrip::__private::refuse_manual_form(<#ret as #ret_trait>::MAY_ASK);
+            const _: () = ::roundtrip::__private::refuse_manual_form(__RETURNS.may_ask);
         )
     });
     let title = opt_str(decl.options.title());
@@ -321,7 +322,7 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
                 Some(t) if t.required => quote!(::roundtrip::protocol::TaskSupport::Required),
                 Some(_) => quote!(::roundtrip::protocol::TaskSupport::Optional),
             };
-            let output_schema = quote_spanned!(ret_span=> <#ret as ::roundtrip::ToolReturn>::output_schema());
+            let output_schema = quote!((__RETURNS.output_schema)());
             quote! {
                 #graph
                 #rt::tool(
@@ -372,15 +373,18 @@ fn definition(decl: &Declared, method: bool) -> TokenStream {
             }
         }
     };
+    let meta = decl.options.meta().map(|m| quote!(.meta(#rt::meta_object(#m))));
+    // A fn that takes no request context cannot log.
+    let silent = (!uses_cx).then(|| quote!(.silent()));
     quote!({
+        #returns
         #may_ask_assert
         #[allow(unused)]
         fn __assert() {
             #(#text_asserts)*
-            #ret_assert
         }
         #bind_fn
-        #builder #(#needs)*
+        #builder #(#needs)* #meta #silent
     })
 }
 
@@ -394,7 +398,14 @@ fn bind_call_args(decl: &Declared, call: &Call, rt: &TokenStream) -> Vec<TokenSt
             match decl.params.iter().find(|p| p.ident == *a).map(|p| (&p.role, &p.ty)) {
                 Some((Role::Context | Role::Task, _)) => quote!(let #a = __cx;),
                 Some((Role::State, ty)) => quote!(let #a: #ty = #rt::state_param::<#ty>(__cx)?;),
-                _ => quote!(let #a = #rt::from_json(#key, __inputs.next().unwrap_or_default())?;),
+                // Held by the call's future, so that a fn may borrow from it (`&str`).
+                _ => {
+                    let held = quote::format_ident!("__{}_json", a);
+                    quote! {
+                        let #held: #rt::serde_json::Value = __inputs.next().unwrap_or_default();
+                        let #a = #rt::from_arg(#key, &#held)?;
+                    }
+                }
             }
         })
         .collect()
@@ -420,13 +431,26 @@ fn clone_this(call: &Call) -> Option<TokenStream> {
     call.method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);))
 }
 
+/// The value a `check` or `with` fn's call gives, awaited when the fn is async and taken as
+/// it is when it is not (a sync fn is as welcome as an async one). The call is settled in a
+/// statement of its own, so that nothing borrowed by the choice lives across the `.await`.
+fn settled(call: &Call, callee: &TokenStream, rt: &TokenStream) -> TokenStream {
+    let args = &call.args;
+    quote_spanned!(call.span=> {
+        #[allow(unused_imports)]
+        use #rt::{CalledAsync as _, CalledSync as _};
+        let __settled = (&#rt::Called::new(#callee(#(#args),*))).settle();
+        __settled.await
+    })
+}
+
 /// A `check = f(a)` of the declaration.
 fn check(decl: &Declared, call: &Call, rt: &TokenStream, wire_of: &dyn Fn(&str) -> String) -> TokenStream {
     let names = call_inputs(decl, call, wire_of);
     let bind = bind_call_args(decl, call, rt);
-    let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
+    let (text, callee, this) = (&call.text, callee(call), clone_this(call));
     let into = quote_spanned!(call.span=> #rt::into_check);
-    let awaited = quote_spanned!(call.span=> #callee(#(#args),*).await);
+    let awaited = settled(call, &callee, rt);
     quote!(#rt::Check {
         call: #text,
         args: &[#(#names),*],
@@ -558,9 +582,9 @@ fn node(decl: &Declared, p: &Param, rt: &TokenStream, wire_of: &dyn Fn(&str) -> 
         Kind::With { call } => {
             let names = call_inputs(decl, call, wire_of);
             let bind = bind_call_args(decl, call, rt);
-            let (text, callee, this, args) = (&call.text, callee(call), clone_this(call), &call.args);
+            let (text, callee, this) = (&call.text, callee(call), clone_this(call));
             let into = quote_spanned!(call.span=> #rt::into_resolution::<#ty>);
-            let awaited = quote_spanned!(call.span=> #callee(#(#args),*).await);
+            let awaited = settled(call, &callee, rt);
             (
                 quote!(#rt::Resolver::With {
                     call: #text,

@@ -15,6 +15,7 @@ mod docs;
 mod expand;
 mod list;
 mod model;
+mod serde_derives;
 mod template;
 mod toolset;
 mod view;
@@ -601,6 +602,35 @@ pub fn resources(input: TokenStream) -> TokenStream {
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     match syn::parse::<syn::DeriveInput>(input) {
         Ok(input) => derive::elicit(input).into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// serde's `Deserialize` derive, reached through roundtrip (the prelude's): an application
+/// needs no `serde` in its `Cargo.toml`. Takes serde's `#[serde(...)]` attributes as serde's
+/// own derive does; for a generic type, depend on serde and derive `serde::Deserialize`.
+#[proc_macro_derive(Deserialize, attributes(serde, schemars, validate, garde))]
+pub fn derive_deserialize(input: TokenStream) -> TokenStream {
+    serde_derive(serde_derives::Which::Deserialize, input)
+}
+
+/// serde's `Serialize` derive, reached through roundtrip (see [`macro@Deserialize`]).
+#[proc_macro_derive(Serialize, attributes(serde, schemars, validate, garde))]
+pub fn derive_serialize(input: TokenStream) -> TokenStream {
+    serde_derive(serde_derives::Which::Serialize, input)
+}
+
+/// schemars' `JsonSchema` derive, reached through roundtrip (the prelude's): an application
+/// needs no `schemars` in its `Cargo.toml`. Takes `#[schemars(...)]` and `#[serde(...)]`
+/// attributes as schemars' own derive does.
+#[proc_macro_derive(JsonSchema, attributes(serde, schemars, validate, garde))]
+pub fn derive_json_schema(input: TokenStream) -> TokenStream {
+    serde_derive(serde_derives::Which::JsonSchema, input)
+}
+
+fn serde_derive(which: serde_derives::Which, input: TokenStream) -> TokenStream {
+    match syn::parse::<syn::DeriveInput>(input) {
+        Ok(input) => serde_derives::derive(which, input).into(),
         Err(e) => e.to_compile_error().into(),
     }
 }

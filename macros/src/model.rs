@@ -90,6 +90,15 @@ impl Options {
             Self::Tool(_) | Self::Prompt(_) => None,
         }
     }
+
+    /// `meta = "…"`, the definition's `_meta`.
+    pub fn meta(&self) -> Option<&syn::LitStr> {
+        match self {
+            Self::Tool(a) => a.meta.as_ref(),
+            Self::Prompt(a) => a.meta.as_ref(),
+            Self::Resource { args, .. } => args.meta.as_ref(),
+        }
+    }
 }
 
 /// A declared fn.
@@ -137,6 +146,8 @@ pub struct Param {
 
 pub enum Role {
     Argument,
+    /// `#[arg(flatten)]`: a struct whose fields are arguments (or an open object of them).
+    Flattened,
     Context,
     /// `TaskContext`: the context of a task tool, which may ask while it runs.
     Task,
@@ -329,6 +340,11 @@ pub fn read(
             errors.push(darling::Error::custom(message).with_span(&args.replayable.span()));
         }
     }
+    if let Some(meta) = options.meta()
+        && !matches!(serde_json::from_str::<serde_json::Value>(&meta.value()), Ok(serde_json::Value::Object(_)))
+    {
+        errors.push(err_at(meta, "`meta` is a JSON object, such as `meta = r#\"{\"example.com/owner\": \"ops\"}\"#`"));
+    }
     let scopes = match &options {
         Options::Tool(ToolArgs { scopes: Some(arg), .. }) => scopes(&arg.0, errors),
         _ => Vec::new(),
@@ -427,8 +443,13 @@ fn read_param(pt: &mut syn::PatType, method: bool, errors: &mut darling::error::
         None => None,
     };
     let arg_attr = pt.attrs.iter().find(|a| a.path().is_ident("arg")).cloned();
+    let arg_args = match &arg_attr {
+        Some(_) => errors.handle(ArgArgs::from_attributes(&pt.attrs)),
+        None => None,
+    };
+    let flatten = arg_args.as_ref().is_some_and(|a| a.flatten.is_present());
     let rename = match &arg_attr {
-        Some(_) => errors.handle(ArgArgs::from_attributes(&pt.attrs)).and_then(|a| a.rename),
+        Some(_) => arg_args.and_then(|a| a.rename),
         None => None,
     };
     pt.attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("resolve") && !a.path().is_ident("arg"));
@@ -510,6 +531,18 @@ fn read_param(pt: &mut syn::PatType, method: bool, errors: &mut darling::error::
             "#[arg] renames an argument; a question's key is its parameter's name and the context has none: remove it",
         ));
     }
+    let role = match (role, flatten) {
+        (Role::Argument, true) => {
+            if let Some(r) = &rename {
+                errors.push(err_at(
+                    r,
+                    "a flattened argument has no name of its own (its fields are the arguments): remove `rename`",
+                ));
+            }
+            Role::Flattened
+        }
+        (role, _) => role,
+    };
     let wire = rename.map(|r| r.value()).unwrap_or_else(|| ident.to_string());
     Some(Param { ident, wire, ty, doc, role })
 }

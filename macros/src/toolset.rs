@@ -72,6 +72,18 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         Err(e) => {
             let mut out = e.write_errors();
             out.extend(quote!(#[allow(unused_variables)] #item));
+            // Still a toolset, registering nothing: its registration compiles, so the errors
+            // above are the only ones.
+            if item.trait_.is_none() && item.generics.params.is_empty() {
+                let self_ty = &item.self_ty;
+                out.extend(quote! {
+                    impl ::roundtrip::Toolset for #self_ty {
+                        fn register(self: ::std::sync::Arc<Self>, server: ::roundtrip::Server) -> ::roundtrip::Server {
+                            server
+                        }
+                    }
+                });
+            }
             out
         }
     }

@@ -29,7 +29,8 @@ pub struct Description {
 }
 
 impl Server {
-    /// Describe every tool, prompt, resource and template with its schemas and questions.
+    /// Describe every tool, prompt, resource and template with its schemas and questions, and
+    /// (under `skills`, when the server serves any) every skill with its files.
     pub fn describe(&self) -> Description {
         let with_questions = |mut item: Value, graph: Option<&Graph>| {
             item["questions"] = graph.map(questions).unwrap_or_else(|| json!([]));
@@ -76,16 +77,35 @@ impl Server {
             .map(|d| with_questions(json!(d.template), d.graph.as_deref()))
             .collect();
         let info = self.info();
-        Description {
-            json: json!({
-                "server": {"name": info.name, "version": info.version, "title": info.title},
-                "tools": tools,
-                "prompts": prompts,
-                "resources": resources,
-                "resourceTemplates": templates,
-                "views": views,
-            }),
+        #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
+        let mut json = json!({
+            "server": {"name": info.name, "version": info.version, "title": info.title},
+            "tools": tools,
+            "prompts": prompts,
+            "resources": resources,
+            "resourceTemplates": templates,
+            "views": views,
+        });
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skill_set() {
+            json["skills"] = skills
+                .entries()
+                .map(|e| {
+                    let files = match &e.resources {
+                        crate::protocol::SkillResources::Listed(files) => json!(files),
+                        crate::protocol::SkillResources::Dynamic(_) => json!("dynamic"),
+                    };
+                    json!({
+                        "uri": e.uri,
+                        "name": e.name(),
+                        "description": e.description(),
+                        "frontmatter": e.frontmatter,
+                        "files": files,
+                    })
+                })
+                .collect();
         }
+        Description { json }
     }
 }
 
@@ -242,6 +262,22 @@ impl Description {
             }
             checks_md(&mut md, &r["checks"]);
             questions_md(&mut md, &r["questions"]);
+        }
+        let skills = j["skills"].as_array().map(Vec::as_slice).unwrap_or_default();
+        if !skills.is_empty() {
+            md.push_str("\n## Skills\n");
+        }
+        for skill in skills {
+            let _ = writeln!(md, "\n### `{}`\n", str_of(&skill["name"]));
+            let _ = writeln!(md, "{}\n", str_of(&skill["description"]));
+            let _ = writeln!(md, "`{}`\n", str_of(&skill["uri"]));
+            if let Some(files) = skill["files"].as_array() {
+                md.push_str("| file | bytes |\n|---|---|\n");
+                for f in files {
+                    let _ = writeln!(md, "| `{}` | {} |", str_of(&f["uri"]), f["size"]);
+                }
+                md.push('\n');
+            }
         }
         md
     }

@@ -32,6 +32,8 @@ pub mod resolve;
 pub mod seal;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "skills")]
+pub mod skills;
 #[cfg(feature = "server")]
 pub mod task;
 #[cfg(all(feature = "client", feature = "server"))]
@@ -42,7 +44,7 @@ pub mod transport;
 #[cfg(feature = "server")]
 pub use seal::RequestStateSecurity;
 #[cfg(feature = "server")]
-pub use server::{CheckError, InputRequired, Outcome, RequestContext, Server, Toolset};
+pub use server::{CheckError, InputRequired, Outcome, PerCaller, RequestContext, Server, Toolset};
 
 #[cfg(feature = "server")]
 #[allow(deprecated)]
@@ -62,11 +64,22 @@ pub use roundtrip_macros::{
     Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset, view,
 };
 
+/// serde's and schemars' traits (and their own derives, which the prelude's shadow).
 #[cfg(feature = "server")]
-/// The names a server author needs.
-pub mod prelude {
+mod serde_names {
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
+}
+
+#[cfg(feature = "server")]
+/// The names a server author needs.
+///
+/// Its `Deserialize`, `Serialize` and `JsonSchema` are the traits of serde and schemars 1.x
+/// and derives that reach those crates through roundtrip: an application needs neither in its
+/// `Cargo.toml`.
+pub mod prelude {
+    pub use crate::serde_names::*;
+    pub use roundtrip_macros::{Deserialize, JsonSchema, Serialize};
 
     pub use crate::protocol::{CallToolResult, Content, CreateMessageParams, CreateMessageResult, LoggingLevel, Root};
     pub use crate::protocol::{GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents};

@@ -233,6 +233,28 @@ impl Flow<CallToolResult> {
     }
 }
 
+impl Flow<GetPromptResult> {
+    /// The text of the prompt's messages, joined by newlines.
+    pub fn text(&self) -> String {
+        self.result.messages.iter().filter_map(|m| m.content.as_text()).collect::<Vec<_>>().join("\n")
+    }
+}
+
+impl Flow<ReadResourceResult> {
+    /// The text of the resource's text contents, joined by newlines.
+    pub fn text(&self) -> String {
+        self.result
+            .contents
+            .iter()
+            .filter_map(|c| match c {
+                crate::protocol::ResourceContents::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
 impl TestKit {
     /// Test this server.
     pub fn new(server: Server) -> Self {

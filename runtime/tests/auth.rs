@@ -519,6 +519,48 @@ async fn a_tool_scope_is_enforced_before_any_check_or_question() {
     assert_eq!(text_of(&done), "deployed api: true");
 }
 
+/// The names `tools/list` gave.
+fn tool_names(result: &Value) -> Vec<&str> {
+    result["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str()).collect()
+}
+
+#[tokio::test]
+async fn tools_list_shows_a_token_only_the_tools_it_may_call() {
+    let issuer = start_issuer().await;
+    let rs = protect_with_jwt(&issuer).await;
+    let basic = issuer.mint(&rs.url, "alice", "mcp:tools");
+    let full = issuer.mint(&rs.url, "bob", "mcp:tools deploy:write");
+    let list = |token: String| {
+        let rs = &rs;
+        async move { result_of(rs.call(Some(&token), "tools/list", json!({})).await).await }
+    };
+    // Alice, then Bob, then Alice again: each sees their own list, and neither list is shared.
+    for (token, sees_deploy) in [(&basic, false), (&full, true), (&basic, false)] {
+        let listed = list(token.clone()).await;
+        let names = tool_names(&listed);
+        assert_eq!(names.contains(&"deploy"), sees_deploy, "{names:?}");
+        assert!(names.contains(&"whoami"), "{names:?}");
+        assert_eq!(listed["cacheScope"], "private", "a list that depends on the caller is private");
+    }
+    // Describing the server still shows every tool.
+    assert!(mcp_server().describe().to_json()["tools"].as_array().unwrap().iter().any(|t| t["name"] == "deploy"));
+
+    // Off: everyone sees every tool (the shared list), and the call is what gets refused.
+    let iss = issuer.url.clone();
+    let open = protect(|resource| {
+        ResourceServer::new(resource, JwtVerifier::new(&iss, resource))
+            .authorization_server(&iss)
+            .required_scopes(["mcp:tools"])
+            .hide_tools_out_of_scope(false)
+    })
+    .await;
+    let basic = issuer.mint(&open.url, "alice", "mcp:tools");
+    let listed = result_of(open.call(Some(&basic), "tools/list", json!({})).await).await;
+    assert!(tool_names(&listed).contains(&"deploy"));
+    assert_eq!(listed["cacheScope"], "public");
+    assert_eq!(open.call_tool(Some(&basic), "deploy", json!({"service": "api"})).await.status(), 403);
+}
+
 #[tokio::test]
 async fn state_sent_under_another_principal_gets_the_frozen_error() {
     let issuer = start_issuer().await;

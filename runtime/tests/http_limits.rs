@@ -201,10 +201,16 @@ async fn closed_at(stream: &mut TcpStream, limit: Duration) -> Option<Instant> {
     .ok()
 }
 
-/// Whether `elapsed` is `expected`, give or take the scheduling of a loaded test machine (the
-/// server's timer never fires early; a millisecond of rounding is allowed).
-fn about(elapsed: Duration, expected: Duration, slack: Duration) -> bool {
-    elapsed + Duration::from_millis(5) >= expected && elapsed <= expected + slack
+/// How late a timer may fire on a loaded test machine. The server's timers never fire early,
+/// so the lower bound is exact (a few milliseconds of rounding aside); the upper bound only has
+/// to tell the configured limit from the default one, which is far beyond it (10 s for a head,
+/// 30 s for a body, 60 s idle), so it is loose: two cores busy compiling delay a timer by
+/// seconds.
+const LATE: Duration = Duration::from_secs(4);
+
+/// Whether `elapsed` is `expected`: not before it, and not later than [`LATE`] after it.
+fn about(elapsed: Duration, expected: Duration) -> bool {
+    elapsed + Duration::from_millis(5) >= expected && elapsed <= expected + LATE
 }
 
 // ---------------------------------------------------------------- (a) header-read timeout
@@ -217,18 +223,20 @@ async fn a_partial_head_is_closed_within_the_header_read_timeout() {
     let sent = Instant::now();
     half.write_all(PARTIAL_HEAD).await.unwrap();
 
-    // Meanwhile another connection is served.
-    let mut other = TcpStream::connect(e.addr).await.unwrap();
-    other.write_all(&raw_call(1, "hello")).await.unwrap();
-    let r = timeout(Duration::from_secs(5), read_response(&mut other)).await.unwrap().expect("a response");
+    // Meanwhile another connection is served; the half-open one is watched at the same time, so
+    // that checking the answer (schema validation takes a second or two on a busy machine) does
+    // not shift when its close is seen.
+    let served = async {
+        let mut other = TcpStream::connect(e.addr).await.unwrap();
+        other.write_all(&raw_call(1, "hello")).await.unwrap();
+        timeout(Duration::from_secs(20), read_response(&mut other)).await.unwrap().expect("a response")
+    };
+    let (r, closed) = tokio::join!(served, closed_at(&mut half, Duration::from_secs(10)));
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"]["content"][0]["text"], "Hello!");
-
-    let closed =
-        closed_at(&mut half, Duration::from_secs(5)).await.expect("the server closes the half-open connection");
-    let elapsed = closed - sent;
+    let elapsed = closed.expect("the server closes the half-open connection") - sent;
     println!("a partial head was closed after {elapsed:?} (header-read timeout {header_timeout:?})");
-    assert!(about(elapsed, header_timeout, Duration::from_secs(1)), "closed after {elapsed:?}");
+    assert!(about(elapsed, header_timeout), "closed after {elapsed:?}");
 }
 
 #[tokio::test]
@@ -254,11 +262,11 @@ async fn a_trickled_head_is_closed_when_its_time_is_up() {
     }
     let closed = match closed {
         Some(at) => at,
-        None => closed_at(&mut s, Duration::from_secs(2)).await.expect("closed"),
+        None => closed_at(&mut s, Duration::from_secs(5)).await.expect("closed"),
     };
     let elapsed = closed - first;
     println!("a trickled head was closed after {elapsed:?}");
-    assert!(about(elapsed, header_timeout, Duration::from_secs(1)), "closed after {elapsed:?}");
+    assert!(about(elapsed, header_timeout), "closed after {elapsed:?}");
 }
 
 // ---------------------------------------------------------------- idle timeout
@@ -292,8 +300,8 @@ async fn idle_connections_are_closed_after_the_idle_timeout() {
         silent_closed - opened,
         kept_closed - answered_again
     );
-    assert!(about(silent_closed - opened, idle, Duration::from_secs(1)));
-    assert!(about(kept_closed - answered_again, idle, Duration::from_secs(1)));
+    assert!(about(silent_closed - opened, idle));
+    assert!(about(kept_closed - answered_again, idle));
     assert!(kept_closed - answered >= idle, "the second request restarted the idle time");
 }
 
@@ -509,9 +517,8 @@ async fn b_three_thousand_half_open_connections_are_closed_while_calls_complete(
     );
     assert_eq!(still_open, 0, "every half-open connection is closed by the server");
     assert_eq!(peak, HALF_OPEN, "all the half-open connections were open at once");
-    let slack = Duration::from_secs(2);
-    assert!(about(pct(0), header_timeout, slack), "closed too early: {:?}", pct(0));
-    assert!(about(pct(100), header_timeout, slack), "closed too late: {:?}", pct(100));
+    assert!(about(pct(0), header_timeout), "closed too early: {:?}", pct(0));
+    assert!(about(pct(100), header_timeout), "closed too late: {:?}", pct(100));
     assert_eq!(normal.failed, 0, "normal requests keep completing");
     assert!(during >= 5, "normal requests completed during the flood: {during}");
 }
@@ -650,7 +657,7 @@ async fn a_body_that_never_ends_gets_408() {
     println!("a body that never ends: {} after {elapsed:?}", r.status);
     assert_eq!(r.status, 408);
     assert_eq!(r.json()["error"]["code"], -32600);
-    assert!(about(elapsed, body_timeout, Duration::from_secs(1)));
+    assert!(about(elapsed, body_timeout));
     assert!(closed_at(&mut s, Duration::from_secs(3)).await.is_some(), "the connection is closed after a 408");
 }
 

@@ -133,3 +133,25 @@ async fn a_refused_answer_round_after_round_says_so() {
     assert!(said.contains("`slot` was asked 10 times: its scripted answer was refused each time"), "{said}");
     assert!(said.contains("is not one of the choices"), "{said}");
 }
+
+/// A nickname that may be left empty.
+#[roundtrip::tool]
+async fn nickname(#[resolve(elicit = "A nickname?")] nickname: Option<String>) -> String {
+    nickname.unwrap_or_else(|| "(none)".into())
+}
+
+#[tokio::test]
+async fn an_optional_primitive_is_a_form_whose_property_may_be_left_out() {
+    let server = roundtrip::Server::new("kit", "1").tools(roundtrip::tools![nickname]);
+    let empty =
+        TestKit::new(server.clone()).answer("nickname", json!({})).call_tool("nickname", json!({})).await.unwrap();
+    assert_eq!(empty.text(), "(none)");
+    let schema = serde_json::to_value(&empty.rounds[0]["nickname"]).unwrap()["params"]["requestedSchema"].clone();
+    assert_eq!(schema, json!({"type": "object", "properties": {"nickname": {"type": "string"}}}));
+    let given = TestKit::new(server)
+        .answer("nickname", json!({"nickname": "Ada"}))
+        .call_tool("nickname", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(given.text(), "Ada");
+}

@@ -61,3 +61,16 @@ def test_an_x_mcp_header_argument_travels_in_its_header_too(page):
         page.click("text=Call tool")
     assert sent.value.headers["mcp-param-region"] == "=?base64?esO8cmljaA==?="
     assert "Region: zürich" in result_text(page)
+
+
+def test_skills_are_listed_and_a_skill_md_is_read_on_demand(page):
+    skill = page.locator("#skills button[data-name='skill://pdf-processing/SKILL.md']")
+    assert skill.inner_text() == "pdf-processing"
+    assert skill.get_attribute("title") == "Extract, fill, and assemble PDF documents"
+    skill.click()
+    page.wait_for_selector("#item:not([hidden])")
+    assert "skill://pdf-processing/references/FORMS.md" in page.locator("#arguments").inner_text()
+    page.click("text=Read SKILL.md")
+    text = result_text(page)
+    assert "name: pdf-processing" in text, text
+    screenshot(page, "skill")

@@ -134,3 +134,20 @@ def test_a_missing_answer_fails_with_a_clear_message(bins, tmp_path):
     )
     assert done.returncode == 1
     assert "no answer for `region`" in done.stderr
+
+
+def test_skills_are_listed_and_one_is_shown_checked_against_its_listing(bins):
+    ask, _ = bins
+    subprocess.run(["cargo", "build", "--quiet", "-p", "roundtrip-examples", "--bin", "conformance"], cwd=REPO, check=True)
+    server = str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "debug" / "conformance")
+    listed = subprocess.run([ask, "--skills", "--", server, "--stdio"], capture_output=True, text=True, timeout=30)
+    assert listed.returncode == 0, listed.stderr
+    assert "pdf-processing" in listed.stdout and "skill://release-notes/SKILL.md" in listed.stdout
+    shown = subprocess.run(
+        [ask, "--skill", "pdf-processing", "--", server, "--stdio"], capture_output=True, text=True, timeout=30
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith("---\nname: pdf-processing\n"), shown.stdout
+    assert "skill://pdf-processing/references/FORMS.md (208 bytes, sha256:" in shown.stdout
+    missing = subprocess.run([ask, "--skill", "nope", "--", server, "--stdio"], capture_output=True, text=True, timeout=30)
+    assert missing.returncode == 1 and "has no skill `nope`" in missing.stderr

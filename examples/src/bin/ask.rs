@@ -7,6 +7,8 @@
 //! ask wizard -- target/debug/provision --stdio
 //! ask confirm_delete path=/tmp/x -- target/debug/provision --stdio
 //! ask --answers answers.json provision name=orders -- target/debug/provision --stdio
+//! ask --skills -- target/debug/conformance --stdio
+//! ask --skill pdf-processing -- target/debug/conformance --stdio
 //! ```
 //!
 //! Without TOOL it lists the tools and asks which one to call. ARGS are `key=value` (typed
@@ -25,6 +27,11 @@
 //!                    cancel a question; `"sampling"` holds model replies, `"roots"` a list
 //!                    of URIs or false); nothing is read from the terminal then
 //!   --legacy         speak the 2025-11-25 handshake instead of probing for 2026-07-28
+//!   --skills         list the server's skills (skills extension) instead of its tools; no
+//!                    skill's files are read
+//!   --skill NAME     load the skill NAME and print its SKILL.md and its files; what is read is
+//!                    checked against the listing (size, digest, frontmatter) and refused
+//!                    when it differs
 //!   --callback-port PORT   the loopback port that takes the sign-in redirect (default: any)
 //!   --client-id ID [--client-secret SECRET]
 //!                    credentials registered with the server's authorization server
@@ -67,6 +74,8 @@ struct Options {
     command: Vec<String>,
     answers: Option<PathBuf>,
     legacy: bool,
+    skills: bool,
+    skill: Option<String>,
     tool: Option<String>,
     args: Vec<String>,
     sign_in: SignIn,
@@ -94,6 +103,8 @@ fn parse_options(args: Vec<String>) -> Result<Options, String> {
             "--url" => o.url = Some(it.next().ok_or("--url needs a URL")?),
             "--answers" => o.answers = Some(it.next().ok_or("--answers needs a file")?.into()),
             "--legacy" => o.legacy = true,
+            "--skills" => o.skills = true,
+            "--skill" => o.skill = Some(it.next().ok_or("--skill needs a skill's name")?),
             "--callback-port" => {
                 let port = it.next().ok_or("--callback-port needs a port")?;
                 o.sign_in.callback_port =
@@ -196,6 +207,9 @@ async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
         }
     };
     let server = client.server_info().map(|i| format!("{} {}", i.name, i.version)).unwrap_or("the server".into());
+    if options.skills || options.skill.is_some() {
+        return skills(&client, &server, options.skill.as_deref()).await;
+    }
     let tools = client.list_all_tools().await?;
 
     let tool = match &options.tool {
@@ -223,6 +237,34 @@ async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
     let result = call(&client, &asker, &tool.name, Value::Object(arguments)).await?;
     print_result(&result);
     Ok(if result.is_error == Some(true) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// `--skills`: list the skills (reading none of their files); `--skill NAME`: load one, checked
+/// against the listing, and print its SKILL.md and its files.
+async fn skills(client: &Client, server: &str, name: Option<&str>) -> Result<ExitCode, ClientError> {
+    let skills = client.list_skills().await?;
+    let Some(name) = name else {
+        println!("Skills of {server} ({}):", skills.len());
+        for skill in &skills {
+            println!("  {:<24} {}", skill.name(), skill.description());
+            println!("  {:<24} {}", "", skill.uri);
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let entry = skills
+        .iter()
+        .find(|s| s.name() == name || s.uri == name)
+        .ok_or_else(|| ClientError::Protocol(format!("{server} has no skill `{name}`")))?;
+    let skill = client.load_skill(entry).await?;
+    println!("{}", skill.text.trim_end());
+    let files = skill.files();
+    if !files.is_empty() {
+        println!("\nFiles of {} (each checked against this listing when it is read):", skill.name());
+        for f in files {
+            println!("  {} ({} bytes, {})", f.uri, f.size, f.digest);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Call the tool. On 2026-07-28 this drives the rounds itself, so each question is known by

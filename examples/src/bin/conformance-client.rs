@@ -21,7 +21,9 @@
 use std::process::ExitCode;
 
 use futures::future::BoxFuture;
-use roundtrip::client::oauth::{AuthorizationHandler, ClientInfo, OAuth};
+use roundtrip::client::oauth::{
+    AssertionSource, AuthorizationHandler, ClientAssertionKey, ClientInfo, EnterpriseIdp, OAuth,
+};
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::protocol::{
     Content, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, JsonObject, Role, SamplingContent, Tool,
@@ -85,6 +87,35 @@ fn oauth(context: &Value) -> Result<OAuth, ClientError> {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| ClientError::Transport(e.to_string()))?;
+    let text = |key: &str| context.get(key).and_then(Value::as_str);
+    // Settings that say how a machine client signs in (the auth extensions).
+    if let (Some(id), Some(pem)) = (text("client_id"), text("private_key_pem")) {
+        // Client credentials with a private key (private_key_jwt).
+        let key = ClientAssertionKey::from_pem(pem, text("signing_algorithm").unwrap_or("ES256"))?;
+        return Ok(OAuth::client_credentials(ClientInfo::public(id)).private_key_jwt(key));
+    }
+    if let Some(jwt) = text("valid_jwt") {
+        // A workload's identity token in the JWT bearer grant.
+        let oauth = OAuth::jwt_bearer(AssertionSource::fixed(jwt));
+        return Ok(match text("client_id") {
+            Some(id) => oauth.pre_registered(
+                ClientInfo { token_endpoint_auth_method: Some("none".into()), ..ClientInfo::public(id) },
+                None,
+            ),
+            None => oauth,
+        });
+    }
+    if let (Some(endpoint), Some(idp_client), Some(id_token), Some(id), Some(secret)) = (
+        text("idp_token_endpoint"),
+        text("idp_client_id"),
+        text("idp_id_token"),
+        text("client_id"),
+        text("client_secret"),
+    ) {
+        // Enterprise-managed: the user's ID token from the identity provider.
+        let idp = EnterpriseIdp::new(endpoint, idp_client, AssertionSource::fixed(id_token));
+        return Ok(OAuth::enterprise(idp, ClientInfo::confidential(id, secret)));
+    }
     let credentials = context.get("client_id").and_then(Value::as_str).map(|id| {
         match context.get("client_secret").and_then(Value::as_str) {
             Some(secret) => ClientInfo::confidential(id, secret),
@@ -133,6 +164,34 @@ async fn run(scenario: &str, url: &str, context: &Value) -> Result<(), ClientErr
     match scenario {
         "sep-2322-client-request-state" => request_state(&client).await,
         "http-standard-headers" => everything(&client).await,
+        // Skills: list only; no file of any skill is read ahead of need.
+        "sep-2640-client-no-prefetch" => {
+            for skill in client.list_skills().await? {
+                println!("skill {}: {}", skill.name(), skill.description());
+            }
+            Ok(())
+        }
+        // A host that decided it needs the first skill: load it (its SKILL.md, checked against
+        // the listing's size, digest and frontmatter). The suite's server tampers with it, so
+        // loading fails, and nothing more of the skill is read.
+        "sep-2640-client-verify-digest" | "sep-2640-client-verify-size" | "sep-2640-client-verify-frontmatter" => {
+            let skills = client.list_skills().await?;
+            let first = skills.first().ok_or_else(|| ClientError::Protocol("no skill listed".into()))?;
+            let skill = client.load_skill(first).await?;
+            println!("loaded {}: {} bytes of instructions", skill.name(), skill.body().len());
+            Ok(())
+        }
+        // Echo a tool's input schema as received: 2020-12 keywords ($defs, $anchor, if/then/else,
+        // allOf/anyOf) are data and pass through untouched.
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_all_tools().await?;
+            let tool = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or_else(|| ClientError::Protocol("json_schema_2020_12_tool is not listed".into()))?;
+            let schema = Value::Object(tool.input_schema.clone());
+            call_tool(&client, "json_schema_echo", json!({ "schema": schema })).await
+        }
         "json-schema-ref-no-deref" => {
             // List only: schemas are data to this client, and a `$ref` is never fetched.
             for tool in client.list_all_tools().await? {

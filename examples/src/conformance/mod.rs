@@ -7,7 +7,8 @@
 //! - [`tools`]: the plain tools and the 2025-era callback tools (`test_sampling`, ...),
 //! - [`mrtr`]: the `test_input_required_result_*` tools and prompt (2026-07-28 rounds),
 //! - [`prompts`], [`resources`]: the prompt and resource fixtures,
-//! - [`tasks`]: the tasks extension's fixtures (`#[tool(task)]`).
+//! - [`tasks`]: the tasks extension's fixtures (`#[tool(task)]`),
+//! - [`skills`]: the skills extension's fixtures (`examples/skills/`, embedded).
 //!
 //! Tools that need the client (sampling, elicitation, roots) are written once, as
 //! `#[resolve]` parameters or rounds of [`InputRequired`](roundtrip::InputRequired): a
@@ -18,6 +19,7 @@
 pub mod mrtr;
 pub mod prompts;
 pub mod resources;
+pub mod skills;
 pub mod tasks;
 pub mod tools;
 
@@ -44,6 +46,7 @@ pub fn server() -> Server {
         .prompts(prompts::all())
         .prompts(mrtr::prompts())
         .resources(resources::all())
+        .skills(skills::all())
         // `completion-complete` only needs the capability and a well-formed answer.
         .completer(|_| Completion::default())
 }

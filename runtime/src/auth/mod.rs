@@ -116,6 +116,7 @@ mod resource_server {
         pub(crate) resource_name: Option<String>,
         pub(crate) resource_documentation: Option<String>,
         pub(crate) verifier: Arc<dyn TokenVerifier>,
+        pub(crate) hide_tools_out_of_scope: bool,
     }
 
     impl fmt::Debug for ResourceServer {
@@ -142,7 +143,20 @@ mod resource_server {
                 resource_name: None,
                 resource_documentation: None,
                 verifier: Arc::new(verifier),
+                hide_tools_out_of_scope: true,
             }
+        }
+
+        /// Whether `tools/list` leaves out the tools a caller's token lacks a scope for (on by
+        /// default). A client then sees only what it can call, and learns nothing of the rest
+        /// (their names and descriptions can say more than a caller should know); such a list
+        /// differs by caller, so it is marked `cacheScope: private` and is never shared
+        /// between callers. Off, every caller sees every tool, and a call without the scope
+        /// gets the `403` that lets the client step up: choose it for a client that should
+        /// discover what it could ask the user to grant. `describe` lists every tool either way.
+        pub fn hide_tools_out_of_scope(mut self, hide: bool) -> Self {
+            self.hide_tools_out_of_scope = hide;
+            self
         }
 
         /// An authorization server (its issuer identifier) clients may get tokens from; the

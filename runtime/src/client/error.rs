@@ -44,6 +44,11 @@ pub enum ClientError {
     /// registration, the user's consent, the token endpoint).
     #[error("authorization: {0}")]
     Auth(String),
+    /// What the server sent does not match what it said it would send (a skill's file whose
+    /// size, digest or frontmatter differs from its listing, or a file the listing does not
+    /// name); the content was not used.
+    #[error("verification failed: {0}")]
+    Verification(String),
     /// The call ran as a task, and the task was cancelled (the server's word on why).
     #[error("the task was cancelled: {0}")]
     TaskCancelled(String),

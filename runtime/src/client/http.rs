@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::ClientError;
-use super::oauth::{Authorizer, Denial, Recovery, bearer_challenge};
+use super::oauth::{Authorizer, Challenge, Credentials, Denial, Recovery, parse_www_authenticate};
 use super::wire::{AuthProvider, Headers, Incoming, Wire, encode_header_value};
 use crate::protocol::{Message, Notification, Request, RequestId, Response};
 
@@ -46,11 +46,12 @@ impl HttpWire {
 }
 
 impl Endpoint {
-    /// The `Authorization` header value: OAuth's token when OAuth is on, else the provider's.
-    fn authorization(&self) -> Option<String> {
+    /// The credentials of the next request: OAuth's token (with a fresh DPoP proof for a
+    /// DPoP-bound one) when OAuth is on, else the provider's `Authorization` value.
+    fn authorization(&self) -> Option<Credentials> {
         match &self.oauth {
-            Some(oauth) => oauth.header(),
-            None => self.auth.as_ref().and_then(|a| a()),
+            Some(oauth) => oauth.credentials(),
+            None => self.auth.as_ref().and_then(|a| a()).map(|authorization| Credentials { authorization, dpop: None }),
         }
     }
 
@@ -70,15 +71,22 @@ impl Endpoint {
         // by one authorization), so a server that never accepts ends the request.
         let mut recovered: Vec<Denial> = Vec::new();
         let mut may_refresh = true;
+        let mut nonce_retried = false;
         loop {
-            let sent = self.authorization();
-            let response = self.post(body, method, headers, sent.as_deref()).send().await.map_err(sending)?;
-            let challenge = response
-                .headers()
-                .get_all("www-authenticate")
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .find_map(bearer_challenge);
+            let credentials = self.authorization();
+            let sent = credentials.as_ref().map(|c| c.authorization.clone());
+            let response = self.post(body, method, headers, credentials.as_ref()).send().await.map_err(sending)?;
+            let challenge = auth_challenge(response.headers());
+            // A DPoP nonce the server wants in the proof (RFC 9449 §9): send again with it, once.
+            if response.status().as_u16() == 401
+                && challenge.as_ref().is_some_and(|c| c.error() == Some("use_dpop_nonce"))
+                && !nonce_retried
+                && let Some(oauth) = &self.oauth
+                && oauth.resource_nonce(response.headers())
+            {
+                nonce_retried = true;
+                continue;
+            }
             let denial = match response.status().as_u16() {
                 401 => Denial::Unauthorized,
                 403 if challenge.as_ref().and_then(|c| c.error()) == Some("insufficient_scope") => {
@@ -108,7 +116,7 @@ impl Endpoint {
         body: &impl serde::Serialize,
         method: &str,
         headers: &Headers,
-        authorization: Option<&str>,
+        credentials: Option<&Credentials>,
     ) -> reqwest::RequestBuilder {
         let mut rb = self
             .http
@@ -128,11 +136,27 @@ impl Endpoint {
         if let Some(session) = self.session.lock().ok().and_then(|s| s.clone()) {
             rb = rb.header("mcp-session-id", session);
         }
-        if let Some(value) = authorization {
-            rb = rb.header("authorization", value);
+        if let Some(credentials) = credentials {
+            rb = rb.header("authorization", &credentials.authorization);
+            if let Some(proof) = &credentials.dpop {
+                rb = rb.header("dpop", proof);
+            }
         }
         rb
     }
+}
+
+/// The challenge of a `401`/`403`: the `Bearer` one, else a `DPoP` one (RFC 9449 §7.1: a
+/// server that takes DPoP-bound tokens challenges with that scheme, with the same parameters).
+fn auth_challenge(headers: &reqwest::header::HeaderMap) -> Option<Challenge> {
+    let all: Vec<Challenge> = headers
+        .get_all("www-authenticate")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(parse_www_authenticate)
+        .collect();
+    let pick = |scheme: &str| all.iter().find(|c| c.scheme.eq_ignore_ascii_case(scheme)).cloned();
+    pick("bearer").or_else(|| pick("dpop"))
 }
 
 /// The error with its sources: reqwest's own message does not say why a connection failed (a
@@ -190,7 +214,7 @@ impl Wire for HttpWire {
             let message = if is_sse {
                 // Answers to the server's requests (legacy back-channel) carry no 2026 headers.
                 let answer_back = move |r: Response| {
-                    endpoint.post(&r, "", &Headers::default(), endpoint.authorization().as_deref()).send()
+                    endpoint.post(&r, "", &Headers::default(), endpoint.authorization().as_ref()).send()
                 };
                 read_sse(response, &id, &incoming, answer_back).await?
             } else {

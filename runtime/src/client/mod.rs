@@ -49,6 +49,8 @@ mod line;
 #[cfg(feature = "http")]
 pub mod oauth;
 pub(crate) mod params;
+#[cfg(feature = "skills")]
+pub mod skills;
 mod tasks;
 pub(crate) mod wire;
 

@@ -9,15 +9,15 @@ mod state;
 use std::future::Future;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use params::{
     Argument, Choice, Elicit, FormField, RootsOutput, SampleOutput, TextArgument, UrlOutput, check, elicit_schema,
     schema_of,
 };
-pub use returns::{Blob, Json, PromptReturn, ResourceReturn, ToolReturn};
+pub use returns::{Blob, Json, PromptReturn, PromptReturns, ResourceReturn, ResourceReturns, Returns, ToolReturn};
 pub(crate) use state::States;
 pub use state::{State, StateNeed, StateParam};
 
@@ -133,7 +133,7 @@ pub fn into_resolution<T: WithValue>(r: impl WithReturn<T>) -> Result<Resolution
 #[diagnostic::on_unimplemented(
     message = "a check cannot return `{Self}`",
     label = "the check's return type",
-    note = "a check is an async fn returning Result<(), E> where E is roundtrip::Error or implements Display"
+    note = "a check is a fn (async or not) returning Result<(), E> where E is roundtrip::Error or implements Display"
 )]
 pub trait CheckReturn {
     /// Go on, or end the call.
@@ -154,6 +154,64 @@ pub fn into_check(r: impl CheckReturn) -> Result<(), Error> {
 #[doc(hidden)]
 pub fn from_json<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, Error> {
     serde_json::from_value(v).map_err(|e| Error::internal(format!("`{name}` does not fit its type: {e}")))
+}
+
+/// A declaration's `meta = "…"`, which the macro checked is a JSON object.
+#[doc(hidden)]
+pub fn meta_object(json: &str) -> JsonObject {
+    serde_json::from_str(json).unwrap_or_default()
+}
+
+/// An argument of a `check` or `with` fn, read from the JSON its future holds: the fn may take
+/// it owned (`String`) or borrowed from there (`&str`).
+#[doc(hidden)]
+pub fn from_arg<'a, T: Deserialize<'a>>(name: &str, v: &'a Value) -> Result<T, Error> {
+    T::deserialize(v).map_err(|e| Error::internal(format!("`{name}` does not fit its type: {e}")))
+}
+
+/// The outcome of a `check` or `with` fn's call, async or not: [`CalledAsync`] for a future
+/// (taken first, by method resolution), [`CalledSync`] for a plain value, which is made ready.
+#[doc(hidden)]
+pub struct Called<T>(std::cell::Cell<Option<T>>);
+
+impl<T> std::fmt::Debug for Called<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Called")
+    }
+}
+
+impl<T> Called<T> {
+    #[doc(hidden)]
+    pub fn new(value: T) -> Self {
+        Self(std::cell::Cell::new(Some(value)))
+    }
+
+    fn take(&self) -> T {
+        // Settled once, by the generated code.
+        self.0.take().unwrap_or_else(|| unreachable!("a call is settled once"))
+    }
+}
+
+#[doc(hidden)]
+pub trait CalledAsync<F> {
+    fn settle(&self) -> F;
+}
+
+impl<F: Future> CalledAsync<F> for Called<F> {
+    fn settle(&self) -> F {
+        self.take()
+    }
+}
+
+#[doc(hidden)]
+pub trait CalledSync<T> {
+    fn settle(&self) -> std::future::Ready<T>;
+}
+
+impl<T> CalledSync<T> for &Called<T> {
+    fn settle(&self) -> std::future::Ready<T> {
+        std::future::ready(self.take())
+    }
 }
 
 /// A `State<T>` parameter's value for this request.
@@ -187,6 +245,8 @@ pub struct Field {
     pub schema: Value,
     pub description: Option<&'static str>,
     pub required: bool,
+    /// `#[arg(flatten)]`: the schema's properties are the tool's own.
+    pub flatten: bool,
 }
 
 /// The JSON schema of an argument's type, without the root keywords that only make sense at
@@ -201,7 +261,24 @@ pub fn argument_schema<T: Argument>() -> Value {
 pub fn input_schema(fields: Vec<Field>) -> JsonObject {
     let mut properties = JsonObject::new();
     let mut required = Vec::new();
+    let mut open = None;
     for field in fields {
+        if field.flatten {
+            // The struct's properties and required ones (or an open object's
+            // `additionalProperties`) become the tool's.
+            if let Value::Object(mut flat) = field.schema {
+                if let Some(Value::Object(props)) = flat.remove("properties") {
+                    properties.extend(props);
+                }
+                if let Some(Value::Array(names)) = flat.remove("required") {
+                    required.extend(names);
+                }
+                if let Some(additional) = flat.remove("additionalProperties") {
+                    open = Some(additional);
+                }
+            }
+            continue;
+        }
         let mut schema = field.schema;
         if let (Some(description), Some(obj)) = (field.description, schema.as_object_mut()) {
             obj.insert("description".into(), Value::String(description.into()));
@@ -217,7 +294,19 @@ pub fn input_schema(fields: Vec<Field>) -> JsonObject {
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
+    if let Some(open) = open {
+        schema.insert("additionalProperties".into(), open);
+    }
     schema
+}
+
+/// A `#[arg(flatten)]` argument: the whole arguments object, as the struct (or open object) it
+/// stands for. A wrong one ends the call naming what was wrong, as a plain argument does.
+#[doc(hidden)]
+pub fn flattened<T: Argument>(item: &str, args: &JsonObject) -> Result<T, Error> {
+    // Deserialized from the borrowed object: no copy of the arguments.
+    T::deserialize(serde::de::value::MapDeserializer::new(args.iter().map(|(k, v)| (k.as_str(), v))))
+        .map_err(|e: serde_json::Error| Error::new(format!("Invalid arguments for {item}: {e}")))
 }
 
 /// One argument of a call, as its type. A missing or ill-typed one ends the call naming it:
@@ -749,23 +838,3 @@ pub fn assert_url<T: UrlOutput>() {}
 pub fn assert_roots<T: RootsOutput>() {}
 #[doc(hidden)]
 pub fn assert_text_argument<T: TextArgument>() {}
-#[doc(hidden)]
-pub fn assert_prompt_return<T: PromptReturn>() {}
-#[doc(hidden)]
-pub fn assert_resource_return<T: ResourceReturn>() {}
-
-/// Turn a prompt body's return value into the outcome.
-#[doc(hidden)]
-pub fn prompt_outcome<R: PromptReturn>(r: R) -> Result<Outcome<GetPromptResult>, Error> {
-    r.into_outcome()
-}
-
-/// Turn a resource body's return value into the outcome, for the URI read.
-#[doc(hidden)]
-pub fn resource_outcome<R: ResourceReturn>(
-    r: R,
-    uri: &str,
-    mime_type: Option<&str>,
-) -> Result<Outcome<ReadResourceResult>, Error> {
-    r.into_outcome(uri, mime_type)
-}

@@ -20,6 +20,15 @@ use crate::resolve::Consent;
 pub trait Elicit: DeserializeOwned + JsonSchema {
     /// A primitive or enum: asked as a one-property form named after the parameter.
     const SINGLE: bool;
+    /// That one property may be left out (an `Option` of a primitive or enum).
+    const OPTIONAL: bool = false;
+}
+
+/// `Option<String>`, `Option<u32>`, `Option<MyEnum>`…: a one-property form whose property is
+/// not required; leaving it empty gives `None`.
+impl<T: Elicit + FormField> Elicit for Option<T> {
+    const SINGLE: bool = true;
+    const OPTIONAL: bool = true;
 }
 
 /// A type that can be one field of an elicitation form.
@@ -114,7 +123,12 @@ pub fn elicit_schema<T: Elicit>(param: &str) -> std::sync::Arc<JsonObject> {
     }
     let form = crate::resolve::requested_schema(&generated, T::SINGLE.then_some(param));
     match form {
-        Ok(form) => std::sync::Arc::new(form),
+        Ok(mut form) => {
+            if T::OPTIONAL {
+                form.remove("required");
+            }
+            std::sync::Arc::new(form)
+        }
         Err(why) => panic!("`{param}` cannot be elicited: {why}"),
     }
 }

@@ -23,7 +23,7 @@ pub struct Json<T>(pub T);
     label = "this return type",
     note = "return a String, Json<T>, (String, Json<T>), CallToolResult, Vec<Content>, (), an Outcome<CallToolResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
 )]
-pub trait ToolReturn {
+pub trait ToolReturn: Sized {
     /// Whether the tool can answer `input_required` itself (the manual form).
     const MAY_ASK: bool = false;
 
@@ -34,6 +34,21 @@ pub trait ToolReturn {
 
     /// The outcome on the wire.
     fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error>;
+
+    /// All of the above in one value: generated code asks for the return type's
+    /// implementation once, so that a type that cannot be returned is reported once.
+    #[doc(hidden)]
+    const RETURNS: Returns<Self> =
+        Returns { may_ask: Self::MAY_ASK, output_schema: Self::output_schema, outcome: Self::into_outcome };
+}
+
+/// What a declared tool takes of its return type ([`ToolReturn::RETURNS`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Returns<R> {
+    pub may_ask: bool,
+    pub output_schema: fn() -> Option<JsonObject>,
+    pub outcome: fn(R) -> Result<Outcome<CallToolResult>, Error>,
 }
 
 impl ToolReturn for CallToolResult {
@@ -153,14 +168,27 @@ pub struct Blob(pub Vec<u8>);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a #[prompt]",
     label = "this return type",
-    note = "return a String (one user message), a PromptMessage, a Vec<PromptMessage>, a GetPromptResult, an Outcome<GetPromptResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
+    note = "return a String or &'static str (one user message), a PromptMessage, a Vec<PromptMessage>, a GetPromptResult, an Outcome<GetPromptResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
 )]
-pub trait PromptReturn {
+pub trait PromptReturn: Sized {
     /// Whether the prompt can answer `input_required` itself (the manual form).
     const MAY_ASK: bool = false;
 
     /// The outcome on the wire.
     fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error>;
+
+    /// Both of the above in one value, asked for once by generated code (see
+    /// [`ToolReturn::RETURNS`]).
+    #[doc(hidden)]
+    const RETURNS: PromptReturns<Self> = PromptReturns { may_ask: Self::MAY_ASK, outcome: Self::into_outcome };
+}
+
+/// What a declared prompt takes of its return type ([`PromptReturn::RETURNS`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct PromptReturns<R> {
+    pub may_ask: bool,
+    pub outcome: fn(R) -> Result<Outcome<GetPromptResult>, Error>,
 }
 
 impl PromptReturn for GetPromptResult {
@@ -178,6 +206,12 @@ impl PromptReturn for Vec<PromptMessage> {
 impl PromptReturn for PromptMessage {
     fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
         vec![self].into_outcome()
+    }
+}
+
+impl PromptReturn for &'static str {
+    fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
+        PromptMessage::user(self).into_outcome()
     }
 }
 
@@ -217,15 +251,30 @@ impl<T: PromptReturn> PromptReturn for Result<T, Error> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a resource",
     label = "this return type",
-    note = "return a String (text), a Blob (binary), ResourceContents, a Vec<ResourceContents>, a ReadResourceResult, an Outcome<ReadResourceResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
+    note = "return a String or &'static str (text), a Blob (binary), ResourceContents, a Vec<ResourceContents>, a ReadResourceResult, an Outcome<ReadResourceResult> (manual form), or a Result of one of these whose error is roundtrip::Error or implements Display"
 )]
-pub trait ResourceReturn {
+pub trait ResourceReturn: Sized {
     /// Whether the resource can answer `input_required` itself (the manual form).
     const MAY_ASK: bool = false;
 
     /// The outcome on the wire, for a read of `uri` of this MIME type.
     fn into_outcome(self, uri: &str, mime_type: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error>;
+
+    /// Both of the above in one value, asked for once by generated code (see
+    /// [`ToolReturn::RETURNS`]).
+    #[doc(hidden)]
+    const RETURNS: ResourceReturns<Self> = ResourceReturns { may_ask: Self::MAY_ASK, outcome: Self::into_outcome };
 }
+
+/// What a declared resource takes of its return type ([`ResourceReturn::RETURNS`]).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ResourceReturns<R> {
+    pub may_ask: bool,
+    pub outcome: fn(R, &str, Option<&str>) -> ResourceOutcome,
+}
+
+type ResourceOutcome = Result<Outcome<ReadResourceResult>, Error>;
 
 impl ResourceReturn for ReadResourceResult {
     fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
@@ -246,6 +295,12 @@ impl ResourceReturn for ResourceContents {
 }
 
 impl ResourceReturn for String {
+    fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
+        ResourceContents::text(uri, mime, self).into_outcome(uri, mime)
+    }
+}
+
+impl ResourceReturn for &'static str {
     fn into_outcome(self, uri: &str, mime: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
         ResourceContents::text(uri, mime, self).into_outcome(uri, mime)
     }

@@ -67,6 +67,9 @@ pub struct ListPromptsResult {
     /// Cache scope (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<CacheScope>,
+    /// Metadata of the list result (`Server::list_meta`).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 /// `prompts/get` params.

@@ -114,6 +114,9 @@ pub struct ListResourcesResult {
     /// Cache scope (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<CacheScope>,
+    /// Metadata of the list result (`Server::list_meta`).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 /// `resources/templates/list` result.
@@ -134,6 +137,9 @@ pub struct ListResourceTemplatesResult {
     /// Cache scope (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<CacheScope>,
+    /// Metadata of the list result (`Server::list_meta`).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 /// `resources/read` params.

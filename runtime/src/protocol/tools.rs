@@ -111,6 +111,9 @@ pub struct ListToolsResult {
     /// Cache scope (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<CacheScope>,
+    /// Metadata of the list result (`Server::list_meta`).
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
 }
 
 /// `tools/call` params.

@@ -151,6 +151,17 @@ impl Server {
             }
             _ => {
                 let uri = required_str(params, "uri")?;
+                #[cfg(feature = "skills")]
+                if let Some(read) = self.skill_set().and_then(|s| s.read(uri)) {
+                    let mut result = read?;
+                    if version.is_modern() {
+                        result.mark_modern(self);
+                        let caching = self.inner.caching;
+                        result.ttl_ms = Some(caching.list_ttl_ms);
+                        result.cache_scope = Some(caching.list_scope);
+                    }
+                    return Ok(Routed::Json(to_json(&result)?));
+                }
                 let found = self
                     .inner
                     .resources
@@ -332,6 +343,9 @@ impl Carrier {
             owner,
             auth: inbound.auth.clone(),
             client_addr: inbound.client_addr,
+            http: inbound.http.clone(),
+            session: inbound.session.clone(),
+            transport: inbound.transport,
             task: None,
         }
     }

@@ -44,6 +44,13 @@ pub struct RequestContext {
     pub(crate) auth: Option<Arc<crate::auth::AuthPrincipal>>,
     /// The client's network address, when the transport knows it.
     pub(crate) client_addr: Option<std::net::IpAddr>,
+    /// The HTTP request head (headers, and the extensions the application's layers added),
+    /// over HTTP.
+    pub(crate) http: Option<Arc<http::request::Parts>>,
+    /// The legacy session the request belongs to, if any.
+    pub(crate) session: Option<Arc<super::Session>>,
+    /// How the request arrived.
+    pub(crate) transport: super::Transport,
     /// The task this body runs as, if it runs as one.
     pub(crate) task: Option<Arc<crate::task::TaskLink>>,
 }
@@ -68,6 +75,50 @@ impl RequestContext {
     /// `None` over stdio and in memory.
     pub fn auth(&self) -> Option<&crate::auth::AuthPrincipal> {
         self.auth.as_deref()
+    }
+
+    /// How the request arrived: HTTP, stdio, or in this process.
+    pub fn transport(&self) -> super::Transport {
+        self.transport
+    }
+
+    /// The HTTP request's headers, when the request came over HTTP (`None` over stdio and in
+    /// memory). For a request of a multi-round flow, the headers of this leg.
+    ///
+    /// ```
+    /// use roundtrip::prelude::*;
+    ///
+    /// /// Who is asking, by the tenant header a gateway in front sets.
+    /// #[tool(read_only)]
+    /// async fn tenant(cx: &RequestContext) -> String {
+    ///     cx.header("x-tenant").unwrap_or("no tenant (not over HTTP, or no header)").to_owned()
+    /// }
+    /// ```
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.http.as_deref().map(|p| &p.headers)
+    }
+
+    /// One header's value, when the request came over HTTP with it (and it is visible ASCII).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers()?.get(name)?.to_str().ok()
+    }
+
+    /// The HTTP request's extensions: what the application's own tower layers in front of
+    /// [`Server::router`](crate::Server::router) put there (an authenticated user, a tenant, a
+    /// request id), when the request came over HTTP.
+    pub fn extensions(&self) -> Option<&http::Extensions> {
+        self.http.as_deref().map(|p| &p.extensions)
+    }
+
+    /// One extension of the HTTP request, by type (see [`extensions`](Self::extensions)).
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.extensions()?.get::<T>()
+    }
+
+    /// The legacy (2025-era) session the request belongs to: its `Mcp-Session-Id` over HTTP.
+    /// A 2026-07-28 request belongs to none: the protocol has no sessions.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_ref()?.id.as_deref()
     }
 
     /// The client's network address, when the request came over HTTP served by

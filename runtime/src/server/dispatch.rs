@@ -148,6 +148,9 @@ const MODERN_METHODS: &[&str] = &[
     "tasks/get",
     "tasks/update",
     "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 impl Server {
@@ -217,9 +220,17 @@ impl Server {
         let value = match method {
             "server/discover" => to_value(self.discover())?,
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                if method == "tools/list"
+                    && let Some(scoped) = self.tools_in_scope(inbound, v, &meta.client_capabilities)?
+                {
+                    return Ok(Routed::Json(scoped));
+                }
                 return Ok(Routed::Json(self.list(method, v, &meta.client_capabilities)?));
             }
             "completion/complete" => to_value(self.complete(params, v)?)?,
+            "skills/list" | "skills/get" | "resources/directory/read" => {
+                return Ok(Routed::Json(self.skills_method(method, params, v)?));
+            }
             "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, &meta, inbound).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
                 to_value(self.task_method(method, params, &meta, inbound).await?)?
@@ -270,10 +281,19 @@ impl Server {
             }
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "completion/complete" => {
                 self.check_offered(method)?;
+                if method == "tools/list"
+                    && let Some(scoped) = self.tools_in_scope(inbound, v, &session.client_capabilities)?
+                {
+                    return Ok(Routed::Json(scoped));
+                }
                 match method {
                     "completion/complete" => to_value(self.complete(params, v)?)?,
                     _ => return Ok(Routed::Json(self.list(method, v, &session.client_capabilities)?)),
                 }
+            }
+            "skills/list" | "skills/get" | "resources/directory/read" => {
+                self.check_offered(method)?;
+                return Ok(Routed::Json(self.skills_method(method, params, v)?));
             }
             "tools/call" | "prompts/get" | "resources/read" => {
                 self.check_offered(method)?;
@@ -314,6 +334,7 @@ impl Server {
             "resources/list" | "resources/templates/list" | "resources/read" => self.offers_resources(),
             "completion/complete" => self.offers_completions(),
             "tasks/get" | "tasks/update" | "tasks/cancel" => self.offers_tasks(),
+            "skills/list" | "skills/get" | "resources/directory/read" => self.skill_count() > 0,
             _ => true,
         };
         if offered {
@@ -336,25 +357,32 @@ impl Server {
     }
 
     pub(crate) fn offers_resources(&self) -> bool {
-        !self.inner.resources.is_empty() || !self.inner.templates.is_empty()
+        !self.inner.resources.is_empty() || !self.inner.templates.is_empty() || self.skill_count() > 0
     }
 
+    /// Whether something completes arguments: a prompt's or template's completer, or the
+    /// server's own.
     fn offers_completions(&self) -> bool {
-        self.offers_prompts() || !self.inner.templates.is_empty() || self.inner.completer.is_some()
+        !self.withholds(super::Capability::Completions)
+            && (self.inner.prompts.iter().any(|p| p.completer.is_some())
+                || self.inner.templates.iter().any(|t| t.completer.is_some())
+                || self.inner.completer.is_some())
     }
 
     /// The capabilities this server declares at `version`.
     pub fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
-        let list_changed = Some(ListChangedCapability { list_changed: Some(true) });
+        let changes = (!self.withholds(super::Capability::ListChanged)).then_some(true);
+        let list_changed = Some(ListChangedCapability { list_changed: changes });
         ServerCapabilities {
             tools: self.offers_tools().then(|| list_changed.clone()).flatten(),
             prompts: self.offers_prompts().then(|| list_changed.clone()).flatten(),
             resources: self.offers_resources().then_some(ResourcesCapability {
-                subscribe: (!version.is_modern()).then_some(true),
-                list_changed: Some(true),
+                subscribe: (!version.is_modern() && !self.withholds(super::Capability::ResourceSubscriptions))
+                    .then_some(true),
+                list_changed: changes,
             }),
             completions: self.offers_completions().then(JsonObject::new),
-            logging: Some(JsonObject::new()),
+            logging: (self.may_log() && !self.withholds(super::Capability::Logging)).then(JsonObject::new),
             experimental: None,
             extensions: self.extensions(version),
         }
@@ -362,8 +390,9 @@ impl Server {
 
     /// The extensions this server declares at `version`: the tasks extension (2026-07-28
     /// only: a legacy session runs task tools synchronously) when a tool may run as a task,
-    /// and MCP Apps (`io.modelcontextprotocol/ui`, both eras: its hosts declare it at
-    /// `initialize` too) when the server has a view.
+    /// MCP Apps (`io.modelcontextprotocol/ui`, both eras: its hosts declare it at
+    /// `initialize` too) when the server has a view, and skills (every era: a 2025 client
+    /// finds it in `initialize`) when it serves some.
     fn extensions(&self, version: ProtocolVersion) -> Option<JsonObject> {
         let mut extensions = JsonObject::new();
         if version.is_modern() && self.offers_tasks() {
@@ -372,7 +401,35 @@ impl Server {
         if self.offers_apps() {
             extensions.insert(UI_EXTENSION.into(), json!({}));
         }
+        if self.skill_count() > 0 {
+            extensions.insert(crate::protocol::SKILLS_EXTENSION.into(), json!({ "directoryRead": true }));
+        }
         (!extensions.is_empty()).then_some(extensions)
+    }
+
+    /// `skills/list`, `skills/get` and `resources/directory/read`.
+    fn skills_method(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, Failure> {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skill_set() {
+            let hints = crate::skills::Hints {
+                modern: version.is_modern(),
+                ttl_ms: self.inner.caching.list_ttl_ms,
+                cache_scope: self.inner.caching.list_scope,
+            };
+            let answer = match method {
+                "skills/list" => skills.list(params, hints),
+                "skills/get" => skills.get(params, hints),
+                _ => skills.read_directory(params, hints),
+            };
+            return answer.map_err(Failure::in_band);
+        }
+        let _ = (params, version);
+        Err(Failure::rejected(ErrorObject::method_not_found(method)))
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the

@@ -194,9 +194,25 @@ pub struct ToolDef {
     /// (cleared when the server registers the tool).
     #[cfg(feature = "http")]
     pub(crate) header_marks: std::sync::OnceLock<Vec<crate::transport::http::headers::HeaderMark>>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl ToolDef {
+    /// Put `meta`'s keys in the definition's `_meta` (what the list shows), beside those
+    /// already there (a view's link, its `ui` metadata).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.tool.meta.get_or_insert_with(JsonObject::new).extend(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A tool answered by `handler`.
     ///
     /// ```
@@ -223,6 +239,7 @@ impl ToolDef {
             bundled_view: None,
             #[cfg(feature = "http")]
             header_marks: std::sync::OnceLock::new(),
+            logs: true,
         }
     }
 
@@ -359,16 +376,32 @@ pub struct PromptDef {
     pub(crate) completer: Option<Completer>,
     pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<GetPromptResult>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl PromptDef {
+    /// Put `meta`'s keys in the definition's `_meta` (what the list shows), beside those
+    /// already there (a view's link, its `ui` metadata).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.prompt.meta.get_or_insert_with(JsonObject::new).extend(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A prompt answered by `handler`.
     pub fn new<F, Fut>(prompt: Prompt, handler: F) -> Self
     where
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
     {
-        Self { prompt, graph: None, completer: None, needs: Vec::new(), handler: Handler::new(handler) }
+        Self { prompt, graph: None, completer: None, needs: Vec::new(), handler: Handler::new(handler), logs: true }
     }
 
     /// Complete this prompt's arguments with `f(argument, typed_so_far)`.
@@ -407,16 +440,32 @@ pub struct ResourceDef {
     pub resource: Resource,
     pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<ReadResourceResult>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl ResourceDef {
+    /// Put `meta`'s keys in the definition's `_meta` (what the list shows), beside those
+    /// already there (a view's link, its `ui` metadata).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.resource.meta.get_or_insert_with(JsonObject::new).extend(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A resource read by `handler`.
     pub fn new<F, Fut>(resource: Resource, handler: F) -> Self
     where
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
-        Self { resource, needs: Vec::new(), handler: Handler::new(handler) }
+        Self { resource, needs: Vec::new(), handler: Handler::new(handler), logs: true }
     }
 
     /// A view (MCP Apps): an HTML document at a `ui://` URI, read by `handler`, with what the
@@ -494,9 +543,25 @@ pub struct ResourceTemplateDef {
     pub(crate) matcher: UriTemplate,
     pub(crate) needs: Vec<StateNeed>,
     pub(crate) handler: Handler<ReadResourceResult>,
+    /// Whether the handler may send log notifications (the server then announces `logging`).
+    pub(crate) logs: bool,
 }
 
 impl ResourceTemplateDef {
+    /// Put `meta`'s keys in the definition's `_meta` (what the list shows), beside those
+    /// already there (a view's link, its `ui` metadata).
+    pub fn meta(mut self, meta: JsonObject) -> Self {
+        self.template.meta.get_or_insert_with(JsonObject::new).extend(meta);
+        self
+    }
+
+    /// The handler sends no log notifications: a server whose handlers all say so does not
+    /// announce `logging` (declared fns that take no request context say so themselves).
+    pub fn silent(mut self) -> Self {
+        self.logs = false;
+        self
+    }
+
     /// A template read by `handler`; the handler finds the variables in
     /// [`RequestContext::uri_variable`].
     ///
@@ -507,7 +572,15 @@ impl ResourceTemplateDef {
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
         let matcher = UriTemplate::parse(&template.uri_template)?;
-        Ok(Self { template, graph: None, completer: None, matcher, needs: Vec::new(), handler: Handler::new(handler) })
+        Ok(Self {
+            template,
+            graph: None,
+            completer: None,
+            matcher,
+            needs: Vec::new(),
+            handler: Handler::new(handler),
+            logs: true,
+        })
     }
 
     /// Complete this template's variables with `f(variable, typed_so_far)`.
@@ -544,6 +617,22 @@ impl ResourceEntry {
         match self {
             Self::Static(def) => Self::Static(def.needs(need)),
             Self::Template(def) => Self::Template(def.needs(need)),
+        }
+    }
+
+    /// Put `meta` in the definition's `_meta`.
+    pub fn meta(self, meta: JsonObject) -> Self {
+        match self {
+            Self::Static(def) => Self::Static(def.meta(meta)),
+            Self::Template(def) => Self::Template(def.meta(meta)),
+        }
+    }
+
+    /// The handler sends no log notifications (see [`ToolDef::silent`]).
+    pub fn silent(self) -> Self {
+        match self {
+            Self::Static(def) => Self::Static(def.silent()),
+            Self::Template(def) => Self::Template(def.silent()),
         }
     }
 

@@ -83,6 +83,28 @@ impl Server {
 }
 
 impl Server {
+    /// `tools/list` for a caller whose token does not grant every tool's scopes, when the
+    /// endpoint hides what a caller cannot call: only the tools it may call, serialized for
+    /// this request alone (never into the shared cache) and marked `cacheScope: private`.
+    /// `None` when the shared list applies (no filtering, no token, or no tool declares
+    /// scopes).
+    pub(crate) fn tools_in_scope(
+        &self,
+        inbound: &super::Inbound,
+        version: ProtocolVersion,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Option<Box<RawValue>>, Failure> {
+        let Some(auth) = inbound.auth.as_deref().filter(|_| inbound.tools_by_scope) else { return Ok(None) };
+        if self.inner.tools.iter().all(|d| d.scopes.is_empty()) {
+            return Ok(None);
+        }
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let tools = self.tools_seen(version, capabilities.supports_ui(), |scopes| auth.missing_scopes(scopes).is_empty());
+        let cache_scope = cache_scope.map(|_| CacheScope::Private);
+        let meta = self.list_meta_value();
+        Ok(Some(to_json(&ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta })?))
+    }
+
     fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
         if version.is_modern() {
             (Some(ResultType::Complete), Some(self.inner.caching.list_ttl_ms), Some(self.inner.caching.list_scope))
@@ -91,34 +113,60 @@ impl Server {
         }
     }
 
-    fn list_tools(&self, version: ProtocolVersion, hosts_views: bool) -> ListToolsResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let tools = self
-            .inner
+    /// The tools a client of `version` sees, among those whose scopes `may_call` grants: as
+    /// declared for a client that hosts views, else without their links to views (and
+    /// without the tools only a view may call).
+    fn tools_seen(&self, version: ProtocolVersion, hosts_views: bool, may_call: impl Fn(&[String]) -> bool) -> Vec<Tool> {
+        self.inner
             .tools
             .iter()
+            .filter(|d| may_call(&d.scopes))
             .filter_map(|d| if hosts_views { Some(d.tool.clone()) } else { without_views(&d.tool) })
             .map(|tool| tool_for(tool, version))
-            .collect();
-        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope }
+            .collect()
+    }
+
+    fn list_tools(&self, version: ProtocolVersion, hosts_views: bool) -> ListToolsResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let tools = self.tools_seen(version, hosts_views, |_| true);
+        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
     }
 
     fn list_prompts(&self, version: ProtocolVersion) -> ListPromptsResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
         let prompts = self.inner.prompts.iter().map(|d| d.prompt.clone()).collect();
-        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope }
+        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
     }
 
     fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let resources = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
-        ListResourcesResult { result_type, resources, next_cursor: None, ttl_ms, cache_scope }
+        #[allow(unused_mut)]
+        let mut resources: Vec<_> = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skill_set() {
+            resources.extend(skills.resources().cloned());
+        }
+        ListResourcesResult {
+            result_type,
+            resources,
+            next_cursor: None,
+            ttl_ms,
+            cache_scope,
+            meta: self.list_meta_value(),
+        }
     }
 
     fn list_templates(&self, version: ProtocolVersion) -> ListResourceTemplatesResult {
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
         let resource_templates = self.inner.templates.iter().map(|d| d.template.clone()).collect();
-        ListResourceTemplatesResult { result_type, resource_templates, next_cursor: None, ttl_ms, cache_scope }
+        ListResourceTemplatesResult {
+            result_type,
+            resource_templates,
+            next_cursor: None,
+            ttl_ms,
+            cache_scope,
+            meta: self.list_meta_value(),
+        }
     }
 }
 

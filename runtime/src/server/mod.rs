@@ -21,6 +21,7 @@ mod handler;
 mod legacy;
 mod lists;
 mod peer;
+mod per_caller;
 mod subscriptions;
 pub mod uri_template;
 
@@ -37,6 +38,7 @@ pub use handler::{
 };
 pub(crate) use legacy::legacy_params;
 pub use peer::{Inbound, NullPeer, Peer, Principal, Session, Transport};
+pub use per_caller::PerCaller;
 pub use subscriptions::ListChange;
 use tokio::sync::broadcast;
 
@@ -72,10 +74,36 @@ struct Inner {
     tasks: Tasks,
     replay: Arc<dyn ReplayCache>,
     lists: lists::ListCache,
+    #[cfg(feature = "skills")]
+    skills: Option<crate::skills::Skills>,
+    /// The `_meta` of every list result.
+    list_meta: Option<crate::protocol::JsonObject>,
+    /// Capabilities the application said the server does not offer.
+    withheld: Vec<Capability>,
+}
+
+/// A capability a server may decline to announce, whatever it registered
+/// ([`Server::without`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Capability {
+    /// `logging` (announced when some handler may log).
+    Logging,
+    /// `completions` (announced when some prompt or template completes its arguments).
+    Completions,
+    /// `resources.subscribe` (legacy sessions; announced when there are resources).
+    ResourceSubscriptions,
+    /// `listChanged` of tools, prompts and resources.
+    ListChanged,
 }
 
 /// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
 /// attribute implements it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolset",
+    label = "not a toolset",
+    note = "mark the impl block of its #[tool] methods `#[roundtrip::toolset]`: that impl registers them"
+)]
 pub trait Toolset: Send + Sync + 'static {
     /// Register the block's tools, prompts and resources (bound to this value) and the value
     /// as state.
@@ -126,6 +154,7 @@ impl fmt::Debug for Server {
             .field("prompts", &self.inner.prompts.len())
             .field("resources", &self.inner.resources.len())
             .field("templates", &self.inner.templates.len())
+            .field("skills", &self.skill_count())
             .finish_non_exhaustive()
     }
 }
@@ -163,6 +192,10 @@ impl Server {
                 tasks,
                 replay: Arc::new(MemoryReplayCache::new()),
                 lists: lists::ListCache::default(),
+                #[cfg(feature = "skills")]
+                skills: None,
+                list_meta: None,
+                withheld: Vec::new(),
             }),
         }
     }
@@ -267,6 +300,22 @@ impl Server {
         })
     }
 
+    /// Serve these skills (the `io.modelcontextprotocol/skills` extension, cargo feature
+    /// `skills`): `skills/list`, `skills/get`, `resources/directory/read`, and every file by
+    /// `resources/read`; each `SKILL.md` is also listed by `resources/list`. A later call
+    /// replaces the set. See [`crate::skills`].
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        self.inner_mut().skills = Some(skills);
+        self
+    }
+
+    /// The skills this server serves.
+    #[cfg(feature = "skills")]
+    pub fn skill_set(&self) -> Option<&crate::skills::Skills> {
+        self.inner.skills.as_ref().filter(|s| !s.is_empty())
+    }
+
     /// Register a resource template.
     pub fn resource_template(mut self, def: ResourceTemplateDef) -> Self {
         self.inner_mut().templates.push(def);
@@ -330,6 +379,38 @@ impl Server {
     /// running reads `failed` once its lease runs out.
     pub async fn drain_tasks(&self, within: std::time::Duration) -> usize {
         self.inner.tasks.drain(within).await
+    }
+
+    /// Put `meta` in the `_meta` of every list result (`tools/list`, `prompts/list`,
+    /// `resources/list`, `resources/templates/list`).
+    pub fn list_meta(mut self, meta: crate::protocol::JsonObject) -> Self {
+        self.inner_mut().list_meta = Some(meta);
+        self
+    }
+
+    /// Do not announce `capability`, whatever is registered: the server's capabilities are
+    /// otherwise derived from what it has (tools, prompts, resources, completers, handlers
+    /// that may log, the tasks extension).
+    pub fn without(mut self, capability: Capability) -> Self {
+        self.inner_mut().withheld.push(capability);
+        self
+    }
+
+    pub(crate) fn withholds(&self, capability: Capability) -> bool {
+        self.inner.withheld.contains(&capability)
+    }
+
+    /// Whether some handler may send log notifications: a manual one, or a declared fn that
+    /// takes the request context.
+    pub(crate) fn may_log(&self) -> bool {
+        self.inner.tools.iter().any(|d| d.logs)
+            || self.inner.prompts.iter().any(|d| d.logs)
+            || self.inner.resources.iter().any(|d| d.logs)
+            || self.inner.templates.iter().any(|d| d.logs)
+    }
+
+    pub(crate) fn list_meta_value(&self) -> Option<crate::protocol::JsonObject> {
+        self.inner.list_meta.clone()
     }
 
     /// Whether the server is ready to serve all it offers: its task store answers now
@@ -410,6 +491,14 @@ impl Server {
     /// Receive list changes, e.g. to forward them to a legacy session.
     pub fn subscribe_changes(&self) -> broadcast::Receiver<ListChange> {
         self.inner.changes.subscribe()
+    }
+
+    /// How many skills the server serves.
+    pub(crate) fn skill_count(&self) -> usize {
+        #[cfg(feature = "skills")]
+        return self.skill_set().map_or(0, crate::skills::Skills::len);
+        #[cfg(not(feature = "skills"))]
+        0
     }
 
     /// The registered tools.

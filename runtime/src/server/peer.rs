@@ -138,6 +138,11 @@ pub struct Inbound {
     /// What the caller's verified bearer token says (subject, client, scopes), if an auth
     /// layer set it (see [`crate::auth`]).
     pub auth: Option<Arc<crate::auth::AuthPrincipal>>,
+    /// List in `tools/list` only the tools whose scopes `auth` grants (a tool it could not
+    /// call is not shown). The HTTP endpoint sets it from
+    /// [`ResourceServer::hide_tools_out_of_scope`](crate::auth::ResourceServer::hide_tools_out_of_scope)
+    /// (on by default); without `auth` there is nothing to filter by.
+    pub tools_by_scope: bool,
     /// The HTTP request head, on HTTP.
     pub http: Option<Arc<http::request::Parts>>,
     /// The client's network address, when the transport knows it (HTTP served by
@@ -169,6 +174,7 @@ impl Inbound {
             modern_hint: false,
             principal: None,
             auth: None,
+            tools_by_scope: false,
             http: None,
             client_addr: None,
             cancel: CancellationToken::new(),

@@ -11,10 +11,11 @@ struct __roundtrip_tool_slow_sum;
 impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
     const NAME: &'static str = "slow_sum";
     fn def() -> ::roundtrip::server::ToolDef {
+        const __RETURNS: ::roundtrip::__private::Returns<Outcome<CallToolResult>> = <Outcome<
+            CallToolResult,
+        > as ::roundtrip::ToolReturn>::RETURNS;
         #[allow(unused)]
-        fn __assert() {
-            ::roundtrip::__private::assert_return::<Outcome<CallToolResult>>();
-        }
+        fn __assert() {}
         let __fn = slow_sum;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["n"]),
@@ -36,10 +37,11 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
                         schema: ::roundtrip::__private::argument_schema::<u64>(),
                         description: ::core::option::Option::None,
                         required: true,
+                        flatten: false,
                     },
                 ]),
             ),
-            <Outcome<CallToolResult> as ::roundtrip::ToolReturn>::output_schema(),
+            (__RETURNS.output_schema)(),
             __graph,
             |__args: &::roundtrip::__private::JsonObject| {
                 let n = ::roundtrip::__private::argument::<
@@ -51,7 +53,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
                 (n,),
                 _: ::roundtrip::__private::Values,
                 __cx: ::roundtrip::server::RequestContext|
-            { async move { ::roundtrip::__private::outcome(__fn(n, &__cx).await) } },
+            { async move { (__RETURNS.outcome)(__fn(n, &__cx).await) } },
         )
     }
 }

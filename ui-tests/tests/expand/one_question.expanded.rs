@@ -10,13 +10,10 @@ struct __roundtrip_tool_provision;
 impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
     const NAME: &'static str = "provision";
     fn def() -> ::roundtrip::server::ToolDef {
-        const _: () = ::roundtrip::__private::refuse_manual_form(
-            <String as ::roundtrip::ToolReturn>::MAY_ASK,
-        );
+        const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;
+        const _: () = ::roundtrip::__private::refuse_manual_form(__RETURNS.may_ask);
         #[allow(unused)]
-        fn __assert() {
-            ::roundtrip::__private::assert_return::<String>();
-        }
+        fn __assert() {}
         let __fn = provision;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from(["name"]),
@@ -48,41 +45,43 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
             ::std::vec::Vec::from([]),
         );
         ::roundtrip::__private::tool(
-            ::roundtrip::__private::ToolSpec {
-                name: "provision",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Provision a database."),
-                annotations: ::core::option::Option::None,
-                task: ::roundtrip::protocol::TaskSupport::Forbidden,
-            },
-            ::roundtrip::__private::input_schema(
-                ::std::vec::Vec::from([
-                    ::roundtrip::__private::Field {
-                        name: "name",
-                        schema: ::roundtrip::__private::argument_schema::<String>(),
-                        description: ::core::option::Option::None,
-                        required: true,
-                    },
-                ]),
-            ),
-            <String as ::roundtrip::ToolReturn>::output_schema(),
-            __graph,
-            |__args: &::roundtrip::__private::JsonObject| {
-                let name = ::roundtrip::__private::argument::<
-                    String,
-                >("provision", __args, "name")?;
-                ::core::result::Result::Ok((name,))
-            },
-            move |
-                (name,),
-                mut __values: ::roundtrip::__private::Values,
-                _: ::roundtrip::server::RequestContext|
-            {
-                async move {
-                    let region: String = __values.take::<String>("region")?;
-                    ::roundtrip::__private::outcome(__fn(name, region).await)
-                }
-            },
-        )
+                ::roundtrip::__private::ToolSpec {
+                    name: "provision",
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::Some("Provision a database."),
+                    annotations: ::core::option::Option::None,
+                    task: ::roundtrip::protocol::TaskSupport::Forbidden,
+                },
+                ::roundtrip::__private::input_schema(
+                    ::std::vec::Vec::from([
+                        ::roundtrip::__private::Field {
+                            name: "name",
+                            schema: ::roundtrip::__private::argument_schema::<String>(),
+                            description: ::core::option::Option::None,
+                            required: true,
+                            flatten: false,
+                        },
+                    ]),
+                ),
+                (__RETURNS.output_schema)(),
+                __graph,
+                |__args: &::roundtrip::__private::JsonObject| {
+                    let name = ::roundtrip::__private::argument::<
+                        String,
+                    >("provision", __args, "name")?;
+                    ::core::result::Result::Ok((name,))
+                },
+                move |
+                    (name,),
+                    mut __values: ::roundtrip::__private::Values,
+                    _: ::roundtrip::server::RequestContext|
+                {
+                    async move {
+                        let region: String = __values.take::<String>("region")?;
+                        (__RETURNS.outcome)(__fn(name, region).await)
+                    }
+                },
+            )
+            .silent()
     }
 }

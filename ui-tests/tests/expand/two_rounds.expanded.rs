@@ -8,13 +8,10 @@ struct __roundtrip_tool_wizard;
 impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
     const NAME: &'static str = "wizard";
     fn def() -> ::roundtrip::server::ToolDef {
-        const _: () = ::roundtrip::__private::refuse_manual_form(
-            <String as ::roundtrip::ToolReturn>::MAY_ASK,
-        );
+        const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;
+        const _: () = ::roundtrip::__private::refuse_manual_form(__RETURNS.may_ask);
         #[allow(unused)]
-        fn __assert() {
-            ::roundtrip::__private::assert_return::<String>();
-        }
+        fn __assert() {}
         let __fn = wizard;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from([]),
@@ -61,30 +58,31 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
             ::std::vec::Vec::from([]),
         );
         ::roundtrip::__private::tool(
-            ::roundtrip::__private::ToolSpec {
-                name: "wizard",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::core::option::Option::None,
-                task: ::roundtrip::protocol::TaskSupport::Forbidden,
-            },
-            ::roundtrip::__private::input_schema(::std::vec::Vec::from([])),
-            <String as ::roundtrip::ToolReturn>::output_schema(),
-            __graph,
-            |__args: &::roundtrip::__private::JsonObject| {
-                ::core::result::Result::Ok(())
-            },
-            move |
-                (),
-                mut __values: ::roundtrip::__private::Values,
-                _: ::roundtrip::server::RequestContext|
-            {
-                async move {
-                    let name: String = __values.take::<String>("name")?;
-                    let age: Answer<u32> = __values.answer::<u32>("age")?;
-                    ::roundtrip::__private::outcome(__fn(name, age).await)
-                }
-            },
-        )
+                ::roundtrip::__private::ToolSpec {
+                    name: "wizard",
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    annotations: ::core::option::Option::None,
+                    task: ::roundtrip::protocol::TaskSupport::Forbidden,
+                },
+                ::roundtrip::__private::input_schema(::std::vec::Vec::from([])),
+                (__RETURNS.output_schema)(),
+                __graph,
+                |__args: &::roundtrip::__private::JsonObject| {
+                    ::core::result::Result::Ok(())
+                },
+                move |
+                    (),
+                    mut __values: ::roundtrip::__private::Values,
+                    _: ::roundtrip::server::RequestContext|
+                {
+                    async move {
+                        let name: String = __values.take::<String>("name")?;
+                        let age: Answer<u32> = __values.answer::<u32>("age")?;
+                        (__RETURNS.outcome)(__fn(name, age).await)
+                    }
+                },
+            )
+            .silent()
     }
 }

@@ -1,7 +1,7 @@
 use roundtrip::prelude::*;
 
 /// Deploy a service.
-#[tool(scopes = ["deploy write", "deploy:read", "deploy:read"])]
+#[tool(scopes = ["deploy write", "deploy:read"])]
 async fn deploy(service: String) -> String {
     service
 }

@@ -128,7 +128,9 @@ pub struct ProtectedResourceMetadata {
 pub struct AuthorizationServerMetadata {
     /// The issuer identifier; must equal the one the metadata was looked up for.
     pub issuer: String,
-    /// Where the user agent goes to authorize.
+    /// Where the user agent goes to authorize (empty when a server for machine clients only
+    /// names none).
+    #[serde(default)]
     pub authorization_endpoint: String,
     /// Where codes and refresh tokens are exchanged.
     pub token_endpoint: String,
@@ -150,6 +152,12 @@ pub struct AuthorizationServerMetadata {
     /// Whether the authorization response carries `iss` (RFC 9207).
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: Option<bool>,
+    /// The grants the server issues tokens for.
+    #[serde(default)]
+    pub grant_types_supported: Option<Vec<String>>,
+    /// The JWS algorithms of DPoP proofs the server takes (RFC 9449 §5.1).
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl AuthorizationServerMetadata {
@@ -167,6 +175,8 @@ impl AuthorizationServerMetadata {
             token_endpoint_auth_methods_supported: None,
             client_id_metadata_document_supported: None,
             authorization_response_iss_parameter_supported: None,
+            grant_types_supported: None,
+            dpop_signing_alg_values_supported: None,
         }
     }
 }

@@ -16,10 +16,20 @@
 //! none; plus `offline_access` when the authorization server lists it and the client wants
 //! refresh tokens.
 //!
-//! A client without a user ([`OAuth::client_credentials`]) takes the same steps but gets its
-//! token with the `client_credentials` grant.
+//! A client without a user takes the same discovery steps but gets its token another way:
+//! with the `client_credentials` grant ([`OAuth::client_credentials`]; a secret, or a private
+//! key with [`OAuth::private_key_jwt`], cargo feature `oauth-jwt`), with a workload's identity
+//! token in the JWT bearer grant ([`OAuth::jwt_bearer`]), or, for enterprise-managed
+//! authorization, with the user's ID token exchanged at the enterprise's identity provider
+//! for an identity assertion grant ([`OAuth::enterprise`]). After a failed token request it
+//! neither retries nor tries another grant: the error ends the request.
 
 mod discovery;
+#[cfg(feature = "oauth-jwt")]
+mod dpop;
+mod exchange;
+#[cfg(feature = "oauth-jwt")]
+mod jwt;
 mod loopback;
 mod pkce;
 mod registration;
@@ -35,6 +45,9 @@ pub use discovery::{
     AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata, authorization_server_metadata_urls,
     bearer_challenge, canonical_resource, parse_www_authenticate, protected_resource_metadata_urls, resource_covers,
 };
+pub use exchange::{AssertionSource, EnterpriseIdp};
+#[cfg(feature = "oauth-jwt")]
+pub use jwt::ClientAssertionKey;
 pub use loopback::LoopbackHandler;
 pub use registration::ClientInfo;
 pub use token::Tokens;
@@ -44,6 +57,80 @@ use self::pkce::{Pkce, random_token};
 use self::registration::{RegistrationRequest, is_metadata_document_url, register};
 use self::token::{Grant, request};
 use super::ClientError;
+
+/// The key of `private_key_jwt` client authentication (none without the feature).
+#[cfg(feature = "oauth-jwt")]
+pub(crate) type AssertionKey = jwt::ClientAssertionKey;
+#[cfg(feature = "oauth-jwt")]
+pub(crate) use jwt::JWT_ASSERTION_TYPE;
+
+/// Without the `oauth-jwt` feature there is no key (an uninhabited type).
+#[cfg(not(feature = "oauth-jwt"))]
+#[derive(Debug, Clone)]
+pub(crate) enum AssertionKey {}
+
+#[cfg(not(feature = "oauth-jwt"))]
+impl AssertionKey {
+    pub(crate) fn assertion(&self, _: &str, _: &str) -> Result<String, ClientError> {
+        match *self {}
+    }
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+pub(crate) const JWT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+#[cfg(feature = "oauth-jwt")]
+pub(crate) use dpop::{Audience, Dpop};
+
+/// Without the `oauth-jwt` feature there is no DPoP (an uninhabited type).
+#[cfg(not(feature = "oauth-jwt"))]
+#[derive(Debug)]
+pub(crate) enum Dpop {}
+
+#[cfg(not(feature = "oauth-jwt"))]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Audience {
+    AuthorizationServer,
+    ResourceServer,
+}
+
+#[cfg(not(feature = "oauth-jwt"))]
+impl Dpop {
+    pub(crate) fn proof(&self, _: Audience, _: &str, _: &str, _: Option<&str>) -> Result<String, ClientError> {
+        match *self {}
+    }
+
+    pub(crate) fn remember_nonce(&self, _: Audience, _: &reqwest::header::HeaderMap) -> bool {
+        match *self {}
+    }
+}
+
+/// What a token request proves besides the grant: the client's key (`private_key_jwt`) and
+/// its DPoP key.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Proofs<'a> {
+    pub key: Option<&'a AssertionKey>,
+    pub dpop: Option<&'a Dpop>,
+}
+
+/// The credentials of one request to the MCP server: the `Authorization` value, and the
+/// `DPoP` proof of a DPoP-bound token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Credentials {
+    pub authorization: String,
+    pub dpop: Option<String>,
+}
+
+/// How a client without a user gets its token.
+#[derive(Debug, Clone)]
+enum MachineGrant {
+    /// `client_credentials`.
+    ClientCredentials,
+    /// The JWT bearer grant with this assertion (a workload's identity token).
+    JwtBearer(AssertionSource),
+    /// A token exchange at the identity provider, then the JWT bearer grant with its result.
+    Enterprise(Box<EnterpriseIdp>),
+}
 
 /// Takes the user agent through the authorization endpoint: given the authorization URL,
 /// it returns the URL the authorization server redirected to (the `redirect_uri` with `code`,
@@ -123,6 +210,9 @@ pub struct OAuth {
     client_name: Option<String>,
     application_type: String,
     refresh: bool,
+    machine: MachineGrant,
+    key: Option<AssertionKey>,
+    dpop: bool,
 }
 
 impl fmt::Debug for OAuth {
@@ -147,6 +237,9 @@ impl OAuth {
             client_name: None,
             application_type: "native".into(),
             refresh: true,
+            machine: MachineGrant::ClientCredentials,
+            key: None,
+            dpop: true,
         }
     }
 
@@ -162,7 +255,72 @@ impl OAuth {
             client_name: None,
             application_type: "native".into(),
             refresh: false,
+            machine: MachineGrant::ClientCredentials,
+            key: None,
+            dpop: true,
         }
+    }
+
+    /// Machine to machine with a workload's identity (the `io.modelcontextprotocol/auth/wif`
+    /// extension): the JWT bearer grant (RFC 7523) with the JWT `assertion` gives, which the
+    /// authorization server trusts through its issuer (a cloud platform, a CI system, a
+    /// service mesh). No registration, no secret. Add a client id with
+    /// [`pre_registered`](Self::pre_registered) where the authorization server wants one.
+    pub fn jwt_bearer(assertion: AssertionSource) -> Self {
+        Self {
+            handler: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: None,
+            metadata_url: None,
+            client_name: None,
+            application_type: "native".into(),
+            refresh: false,
+            machine: MachineGrant::JwtBearer(assertion),
+            key: None,
+            dpop: true,
+        }
+    }
+
+    /// Enterprise-managed authorization (the
+    /// `io.modelcontextprotocol/enterprise-managed-authorization` extension): the user's ID
+    /// token from the enterprise's identity provider is exchanged there for an identity
+    /// assertion grant naming the MCP server's authorization server and resource (RFC 8693),
+    /// which `client` (its credentials at that authorization server) presents in the JWT bearer
+    /// grant (RFC 7523). No authorization endpoint, no registration.
+    pub fn enterprise(idp: EnterpriseIdp, client: ClientInfo) -> Self {
+        Self {
+            handler: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: Some((client, None)),
+            metadata_url: None,
+            client_name: None,
+            application_type: "native".into(),
+            refresh: false,
+            machine: MachineGrant::Enterprise(Box::new(idp)),
+            key: None,
+            dpop: true,
+        }
+    }
+
+    /// Authenticate at token endpoints with this private key (`private_key_jwt`, RFC 7523
+    /// §2.2; cargo feature `oauth-jwt`) instead of a secret: each token request carries a
+    /// fresh signed assertion. With [`client_credentials`](Self::client_credentials) this is
+    /// the client credentials extension's JWT form.
+    #[cfg(feature = "oauth-jwt")]
+    pub fn private_key_jwt(mut self, key: ClientAssertionKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// Whether to ask for DPoP-bound tokens (RFC 9449; cargo feature `oauth-jwt`) where the
+    /// authorization server offers them (`dpop_signing_alg_values_supported` lists `ES256`).
+    /// On by default: the client makes a key of its own per connection, proves it on every
+    /// token request and every request to the MCP server, and a token that leaks is of no use
+    /// without it. Tokens bound to a key die with the connection's key: a [`TokenStore`] that
+    /// outlives the process gets a new sign-in where it held one.
+    pub fn dpop(mut self, on: bool) -> Self {
+        self.dpop = on;
+        self
     }
 
     /// Keep tokens and registrations in `store`.
@@ -220,6 +378,8 @@ pub(crate) struct Authorizer {
     client_name: String,
     /// One flow at a time; holds the scopes asked for last (for step-up unions).
     flow: tokio::sync::Mutex<Option<Vec<String>>>,
+    /// This connection's DPoP key, when DPoP is on.
+    dpop: Option<Dpop>,
 }
 
 impl fmt::Debug for Authorizer {
@@ -250,7 +410,18 @@ impl Authorizer {
     pub fn new(config: OAuth, server: &str, client_name: &str) -> Result<Self, ClientError> {
         let server = Url::parse(server).map_err(|e| ClientError::Transport(format!("bad server URL {server}: {e}")))?;
         let http = crate::tls::http_client(|builder| builder.redirect(reqwest::redirect::Policy::limited(5)));
-        Ok(Self { config, http, server, client_name: client_name.to_owned(), flow: tokio::sync::Mutex::new(None) })
+        #[cfg(feature = "oauth-jwt")]
+        let dpop = if config.dpop { Some(Dpop::generate()?) } else { None };
+        #[cfg(not(feature = "oauth-jwt"))]
+        let dpop = None;
+        Ok(Self {
+            config,
+            http,
+            server,
+            client_name: client_name.to_owned(),
+            flow: tokio::sync::Mutex::new(None),
+            dpop,
+        })
     }
 
     /// The `Authorization` header value for the next request, if a token is held for a
@@ -261,7 +432,40 @@ impl Authorizer {
             .store
             .tokens()
             .filter(|t| resource_covers(&t.resource, &self.server))
-            .map(|t| format!("Bearer {}", t.access_token))
+            .map(|t| format!("{} {}", if t.dpop { "DPoP" } else { "Bearer" }, t.access_token))
+    }
+
+    /// The credentials of the next request (`htm` POST to this server's URL): the
+    /// `Authorization` value, and for a DPoP-bound token a fresh proof.
+    pub fn credentials(&self) -> Option<Credentials> {
+        let tokens = self.config.store.tokens().filter(|t| resource_covers(&t.resource, &self.server))?;
+        if !tokens.dpop {
+            return Some(Credentials { authorization: format!("Bearer {}", tokens.access_token), dpop: None });
+        }
+        let dpop = self.dpop.as_ref()?;
+        match dpop.proof(Audience::ResourceServer, "POST", self.server.as_str(), Some(&tokens.access_token)) {
+            Ok(proof) => {
+                Some(Credentials { authorization: format!("DPoP {}", tokens.access_token), dpop: Some(proof) })
+            }
+            Err(e) => {
+                tracing::warn!(target: "roundtrip::client", "no DPoP proof: {e}");
+                None
+            }
+        }
+    }
+
+    /// A `DPoP-Nonce` the MCP server sent with a `use_dpop_nonce` challenge: keep it for the
+    /// next proofs; whether it is new (then the request goes again, once).
+    pub fn resource_nonce(&self, headers: &reqwest::header::HeaderMap) -> bool {
+        self.dpop.as_ref().is_some_and(|d| d.remember_nonce(Audience::ResourceServer, headers))
+    }
+
+    /// What a token request to `server` proves: the client's key, and its DPoP key when the
+    /// server takes DPoP proofs signed with ES256.
+    fn proofs(&self, server: &AuthorizationServerMetadata) -> Proofs<'_> {
+        let dpop_offered =
+            server.dpop_signing_alg_values_supported.as_ref().is_some_and(|a| a.iter().any(|a| a == "ES256"));
+        Proofs { key: self.config.key.as_ref(), dpop: self.dpop.as_ref().filter(|_| dpop_offered) }
     }
 
     /// Before a request: refresh a token that has expired (or is about to) when a refresh
@@ -286,7 +490,7 @@ impl Authorizer {
         let server = authorization_server_metadata(&self.http, &tokens.issuer).await?;
         let client = self.identity(&server).await?;
         let grant = Grant::Refresh { refresh_token };
-        request(&self.http, &server, &client, grant, &tokens.resource, &tokens.scopes).await
+        request(&self.http, &server, &client, grant, &tokens.resource, &tokens.scopes, self.proofs(&server)).await
     }
 
     /// After a 401 or a 403 `insufficient_scope` for a request sent with `sent` (the header
@@ -433,10 +637,32 @@ impl Authorizer {
         scopes: &[String],
     ) -> Result<Tokens, ClientError> {
         let Some(handler) = &self.config.handler else {
-            let client = self.identity(server).await?;
             let scope = scopes.join(" ");
-            let grant = Grant::ClientCredentials { scope: Some(scope.as_str()).filter(|s| !s.is_empty()) };
-            return request(&self.http, server, &client, grant, resource, scopes).await;
+            let scope = Some(scope.as_str()).filter(|s| !s.is_empty());
+            let key = self.proofs(server);
+            return match &self.config.machine {
+                MachineGrant::ClientCredentials => {
+                    let client = self.identity(server).await?;
+                    let grant = Grant::ClientCredentials { scope };
+                    request(&self.http, server, &client, grant, resource, scopes, key).await
+                }
+                MachineGrant::JwtBearer(source) => {
+                    // The assertion says who the workload is; a client id only where one was given.
+                    let client = match &self.config.pre_registered {
+                        Some((client, only)) if only.as_ref().is_none_or(|i| *i == server.issuer) => client.clone(),
+                        _ => ClientInfo { token_endpoint_auth_method: Some("none".into()), ..ClientInfo::public("") },
+                    };
+                    let assertion = source.get().await?;
+                    let grant = Grant::JwtBearer { assertion: &assertion, scope };
+                    request(&self.http, server, &client, grant, resource, scopes, key).await
+                }
+                MachineGrant::Enterprise(idp) => {
+                    let client = self.identity(server).await?;
+                    let grant = exchange::identity_assertion(&self.http, idp, &server.issuer, resource, scope).await?;
+                    let grant = Grant::JwtBearer { assertion: &grant, scope };
+                    request(&self.http, server, &client, grant, resource, scopes, key).await
+                }
+            };
         };
         if !server.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256")) {
             return Err(ClientError::Auth(format!(
@@ -466,7 +692,7 @@ impl Authorizer {
         let redirect = handler.authorize(url.to_string()).await?;
         let code = check_redirect(&redirect, &state, server)?;
         let grant = Grant::AuthorizationCode { code: &code, redirect_uri: &redirect_uri, verifier: &pkce.verifier };
-        request(&self.http, server, &client, grant, resource, scopes).await
+        request(&self.http, server, &client, grant, resource, scopes, self.proofs(server)).await
     }
 }
 

@@ -29,6 +29,10 @@ pub struct Tokens {
     pub issuer: String,
     /// The resource (RFC 8707) they were issued for.
     pub resource: String,
+    /// The access token is bound to this client's DPoP key (`token_type` `DPoP`): it is sent
+    /// as `Authorization: DPoP …` with a proof on every request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop: bool,
 }
 
 impl Tokens {
@@ -58,10 +62,27 @@ struct TokenResponse {
 /// A grant to exchange at the token endpoint.
 #[derive(Debug, Clone)]
 pub(crate) enum Grant<'a> {
-    AuthorizationCode { code: &'a str, redirect_uri: &'a str, verifier: &'a str },
-    Refresh { refresh_token: &'a str },
-    ClientCredentials { scope: Option<&'a str> },
+    AuthorizationCode {
+        code: &'a str,
+        redirect_uri: &'a str,
+        verifier: &'a str,
+    },
+    Refresh {
+        refresh_token: &'a str,
+    },
+    ClientCredentials {
+        scope: Option<&'a str>,
+    },
+    /// RFC 7523 §2.1: a JWT (a workload's identity token, an identity assertion grant) in
+    /// exchange for an access token.
+    JwtBearer {
+        assertion: &'a str,
+        scope: Option<&'a str>,
+    },
 }
+
+/// `grant_type` of the JWT bearer grant (RFC 7523).
+pub(crate) const JWT_BEARER_GRANT: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// Ask the token endpoint for tokens.
 pub(crate) async fn request(
@@ -71,7 +92,9 @@ pub(crate) async fn request(
     grant: Grant<'_>,
     resource: &str,
     requested_scopes: &[String],
+    proofs: super::Proofs<'_>,
 ) -> Result<Tokens, ClientError> {
+    let key = proofs.key;
     let mut form: Vec<(&str, &str)> = Vec::new();
     let old_refresh = match &grant {
         Grant::AuthorizationCode { code, redirect_uri, verifier } => {
@@ -94,9 +117,21 @@ pub(crate) async fn request(
             }
             None
         }
+        Grant::JwtBearer { assertion, scope } => {
+            form.extend([("grant_type", JWT_BEARER_GRANT), ("assertion", assertion)]);
+            if let Some(scope) = scope {
+                form.push(("scope", scope));
+            }
+            None
+        }
     };
     form.push(("resource", resource));
-    let method = client.auth_method(server);
+    // A client with a private key authenticates with it, unless told otherwise.
+    let method = match key {
+        Some(_) if client.token_endpoint_auth_method.is_none() => "private_key_jwt".to_owned(),
+        _ => client.auth_method(server),
+    };
+    let client_assertion;
     let mut rb = http.post(&server.token_endpoint).header("accept", "application/json");
     match method.as_str() {
         "client_secret_basic" => {
@@ -113,24 +148,66 @@ pub(crate) async fn request(
             form.push(("client_id", &client.client_id));
             form.push(("client_secret", client.client_secret.as_deref().unwrap_or_default()));
         }
+        "private_key_jwt" => {
+            let key = key.ok_or_else(|| {
+                ClientError::Auth(format!(
+                    "the client `{}` authenticates with private_key_jwt, and no private key was given",
+                    client.client_id
+                ))
+            })?;
+            // `aud` is the authorization server's issuer identifier (RFC 7523bis), not its
+            // token endpoint.
+            client_assertion = key.assertion(&client.client_id, &server.issuer)?;
+            form.extend([
+                ("client_id", client.client_id.as_str()),
+                ("client_assertion_type", super::JWT_ASSERTION_TYPE),
+                ("client_assertion", client_assertion.as_str()),
+            ]);
+        }
+        // A client without an identifier (a workload whose assertion says who it is).
+        _ if client.client_id.is_empty() => {}
         _ => form.push(("client_id", &client.client_id)),
     }
-    let response = rb.form(&form).send().await.map_err(|e| {
-        let why = crate::tls::error_chain(&e);
-        ClientError::Auth(format!("the token request to {} failed: {why}", server.token_endpoint))
-    })?;
-    let status = response.status();
-    let body: Value = response
-        .json()
-        .await
-        .map_err(|e| ClientError::Auth(format!("the token endpoint answered HTTP {status}: {e}")))?;
+    // With DPoP, a server that wants a nonce says so once (`use_dpop_nonce`): send again
+    // with it, once.
+    let mut attempt = 0;
+    let (status, body) = loop {
+        attempt += 1;
+        let mut request = rb.try_clone().ok_or_else(|| ClientError::Auth("the token request cannot be sent".into()))?;
+        if let Some(dpop) = proofs.dpop {
+            let proof = dpop.proof(super::Audience::AuthorizationServer, "POST", &server.token_endpoint, None)?;
+            request = request.header("dpop", proof);
+        }
+        let response = request.form(&form).send().await.map_err(|e| {
+            let why = crate::tls::error_chain(&e);
+            ClientError::Auth(format!("the token request to {} failed: {why}", server.token_endpoint))
+        })?;
+        let status = response.status();
+        let new_nonce =
+            proofs.dpop.is_some_and(|d| d.remember_nonce(super::Audience::AuthorizationServer, response.headers()));
+        let body: Value = response
+            .json()
+            .await
+            .map_err(|e| ClientError::Auth(format!("the token endpoint answered HTTP {status}: {e}")))?;
+        if status.as_u16() == 400
+            && body.get("error").and_then(Value::as_str) == Some("use_dpop_nonce")
+            && new_nonce
+            && attempt == 1
+        {
+            continue;
+        }
+        break (status, body);
+    };
     if !status.is_success() {
         return Err(ClientError::Auth(format!("the token endpoint refused: HTTP {status}, {body}")));
     }
     let answer: TokenResponse = serde_json::from_value(body)
         .map_err(|e| ClientError::Auth(format!("the token endpoint's answer has no access token: {e}")))?;
+    let dpop_bound =
+        proofs.dpop.is_some() && answer.token_type.as_deref().is_some_and(|k| k.eq_ignore_ascii_case("dpop"));
     if let Some(kind) = &answer.token_type
         && !kind.eq_ignore_ascii_case("bearer")
+        && !dpop_bound
     {
         return Err(ClientError::Auth(format!("the token endpoint issued a `{kind}` token, not a bearer token")));
     }
@@ -141,6 +218,7 @@ pub(crate) async fn request(
         scopes: answer.scope.as_deref().map(split_scopes).unwrap_or_else(|| requested_scopes.to_vec()),
         issuer: server.issuer.clone(),
         resource: resource.to_owned(),
+        dpop: dpop_bound,
     })
 }
 
@@ -176,6 +254,7 @@ mod tests {
             scopes: vec![],
             issuer: "i".into(),
             resource: "r".into(),
+            dpop: false,
         };
         assert!(!t.expires_within(0));
         assert!(t.expires_within(30));

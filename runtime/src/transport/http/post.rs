@@ -236,6 +236,10 @@ fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> 
     inbound.modern_hint = modern_hint;
     inbound.principal = principal;
     inbound.auth = auth;
+    #[cfg(feature = "auth")]
+    {
+        inbound.tools_by_scope = state.options.auth.as_ref().is_some_and(|a| a.hide_tools_out_of_scope);
+    }
     inbound.client_addr = super::client_addr(&parts);
     inbound.transport = crate::server::Transport::Http;
     inbound.http = Some(Arc::new(parts));

@@ -221,6 +221,7 @@
       ["prompts", "prompts/list", "prompts", (p) => p.title || p.name, (p) => showPrompt(p)],
       ["resources", "resources/list", "resources", (r) => r.name || r.uri, (r) => showResource(r)],
       ["templates", "resources/templates/list", "resourceTemplates", (t) => t.uriTemplate, (t) => showTemplate(t)],
+      ["skills", "skills/list", "skills", (s) => (s.frontmatter && s.frontmatter.name) || s.uri, (s) => showSkill(s)],
     ];
     await Promise.all(
       lists.map(async ([id, method, key, label, open]) => {
@@ -234,7 +235,8 @@
         list.replaceChildren();
         if (!items.length) list.append(el("li", {}, el("span", { class: "empty", text: "none" })));
         for (const item of items) {
-          const button = el("button", { type: "button", text: label(item), title: item.description || "" });
+          const about = item.description || (item.frontmatter && item.frontmatter.description) || "";
+          const button = el("button", { type: "button", text: label(item), title: about });
           button.dataset.name = item.uriTemplate || item.uri || item.name;
           if (id === "tools") catalogTool(button, item);
           button.addEventListener("click", () => {
@@ -317,6 +319,20 @@
     form.onsubmit = (event) => {
       event.preventDefault();
       runFlow({ method: "resources/read", params: { uri: resource.uri }, name: resource.uri, render: renderResourceResult });
+    };
+  }
+
+  /** A skill (skills extension): its files as listed, and its SKILL.md read on demand. */
+  function showSkill(skill) {
+    const form = openItem(`skill ${skill.frontmatter.name}`, skill.frontmatter.description, null);
+    const files = Array.isArray(skill.resources) ? skill.resources : [];
+    form.replaceChildren(
+      el("ul", { class: "muted" }, files.map((f) => el("li", { text: `${f.uri} (${f.size} bytes)` }))),
+      el("div", { class: "buttons" }, el("button", { type: "submit", class: "primary", text: "Read SKILL.md" })),
+    );
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      runFlow({ method: "resources/read", params: { uri: skill.uri }, name: skill.uri, render: renderResourceResult });
     };
   }
 
