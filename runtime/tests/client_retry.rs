@@ -33,6 +33,17 @@ fn server() -> Server {
 
 /// Serve `server` behind a layer that answers 503 to the first `failures` `tools/call`s.
 async fn flaky(failures: usize) -> (String, Arc<AtomicUsize>) {
+    flaky_with(failures, http::StatusCode::SERVICE_UNAVAILABLE, None).await
+}
+
+/// Serve `server` behind a layer that answers `status` (with `Retry-After: retry_after` when
+/// given) to the first `failures` `tools/call`s; the counter counts every `tools/call` that
+/// reached the layer.
+async fn flaky_with(
+    failures: usize,
+    status: http::StatusCode,
+    retry_after: Option<&'static str>,
+) -> (String, Arc<AtomicUsize>) {
     let refused = Arc::new(AtomicUsize::new(0));
     let counter = refused.clone();
     let router = server().router().layer(from_fn(move |request: Request, next: Next| {
@@ -40,7 +51,11 @@ async fn flaky(failures: usize) -> (String, Arc<AtomicUsize>) {
         async move {
             let is_call = request.headers().get("mcp-method").is_some_and(|m| m == "tools/call");
             if is_call && counter.fetch_add(1, Ordering::SeqCst) < failures {
-                return (http::StatusCode::SERVICE_UNAVAILABLE, "overloaded").into_response();
+                let mut response = (status, "overloaded").into_response();
+                if let Some(seconds) = retry_after {
+                    response.headers_mut().insert("retry-after", http::HeaderValue::from_static(seconds));
+                }
+                return response;
             }
             next.run(request).await
         }
@@ -88,4 +103,37 @@ async fn a_request_that_never_reached_a_server_is_sent_again() {
     let result = client.call_tool("charge", json!({})).await.unwrap();
     assert_eq!(result.content[0].as_text(), Some("charged"));
     restart.abort();
+}
+
+#[tokio::test]
+async fn a_502_is_retried_after_the_servers_retry_after() {
+    let (url, refused) = flaky_with(1, http::StatusCode::BAD_GATEWAY, Some("1")).await;
+    let client = Client::builder("retry-test", "1").connect_http(&url).await.unwrap();
+    client.list_tools().await.unwrap();
+    let started = std::time::Instant::now();
+    let result = client.call_tool("setting", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("on"));
+    assert_eq!(refused.load(Ordering::SeqCst), 2, "the 502, then the retry");
+    // Only a lower bound: the wait the server asked for was kept (a sleep is never short).
+    assert!(started.elapsed() >= Duration::from_secs(1), "retried after {:?}", started.elapsed());
+
+    // A tool that may have run is not resent, and the caller learns when to try again.
+    let (url, refused) = flaky_with(1, http::StatusCode::BAD_GATEWAY, Some("7")).await;
+    let client = Client::builder("retry-test", "1").connect_http(&url).await.unwrap();
+    client.list_tools().await.unwrap();
+    let err = client.call_tool("charge", json!({})).await.unwrap_err();
+    assert_eq!(err, ClientError::Unavailable { status: 502, retry_after: Some(7) });
+    assert_eq!(refused.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn retries_end_with_the_last_answer_after_six() {
+    // Always unavailable, asking for no wait: the client gives up after its six retries and
+    // reports the answer it got, rather than trying forever.
+    let (url, refused) = flaky_with(usize::MAX, http::StatusCode::SERVICE_UNAVAILABLE, Some("0")).await;
+    let client = Client::builder("retry-test", "1").connect_http(&url).await.unwrap();
+    client.list_tools().await.unwrap();
+    let err = client.call_tool("setting", json!({})).await.unwrap_err();
+    assert_eq!(err, ClientError::Unavailable { status: 503, retry_after: Some(0) });
+    assert_eq!(refused.load(Ordering::SeqCst), 7, "the first attempt and six retries");
 }

@@ -739,6 +739,27 @@ mod redis {
     }
 
     #[tokio::test]
+    async fn redis_a_used_state_is_forgotten_when_it_expires() {
+        use roundtrip::seal::ReplayCache;
+        let redis = RedisServer::start();
+        let cache = roundtrip::seal::RedisReplayCache::connect(&redis.url).await.unwrap();
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+        let digest = [7u8; 32];
+        let expires = now + 300;
+        assert!(cache.first_use(&digest, expires).await.unwrap(), "first use");
+        assert!(!cache.first_use(&digest, expires).await.unwrap(), "a replay before expiry");
+        // Redis drops the key at its PXAT: wait until well past it (no upper bound is checked).
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert!(cache.first_use(&digest, now + 60_000).await.unwrap(), "forgotten once expired");
+        let keys: Vec<String> = {
+            let client = ::redis::Client::open(redis.url.as_str()).unwrap();
+            let mut c = client.get_multiplexed_async_connection().await.unwrap();
+            ::redis::cmd("KEYS").arg("roundtrip:used:*").query_async(&mut c).await.unwrap()
+        };
+        assert_eq!(keys.len(), 1, "one key, for the live use: {keys:?}");
+    }
+
+    #[tokio::test]
     async fn redis_a_task_is_answered_on_another_server() {
         answered_on_another_server(&RedisServer::start()).await;
     }

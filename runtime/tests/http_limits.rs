@@ -726,3 +726,47 @@ async fn get_streams_are_bounded_and_one_per_session() {
     }
     assert!(opened, "the slot was freed when the stream closed");
 }
+
+/// A `tools/call` whose head carries `extra` more header lines.
+fn call_with_headers(extra: &str) -> Vec<u8> {
+    let body = call_body(1, "hello");
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {V}\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: hello\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The answer to `request` sent on a new connection, and whether the server then closed it.
+async fn answer_to(addr: SocketAddr, request: &[u8]) -> Option<RawResponse> {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    // A server that refuses a head may close before reading it all: the write may fail.
+    let _ = stream.write_all(request).await;
+    timeout(Duration::from_secs(20), read_response(&mut stream)).await.expect("answered, not hung")
+}
+
+#[tokio::test]
+async fn request_heads_are_limited_in_size_and_header_count() {
+    let endpoint = start(HttpOptions::default()).await;
+    // Within the limits: 90 headers of 100 bytes each is served.
+    let ordinary: String = (0..90).map(|i| format!("X-Extra-{i}: {}\r\n", "v".repeat(100))).collect();
+    let served = answer_to(endpoint.addr, &call_with_headers(&ordinary)).await.expect("served");
+    assert_eq!(served.status, 200, "{served:?}");
+    assert_eq!(served.json()["result"]["content"][0]["text"], "Hello!");
+
+    // Too many header lines: 431, never a hang or a crash.
+    let many: String = (0..200).map(|i| format!("X-Extra-{i}: v\r\n")).collect();
+    let refused = answer_to(endpoint.addr, &call_with_headers(&many)).await;
+    assert_eq!(refused.map(|r| r.status), Some(431), "200 header lines");
+
+    // One header larger than the head buffer (1 MiB): 431, and nothing of it is kept.
+    let huge = format!("X-Huge: {}\r\n", "h".repeat(1 << 20));
+    let refused = answer_to(endpoint.addr, &call_with_headers(&huge)).await;
+    assert_eq!(refused.map(|r| r.status), Some(431), "a 1 MiB header");
+
+    // The server serves on.
+    let after = answer_to(endpoint.addr, &raw_call(2, "hello")).await.expect("served after");
+    assert_eq!(after.status, 200);
+}

@@ -163,3 +163,61 @@ impl<T: ReplayCache> ReplayCache for std::sync::Arc<T> {
         (**self).first_use(digest, expires_at_ms)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn digest(n: u32) -> TokenDigest {
+        token_digest(&n.to_string())
+    }
+
+    fn first_use(cache: &MemoryReplayCache, d: &TokenDigest, expires_at_ms: u64) -> bool {
+        futures::executor::block_on(cache.first_use(d, expires_at_ms)).unwrap()
+    }
+
+    #[test]
+    fn a_state_is_refused_until_it_expires_then_forgotten() {
+        let cache = MemoryReplayCache::new();
+        let d = digest(1);
+        let soon = now_ms() + 60_000;
+        assert!(first_use(&cache, &d, soon), "first use");
+        assert!(!first_use(&cache, &d, soon), "a replay before expiry");
+        // The entry's expiry passed (recorded with one already in the past): the token itself
+        // can no longer be opened, so the cache no longer needs to refuse it.
+        let cache = MemoryReplayCache::new();
+        assert!(first_use(&cache, &d, now_ms() - 1));
+        assert!(first_use(&cache, &d, soon), "an expired entry does not refuse");
+        assert!(!first_use(&cache, &d, soon), "and the new one does");
+    }
+
+    #[test]
+    fn expired_digests_are_purged_as_the_cache_grows() {
+        let cache = MemoryReplayCache::new();
+        let past = now_ms() - 1;
+        let live = now_ms() + 60_000;
+        for n in 0..1023 {
+            assert!(first_use(&cache, &digest(n), past));
+        }
+        assert!(first_use(&cache, &digest(5000), live));
+        assert_eq!(cache.len(), 1024);
+        // At 1,024 entries (a power of two) the next use purges the 1,023 expired ones.
+        assert!(first_use(&cache, &digest(5001), live));
+        assert_eq!(cache.len(), 2, "only the live digests remain");
+        assert!(!first_use(&cache, &digest(5000), live), "a live digest survives the purge");
+    }
+
+    #[test]
+    fn memory_stays_bounded_by_the_live_digests() {
+        // 100,000 uses of states that expire at once: the map never holds more than the
+        // purge threshold's next power of two.
+        let cache = MemoryReplayCache::new();
+        let past = now_ms() - 1;
+        let mut most = 0;
+        for n in 0..100_000 {
+            first_use(&cache, &digest(n), past);
+            most = most.max(cache.len());
+        }
+        assert!(most <= 1024, "held {most} digests of expired states");
+    }
+}
