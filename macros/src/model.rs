@@ -97,6 +97,8 @@ impl Options {
             Self::Tool(a) => a.meta.as_ref(),
             Self::Prompt(a) => a.meta.as_ref(),
             Self::Resource { args, .. } => args.meta.as_ref(),
+            // A view's `_meta` is its `ui` metadata, from its own options.
+            Self::View { .. } => None,
         }
     }
 }

@@ -99,7 +99,8 @@ impl Server {
             return Ok(None);
         }
         let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let tools = self.tools_seen(version, capabilities.supports_ui(), |scopes| auth.missing_scopes(scopes).is_empty());
+        let tools =
+            self.tools_seen(version, capabilities.supports_ui(), |scopes| auth.missing_scopes(scopes).is_empty());
         let cache_scope = cache_scope.map(|_| CacheScope::Private);
         let meta = self.list_meta_value();
         Ok(Some(to_json(&ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta })?))
@@ -116,7 +117,12 @@ impl Server {
     /// The tools a client of `version` sees, among those whose scopes `may_call` grants: as
     /// declared for a client that hosts views, else without their links to views (and
     /// without the tools only a view may call).
-    fn tools_seen(&self, version: ProtocolVersion, hosts_views: bool, may_call: impl Fn(&[String]) -> bool) -> Vec<Tool> {
+    fn tools_seen(
+        &self,
+        version: ProtocolVersion,
+        hosts_views: bool,
+        may_call: impl Fn(&[String]) -> bool,
+    ) -> Vec<Tool> {
         self.inner
             .tools
             .iter()

@@ -43,10 +43,9 @@ pub struct __roundtrip_tool_refresh;
 impl ::roundtrip::ToolFactory for __roundtrip_tool_refresh {
     const NAME: &'static str = "refresh";
     fn def() -> ::roundtrip::server::ToolDef {
+        const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;
         #[allow(unused)]
-        fn __assert() {
-            ::roundtrip::__private::assert_return::<String>();
-        }
+        fn __assert() {}
         let __fn = refresh;
         let __graph = ::roundtrip::__private::graph(
             ::std::vec::Vec::from([]),
@@ -67,7 +66,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_refresh {
                     task: ::roundtrip::protocol::TaskSupport::Forbidden,
                 },
                 ::roundtrip::__private::input_schema(::std::vec::Vec::from([])),
-                <String as ::roundtrip::ToolReturn>::output_schema(),
+                (__RETURNS.output_schema)(),
                 __graph,
                 |__args: &::roundtrip::__private::JsonObject| {
                     ::core::result::Result::Ok(())
@@ -76,11 +75,12 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_refresh {
                     (),
                     _: ::roundtrip::__private::Values,
                     _: ::roundtrip::server::RequestContext|
-                { async move { ::roundtrip::__private::outcome(__fn().await) } },
+                { async move { (__RETURNS.outcome)(__fn().await) } },
             )
             .with_view(
                 <__roundtrip_resource_DASHBOARD as ::roundtrip::ViewFactory>::view(),
             )
             .visibility([::roundtrip::protocol::Visibility::App])
+            .silent()
     }
 }
