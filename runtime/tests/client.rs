@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use roundtrip::Server;
 use roundtrip::client::{Client, ClientBuilder, ClientError, Mode, Step};
@@ -65,13 +65,15 @@ async fn the_round_budget_is_ten_by_default_and_configurable() {
     assert_eq!(rounds.load(Ordering::SeqCst), 3);
 }
 
-#[tokio::test]
+// On tokio's paused clock: the times are the client's own sleeps, exact whatever the machine's
+// load (the in-memory transport does no real I/O, so the clock only moves when all wait).
+#[tokio::test(start_paused = true)]
 async fn state_only_rounds_back_off_from_50_ms_doubling_to_250_ms_and_reset_after_questions() {
     // Rounds: state, state, state, question, state, complete.
     let times = Arc::new(Mutex::new(Vec::new()));
     let seen = times.clone();
     let server = Server::new("s", "1").tool(tool("paced", move |cx| {
-        seen.lock().unwrap().push(Instant::now());
+        seen.lock().unwrap().push(tokio::time::Instant::now());
         let n = cx.state::<u32>().unwrap_or(0);
         match n {
             0..=2 | 4 => InputRequired::new().state(&(n + 1)).into(),
@@ -88,11 +90,12 @@ async fn state_only_rounds_back_off_from_50_ms_doubling_to_250_ms_and_reset_afte
     let gaps: Vec<Duration> = t.windows(2).map(|w| w[1] - w[0]).collect();
     assert_eq!(gaps.len(), 5);
     let ms = |d: Duration| d.as_millis();
-    assert!((50..250).contains(&ms(gaps[0])), "{gaps:?}");
-    assert!((100..300).contains(&ms(gaps[1])), "{gaps:?}");
-    assert!((200..450).contains(&ms(gaps[2])), "{gaps:?}");
-    assert!(ms(gaps[3]) < 50, "a round with questions is retried at once: {gaps:?}");
-    assert!((50..250).contains(&ms(gaps[4])), "the backoff resets after questions: {gaps:?}");
+    // Each gap is the backoff itself, to the millisecond the paused clock rounds to.
+    assert!((50..=51).contains(&ms(gaps[0])), "{gaps:?}");
+    assert!((100..=101).contains(&ms(gaps[1])), "{gaps:?}");
+    assert!((200..=201).contains(&ms(gaps[2])), "{gaps:?}");
+    assert!(ms(gaps[3]) <= 1, "a round with questions is retried at once: {gaps:?}");
+    assert!((50..=51).contains(&ms(gaps[4])), "the backoff resets after questions: {gaps:?}");
 }
 
 #[tokio::test]
@@ -139,7 +142,9 @@ async fn a_missing_callback_fails_with_a_plain_message() {
     assert_eq!(ClientError::RootsNotSupported.to_string(), "Roots not supported");
 }
 
-#[tokio::test]
+// On tokio's paused clock: three 300 ms callbacks take 300 ms together and 900 ms one after
+// another, exactly, however loaded the machine.
+#[tokio::test(start_paused = true)]
 async fn one_rounds_callbacks_run_concurrently_and_a_failure_cancels_its_siblings() {
     let client = Client::builder("c", "1")
         .on_elicit(|_| async {
@@ -162,10 +167,10 @@ async fn one_rounds_callbacks_run_concurrently_and_a_failure_cancels_its_sibling
         .connect_in_memory(common::fixture())
         .await
         .unwrap();
-    let started = Instant::now();
+    let started = tokio::time::Instant::now();
     let r = client.call_tool("ask_everything", json!({})).await.unwrap();
     assert_eq!(r.content[0].as_text(), Some("Ada / Paris / file:///r"));
-    assert!(started.elapsed() < Duration::from_millis(800), "callbacks ran one after another: {:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_millis(600), "callbacks ran one after another: {:?}", started.elapsed());
 
     let finished = Arc::new(AtomicBool::new(false));
     let flag = finished.clone();
@@ -189,7 +194,9 @@ async fn one_rounds_callbacks_run_concurrently_and_a_failure_cancels_its_sibling
     assert!(!finished.load(Ordering::SeqCst), "the sibling callback was not cancelled");
 }
 
-#[tokio::test]
+// On tokio's paused clock: the clock moves only once every task waits, so the cancellation has
+// reached the handler by the time the 100 ms pass, however loaded the machine.
+#[tokio::test(start_paused = true)]
 async fn dropping_a_call_cancels_the_request_in_flight() {
     /// Sets the flag when the handler ends, whether it saw the cancellation or was dropped.
     struct Ended(Arc<AtomicBool>);

@@ -477,7 +477,19 @@ async fn parked_until_answered_elsewhere(
     let id = start(&a, "approve", json!({})).await;
     wait_for(&b, &id, |s| s == TaskStatus::InputRequired).await;
     meanwhile.await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // Settled: no read for 100 ms (a loaded machine may still be parking the task). Load only
+    // lowers a polling loop's reads, so the count below cannot fail for want of CPU; a loop
+    // that polled every 10 ms would read about 50 times, and would never settle.
+    let mut settled = false;
+    for _ in 0..50 {
+        let before = reads.reads();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if reads.reads() == before {
+            settled = true;
+            break;
+        }
+    }
+    assert!(settled, "the parked task kept reading the store for 5 s");
     let before = reads.reads();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let idle_reads = reads.reads() - before;
