@@ -11,6 +11,7 @@
 #   scripts/bench-peers.sh --wrk                  # also cross-check the plain call with wrk
 #   scripts/bench-peers.sh --mimalloc             # every Rust server built with mimalloc
 #   scripts/bench-peers.sh --lto                  # every Rust server built with fat LTO
+#   scripts/bench-peers.sh --otel                 # also roundtrip without telemetry, and exporting
 #
 # Options: --seconds N (per measured run, default 8), --rounds R (default 3), --warmup N
 # (seconds per server and scenario before round 1, default 2), --connections N (default 16),
@@ -18,7 +19,11 @@
 # --mimalloc (build roundtrip's, rmcp's and the floor's servers with mimalloc as the global
 # allocator; the header line says which allocator each binary has), --lto (build every Rust
 # server with `lto = "fat"` and `codegen-units = 1`, into target/lto and bench/peers/target/lto,
-# so the default binaries stay; with --no-build, use the binaries already built there).
+# so the default binaries stay; with --no-build, use the binaries already built there),
+# --otel (two more roundtrip rows of the flow: `provision` built without the `otel` feature
+# (`rt-nootel`, into target/no-otel), and the default build exporting every span and metric by
+# OTLP/HTTP to a sink that answers 200 (`rt-otlp`); the report gives the CPU per leg of each
+# against the no-telemetry build).
 # Environment: SERVER_CPUS / LOAD_CPUS (taskset CPU lists; default 1 and 0 on 2+ cores),
 # SERVER_WORKERS (tokio worker threads of the Rust servers, default 1), PORT_BASE (default
 # 18180; five ports from it), PYTHON (default .venv/bin/python).
@@ -37,6 +42,7 @@ use_wrk=0
 build=1
 features=()
 lto=0
+otel=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -47,7 +53,8 @@ while [ $# -gt 0 ]; do
     --no-build) build=0; shift ;;
     --mimalloc) features=(--features mimalloc); shift ;;
     --lto) lto=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | cut -c3-; exit 0 ;;
+    --otel) otel=1; shift ;;
+    -h|--help) sed -n '2,32p' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -87,8 +94,15 @@ if [ "$build" = 1 ]; then
   echo "building roundtrip's provision and conformance examples and bench/peers (release)..."
   CARGO_TARGET_DIR="$rt_target" cargo build --quiet --release -p roundtrip-examples --bin provision --bin conformance "${features[@]}"
   (cd bench/peers && CARGO_TARGET_DIR="$peers_target" cargo build --quiet --release "${features[@]}")
+  if [ "$otel" = 1 ]; then
+    echo "building provision without the otel feature (release, into $rt_target/no-otel)..."
+    CARGO_TARGET_DIR="$rt_target/no-otel" cargo build --quiet --release -p roundtrip-examples --bin provision \
+      --no-default-features "${features[@]}"
+  fi
 fi
-for b in "$rt_bin/provision" "$rt_bin/conformance" "$peers_bin/rmcp-provision" "$peers_bin/hyper-floor" "$peers_bin/peers-load"; do
+bins=("$rt_bin/provision" "$rt_bin/conformance" "$peers_bin/rmcp-provision" "$peers_bin/hyper-floor" "$peers_bin/peers-load")
+[ "$otel" = 1 ] && bins+=("$rt_target/no-otel/release/provision")
+for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "missing $b (run without --no-build)" >&2; exit 1; }
 done
 
@@ -104,7 +118,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 p_rt=$port_base; p_conf=$((port_base + 1)); p_rmcp=$((port_base + 2)); p_py=$((port_base + 3)); p_floor=$((port_base + 4))
-for p in $p_rt $p_conf $p_rmcp $p_py $p_floor; do
+p_nootel=$((port_base + 5)); p_otlp=$((port_base + 6)); p_sink=$((port_base + 7))
+for p in $p_rt $p_conf $p_rmcp $p_py $p_floor $p_nootel $p_otlp $p_sink; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "port $p is in use (set PORT_BASE)" >&2; exit 1; fi
 done
 
@@ -134,6 +149,27 @@ start python "$p_py" "$python" bench/peers/python/provision_server.py "$p_py"
 load() { taskset -c "$load_cpus" "$peers_bin/peers-load" --connections "$connections" "$@"; }
 load --url "http://127.0.0.1:$p_conf/mcp" --scenario call --once >"$dir/floor-body.json"
 start hyper "$p_floor" "$peers_bin/hyper-floor" "127.0.0.1:$p_floor" "$dir/floor-body.json"
+if [ "$otel" = 1 ]; then
+  start rt-nootel "$p_nootel" "$rt_target/no-otel/release/provision" --http "127.0.0.1:$p_nootel"
+  # An OTLP/HTTP sink on the generator's CPUs: reads each export whole and answers 200.
+  taskset -c "$load_cpus" python3 - "$p_sink" >"$dir/sink.log" 2>&1 <<'PYEOF' &
+import http.server, sys
+class Sink(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Sink).serve_forever()
+PYEOF
+  pids+=($!)
+  OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:$p_sink" OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf \
+    start rt-otlp "$p_otlp" "$rt_bin/provision" --http "127.0.0.1:$p_otlp"
+fi
 
 # label server-process URL scenario [extra args]
 runs=(
@@ -145,6 +181,9 @@ runs=(
   "python|python|http://127.0.0.1:$p_py/mcp|call"
   "hyper|hyper|http://127.0.0.1:$p_floor/|fixed"
 )
+if [ "$otel" = 1 ]; then
+  runs+=("rt-nootel|rt-nootel|http://127.0.0.1:$p_nootel/mcp|flow" "rt-otlp|rt-otlp|http://127.0.0.1:$p_otlp/mcp|flow")
+fi
 
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 
@@ -282,7 +321,7 @@ def med(key, i):
     return statistics.median(vals) if vals else float("nan")
 
 order = [("roundtrip", "flow"), ("roundtrip", "call"), ("rmcp", "flow"), ("rmcp", "call"),
-         ("python", "flow"), ("python", "call"), ("hyper", "fixed")]
+         ("python", "flow"), ("python", "call"), ("hyper", "fixed"), ("rt-nootel", "flow"), ("rt-otlp", "flow")]
 print(f"median of {rounds} round(s), column by column. A flow is 2 requests (leg 1 asks, leg 2 completes); p50/p99 are per request.")
 print("CPU µs/req: the server process's own utime+stime over the run / its requests; busy: that CPU time / the run's")
 print("wall time (near 100% per pinned core = the server was the bottleneck; well below = the generator or the machine was).")
@@ -311,6 +350,13 @@ for name, value, op, target in checks:
     print(f"  {name:<50} {num(value, '8.2f')}x  [{op} {target}x: {'met' if ok else 'NOT met'}]")
 for name, key in (("rmcp 3.11", "rmcp"), ("Python SDK", "python")):
     print(f"  {name + ' CPU per MRTR leg / hyper floor':<50} {num(ratio(med((key, 'flow'), 4), floor), '8.2f')}x")
+if ("rt-nootel", "flow") in rows:
+    bare = med(("rt-nootel", "flow"), 4)
+    print("telemetry (issue 23: compiled in with no exporter <= 3% server CPU per leg):")
+    print(f"  otel compiled in, no exporter: {num(med(('roundtrip', 'flow'), 4), '.1f')} µs/leg against {num(bare, '.1f')} "
+          f"without: {num((ratio(med(('roundtrip', 'flow'), 4), bare) - 1) * 100, '+.1f')}%")
+    print(f"  exporting every span by OTLP:  {num(med(('rt-otlp', 'flow'), 4), '.1f')} µs/leg: "
+          f"{num((ratio(med(('rt-otlp', 'flow'), 4), bare) - 1) * 100, '+.1f')}%")
 bad = sum(r[7] for v in rows.values() for r in v)
 print(f"\nfailed body checks: {bad:.0f}")
 PY
