@@ -42,27 +42,7 @@ pub fn item(decl: &Declared) -> TokenStream {
     let name = &decl.name;
     let definition = definition(decl, false);
     if let (Which::View, Some(uri)) = (decl.which, decl.options.uri()) {
-        return quote! {
-            #item
-
-            #[doc(hidden)]
-            #[allow(non_camel_case_types)]
-            #vis struct #factory;
-
-            impl ::roundtrip::ResourceFactory for #factory {
-                const NAME: &'static str = #name;
-
-                fn def() -> ::roundtrip::server::ResourceEntry {
-                    ::roundtrip::server::ResourceEntry::Static(<Self as ::roundtrip::ViewFactory>::view())
-                }
-            }
-
-            impl ::roundtrip::ViewFactory for #factory {
-                const URI: &'static str = #uri;
-
-                fn view() -> ::roundtrip::server::ResourceDef #definition
-            }
-        };
+        return crate::view::view_factory(item, vis, &factory, name, uri, definition);
     }
     quote! {
         #item

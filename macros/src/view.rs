@@ -333,6 +333,19 @@ pub fn constant(args: TokenStream, item: &syn::Item, c: Constant<'_>) -> TokenSt
     let spec = spec(&uri, &name, title, description, &view);
     let factory = crate::expand::factory_ident(crate::model::Which::View, ident);
     let rt = quote!(::roundtrip::__private);
+    view_factory(&item, vis, &factory, &name, &uri, quote!({ #rt::view_text(#spec, #ident) }))
+}
+
+/// The item and its factory: a unit struct that is both a `ResourceFactory` (so `resources![…]`
+/// and `ui = …` register it) and a `ViewFactory` whose `view()` is `body`.
+pub fn view_factory(
+    item: &impl quote::ToTokens,
+    vis: &syn::Visibility,
+    factory: &syn::Ident,
+    name: &str,
+    uri: &impl quote::ToTokens,
+    body: TokenStream,
+) -> TokenStream {
     quote! {
         #item
 
@@ -351,9 +364,7 @@ pub fn constant(args: TokenStream, item: &syn::Item, c: Constant<'_>) -> TokenSt
         impl ::roundtrip::ViewFactory for #factory {
             const URI: &'static str = #uri;
 
-            fn view() -> ::roundtrip::server::ResourceDef {
-                #rt::view_text(#spec, #ident)
-            }
+            fn view() -> ::roundtrip::server::ResourceDef #body
         }
     }
 }
