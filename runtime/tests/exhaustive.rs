@@ -9,7 +9,12 @@
 //! - `EXHAUSTIVE_LENGTH` (default 2): answer words of at most this many symbols;
 //! - `EXHAUSTIVE_REFUSABLE` (default 2): every `Answer<T>` combination for graphs up to this
 //!   size; larger graphs take "all bare" and "all refusable" only (a symmetry cut: each
-//!   parameter's refusal is handled on its own, so the extremes cover both paths per parameter);
+//!   parameter's refusal is settled on its own, so the extremes take each down both paths);
+//! - `EXHAUSTIVE_KINDS` (default 3): every kind on every parameter for graphs up to this size;
+//!   larger graphs take one kind per way the engine treats a parameter
+//!   ([`graphs::REPRESENTATIVES`]);
+//! - `EXHAUSTIVE_CHECKS` (default 2): with and without a check for graphs up to this size,
+//!   larger ones without (the check runs before the graph on every leg, whatever the graph);
 //! - `EXHAUSTIVE_LEGACY` (default 1): replay on the legacy back-channel every word a legacy
 //!   client can give (`0`: 2026-07-28 only).
 //!
@@ -36,6 +41,8 @@ fn every_graph_and_answer_sequence_matches_the_model() {
     let bound = graphs::Bound {
         max_questions: env("EXHAUSTIVE_QUESTIONS", 2),
         every_refusable_up_to: env("EXHAUSTIVE_REFUSABLE", 2),
+        every_kind_up_to: env("EXHAUSTIVE_KINDS", 3),
+        checks_up_to: env("EXHAUSTIVE_CHECKS", 2),
     };
     let walk_bound = walk::Bound { length: env("EXHAUSTIVE_LENGTH", 2), legacy: env("EXHAUSTIVE_LEGACY", 1) != 0 };
     let started = Instant::now();

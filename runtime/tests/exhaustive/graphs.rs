@@ -109,15 +109,30 @@ pub struct Bound {
     /// Graphs of at most this many parameters.
     pub max_questions: usize,
     /// Vary `Answer<T>` on every parameter for graphs up to this size; larger graphs take
-    /// "all bare" and "all refusable" only.
+    /// "all bare" and "every elicitation refusable" only (a symmetry cut: a refusal is
+    /// settled per parameter, so the two extremes take each parameter down both paths).
     pub every_refusable_up_to: usize,
+    /// Every kind on every parameter for graphs up to this size; larger graphs take their
+    /// kinds from [`REPRESENTATIVES`].
+    pub every_kind_up_to: usize,
+    /// With and without a check for graphs up to this size; larger graphs without (the check
+    /// runs before the graph, on every leg, whatever the graph is).
+    pub checks_up_to: usize,
 }
+
+/// One kind per way the engine treats a parameter: a declared form (declinable, its type
+/// narrower than its schema, pinned by its question), a `with` fn asking a choice from data
+/// (pinned by its inputs, its options may change), a question that cannot be declined (a
+/// sample), and a `with` fn that answers without asking.
+pub const REPRESENTATIVES: [Kind; 4] = [Kind::Form, Kind::Choice, Kind::Sample, Kind::WithValue];
 
 /// Every graph within `bound`, smallest first.
 pub fn enumerate(bound: Bound) -> Vec<Spec> {
     let mut out = Vec::new();
     for n in 0..=bound.max_questions {
         let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (0..i).map(move |j| (i, j))).collect();
+        let alphabet: &[Kind] = if n <= bound.every_kind_up_to { &KINDS } else { &REPRESENTATIVES };
+        let checks: &[bool] = if n <= bound.checks_up_to { &[false, true] } else { &[false] };
         for shape in 0u32..(1 << pairs.len()) {
             let mut deps = vec![0u8; n];
             for (b, (i, j)) in pairs.iter().enumerate() {
@@ -126,16 +141,19 @@ pub fn enumerate(bound: Bound) -> Vec<Spec> {
                 }
             }
             let mut kinds = vec![Kind::Form; n];
-            enumerate_kinds(&deps, 0, &mut kinds, &mut |kinds| {
-                let refusables: Vec<u8> =
-                    if n <= bound.every_refusable_up_to { (0..(1u8 << n)).collect() } else { vec![0, (1u8 << n) - 1] };
+            enumerate_kinds(&deps, alphabet, 0, &mut kinds, &mut |kinds| {
+                // A refusable parameter that can never be refused (a `with` value, samples and
+                // roots, which have no decline) is the same graph as a bare one.
+                let elicits = (0..n).filter(|&i| kinds[i].elicits()).fold(0u8, |m, i| m | (1 << i));
+                let refusables: Vec<u8> = if n <= bound.every_refusable_up_to {
+                    (0..(1u8 << n)).filter(|r| r & !elicits == 0).collect()
+                } else if elicits == 0 {
+                    vec![0]
+                } else {
+                    vec![0, elicits]
+                };
                 for refusable in refusables {
-                    // A refusable parameter that can never be refused (a `with` value,
-                    // samples and roots, which have no decline) is the same graph as a bare one.
-                    if (0..n).any(|i| refusable & (1 << i) != 0 && !kinds[i].elicits()) {
-                        continue;
-                    }
-                    for check in [false, true] {
+                    for &check in checks {
                         out.push(Spec { kinds: kinds.to_vec(), deps: deps.clone(), refusable, check });
                     }
                 }
@@ -145,18 +163,18 @@ pub fn enumerate(bound: Bound) -> Vec<Spec> {
     out
 }
 
-fn enumerate_kinds(deps: &[u8], i: usize, kinds: &mut Vec<Kind>, f: &mut dyn FnMut(&[Kind])) {
+fn enumerate_kinds(deps: &[u8], alphabet: &[Kind], i: usize, kinds: &mut Vec<Kind>, f: &mut dyn FnMut(&[Kind])) {
     if i == deps.len() {
         f(kinds);
         return;
     }
-    for kind in KINDS {
+    for &kind in alphabet {
         // Roots asks nothing that could name another parameter.
         if kind == Kind::Roots && deps[i] != 0 {
             continue;
         }
         kinds[i] = kind;
-        enumerate_kinds(deps, i + 1, kinds, f);
+        enumerate_kinds(deps, alphabet, i + 1, kinds, f);
     }
 }
 

@@ -411,19 +411,21 @@ impl Walk<'_> {
         let plaintext = self.fx.open(token).map_err(|e| self.fail(node, format!("the state does not open: {e:?}")))?;
         let seen: Value = serde_json::from_slice(&plaintext).map_err(|e| self.fail(node, e))?;
         let mut records = serde_json::Map::new();
-        let mut budget = 16;
+        // `{"r":{…},"q":{…},"n":N}`; a record `"pN":{"p":"<24 hex>","o":"a","v":…},`; a
+        // question `"pN":"<24 hex>",`.
+        let mut budget = 24;
         for (i, r) in state.records.iter().enumerate() {
             if let Some((_, outcome)) = r {
                 let value = match outcome {
                     model::Outcome::Accepted(v) => v.clone(),
                     _ => Value::Null,
                 };
-                budget += 48 + value.to_string().len();
+                budget += 56 + value.to_string().len();
                 records.insert(NAMES[i].into(), json!([outcome.letter().to_string(), value]));
             }
         }
         let asked: Vec<&str> = (0..4).filter(|&i| state.asked[i].is_some()).map(|i| NAMES[i]).collect();
-        budget += 40 * asked.len();
+        budget += 36 * asked.len();
         let mut got_records = serde_json::Map::new();
         for (name, r) in seen["r"].as_object().into_iter().flatten() {
             got_records.insert(name.clone(), json!([r["o"], r.get("v").cloned().unwrap_or(Value::Null)]));
