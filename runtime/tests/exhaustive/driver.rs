@@ -29,7 +29,8 @@ pub const LEGACY: &str = "2025-11-25";
 pub struct Fixture {
     pub spec: Spec,
     pub probe: Arc<Probe>,
-    server: Server,
+    /// The tool as first deployed, and redeployed ([`REDEPLOYED`](super::graphs::REDEPLOYED)).
+    servers: [Server; 2],
     sealer: StateSealer,
     session: Option<Arc<Session>>,
 }
@@ -110,19 +111,20 @@ fn got(result: Result<Value, ErrorObject>) -> Got {
 impl Fixture {
     /// The tool of `spec` on a fresh server.
     pub fn new(spec: &Spec) -> Self {
-        let (def, probe) = build(spec);
+        let probe = Arc::new(Probe::default());
         let policy = || RequestStateSecurity::new().keys([KEY]);
-        let server = match Server::new(SERVER, "1.0.0").security(policy()) {
-            Ok(s) => s.tool(def),
+        let server = |redeployed| match Server::new(SERVER, "1.0.0").security(policy()) {
+            Ok(s) => s.tool(build(spec, &probe, redeployed)),
             Err(e) => panic!("a policy: {e}"),
         };
+        let servers = [server(false), server(true)];
         let sealer = StateSealer::new(policy(), SERVER).unwrap_or_else(|e| panic!("a policy: {e}"));
-        Self { spec: spec.clone(), probe, server, sealer, session: None }
+        Self { spec: spec.clone(), probe, servers, sealer, session: None }
     }
 
-    async fn call(&self, params: Value, inbound: Inbound) -> Result<Value, ErrorObject> {
+    async fn call(&self, version: usize, params: Value, inbound: Inbound) -> Result<Value, ErrorObject> {
         let request = Request::new(RequestId::Number(1), "tools/call", Some(params));
-        let reply = self.server.handle(request, inbound).await;
+        let reply = self.servers[version].handle(request, inbound).await;
         let Some(response) = reply.response else { return Err(ErrorObject::internal("no response")) };
         match response.into_response().body {
             ResponseBody::Result(r) => Ok(r),
@@ -130,8 +132,8 @@ impl Fixture {
         }
     }
 
-    /// One 2026-07-28 leg.
-    pub async fn modern(&self, gate: &str, token: Option<&Value>, responses: &JsonObject) -> Got {
+    /// One 2026-07-28 leg, on the tool as first deployed (`version` 0) or redeployed (1).
+    pub async fn modern(&self, version: usize, gate: &str, token: Option<&Value>, responses: &JsonObject) -> Got {
         let mut params = json!({"name": "t", "arguments": arguments(gate), "_meta": meta()});
         if let Some(token) = token {
             params["requestState"] = token.clone();
@@ -139,7 +141,7 @@ impl Fixture {
         if !responses.is_empty() {
             params["inputResponses"] = Value::Object(responses.clone());
         }
-        got(self.call(params, Inbound::new(Arc::new(NullPeer))).await)
+        got(self.call(version, params, Inbound::new(Arc::new(NullPeer))).await)
     }
 
     /// The plaintext of a state this server sealed.
@@ -154,7 +156,7 @@ impl Fixture {
             let init = json!({"protocolVersion": LEGACY, "capabilities": capabilities(),
                 "clientInfo": {"name": "exhaustive", "version": "0"}});
             let request = Request::new(RequestId::Number(0), "initialize", Some(init));
-            let reply = self.server.handle(request, Inbound::new(Arc::new(NullPeer))).await;
+            let reply = self.servers[0].handle(request, Inbound::new(Arc::new(NullPeer))).await;
             self.session = reply.session;
             assert!(self.session.is_some(), "initialize made no session");
         }
@@ -162,7 +164,7 @@ impl Fixture {
         let mut inbound = Inbound::new(peer.clone());
         inbound.session = self.session.clone();
         let params = json!({"name": "t", "arguments": arguments("open")});
-        let outcome = got(self.call(params, inbound).await);
+        let outcome = got(self.call(0, params, inbound).await);
         let seen = peer.seen.lock().map(|s| s.clone()).unwrap_or_default();
         (outcome, seen)
     }

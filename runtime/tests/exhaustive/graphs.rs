@@ -303,9 +303,13 @@ pub struct Probe {
     pub ran: AtomicBool,
 }
 
-/// The tool `t` of a graph, and its probe.
-pub fn build(spec: &Spec) -> (ToolDef, Arc<Probe>) {
-    let probe = Arc::new(Probe::default());
+/// The declarations' digests after a redeploy: the same questions, declared anew (as when a
+/// parameter's type or schema changed), so that no earlier answer or record may be taken.
+pub const REDEPLOYED: [&str; 4] = ["p0'", "p1'", "p2'", "p3'"];
+
+/// The tool `t` of a graph, recording into `probe`; `redeployed`: its declarations' digests
+/// are [`REDEPLOYED`].
+pub fn build(spec: &Spec, probe: &Arc<Probe>, redeployed: bool) -> ToolDef {
     let mut nodes = Vec::new();
     for (i, name) in NAMES.iter().enumerate().take(spec.n()) {
         let kind = spec.kinds[i];
@@ -345,7 +349,8 @@ pub fn build(spec: &Spec) -> (ToolDef, Arc<Probe>) {
             Kind::Confirm => check_bool,
             _ => check_any,
         };
-        nodes.push(Node { name, resolver, refusable: spec.refusable(i), check, static_pin: name });
+        let static_pin = if redeployed { REDEPLOYED[i] } else { name };
+        nodes.push(Node { name, resolver, refusable: spec.refusable(i), check, static_pin });
     }
     let mut arguments = vec!["a"];
     let mut checks = Vec::new();
@@ -369,7 +374,7 @@ pub fn build(spec: &Spec) -> (ToolDef, Arc<Probe>) {
     let kinds = spec.kinds.clone();
     let refusable = spec.refusable;
     let body_probe = probe.clone();
-    let def = __private::tool(
+    __private::tool(
         ToolSpec { name: "t", ..ToolSpec::default() },
         object(json!({"type": "object", "properties": {"a": {"type": "string"}, "gate": {"type": "string"}}})),
         None,
@@ -409,8 +414,7 @@ pub fn build(spec: &Spec) -> (ToolDef, Arc<Probe>) {
                 Ok(Outcome::Complete(CallToolResult::text(Value::Object(seen).to_string())))
             }
         },
-    );
-    (def, probe)
+    )
 }
 
 fn bad(probe: &Probe, why: String) {

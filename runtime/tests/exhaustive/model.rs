@@ -1,8 +1,9 @@
 //! The reference model: what one leg of a declared flow must do, written from the design (not
 //! from the engine) over plain values, with no pins, digests, sealing or serialization.
 //!
-//! A question is identified by what the user is shown: its family, its text and, for a
-//! choice, its options. The state a flow carries is, per parameter, the outcome recorded for
+//! A question is identified by what the user is shown (its family, its text and, for a
+//! choice, its options) and by the declaration it comes from (a redeploy that declares a
+//! parameter anew, as when its type changed, makes every question and record of it new). The state a flow carries is, per parameter, the outcome recorded for
 //! it and under which identity (the question it answers, or for a `with` fn the inputs it ran
 //! on), and which questions the previous leg asked. One leg walks the parameters in
 //! dependency order:
@@ -146,8 +147,16 @@ fn effect(kind: Kind, reply: Reply, stamp: u64, shown: u64) -> Option<Outcome> {
 
 /// One leg of `spec`'s flow from `state` (`None`: the first leg), with these replies (by
 /// parameter; a reply to a question the state did not ask is ignored), while the application's
-/// data is at `generation`. `stamp` and `shown` say which valid answer the client gives.
-pub fn leg(spec: &Spec, state: Option<&State>, replies: &[Option<Reply>; 4], generation: u64, stamp: u64) -> Leg {
+/// data is at `generation`, on the tool's `deployment` (0 first, 1 redeployed). `stamp` says
+/// which valid answer the client gives.
+pub fn leg(
+    spec: &Spec,
+    state: Option<&State>,
+    replies: &[Option<Reply>; 4],
+    generation: u64,
+    stamp: u64,
+    deployment: usize,
+) -> Leg {
     let empty = State::default();
     let previous = state.unwrap_or(&empty);
     let mut known: [Option<Value>; 4] = Default::default();
@@ -163,9 +172,9 @@ pub fn leg(spec: &Spec, state: Option<&State>, replies: &[Option<Reply>; 4], gen
         };
         let text = text_of(i, &inputs);
         let choice = (kind == Kind::Choice).then(|| options(generation));
-        let question = format!("{}|{text}|{choice:?}", kind.family());
+        let question = format!("{}|{text}|{choice:?}|{deployment}", kind.family());
         // Under which identity an outcome of this parameter is recorded.
-        let identity = if kind.is_with() { format!("inputs|{inputs:?}") } else { question.clone() };
+        let identity = if kind.is_with() { format!("inputs|{inputs:?}|{deployment}") } else { question.clone() };
         let recorded = previous.records[i].as_ref().filter(|(id, _)| *id == identity).map(|(_, o)| o.clone());
         let outcome = match recorded {
             Some(outcome) => outcome,

@@ -6,7 +6,8 @@
 //! (stale: the state the previous leg sent, sent again, its questions answered validly), `T`
 //! (tampered: the last state with one character changed) or `B` (the application's data
 //! changes before the leg, so a choice offers other options; every question answered validly,
-//! from the options shown). Each leg consumes one symbol per question it answers (`X`, `S`,
+//! from the options shown) or `R` (the tool is redeployed with every parameter declared anew,
+//! same wording, and the flow goes on there: no earlier answer or record may be taken). Each leg consumes one symbol per question it answers (`X`, `S`,
 //! `T`, `B` one for the leg). When the word is used up, every question is answered validly
 //! until the flow ends. Words sharing a prefix share its legs (a depth-first walk of the tree
 //! of words), so a step is one leg run once.
@@ -62,10 +63,12 @@ enum Move {
     Stale,
     Tamper,
     Bump,
+    Redeploy,
 }
 
-/// An earlier point of a line: the token, the model's state, its questions, what was answered.
-type Point = (Option<Value>, Option<State>, Vec<Asked>, Vec<String>);
+/// An earlier point of a line: the token, the model's state, its questions, what was
+/// answered, on which deployment.
+type Point = (Option<Value>, Option<State>, Vec<Asked>, Vec<String>, usize);
 
 /// A point of the tree: a flow waiting for its next leg.
 #[derive(Debug, Clone)]
@@ -76,6 +79,8 @@ struct Node {
     /// The questions the last leg asked (the model's, equal to the server's).
     asked: Vec<Asked>,
     generation: u64,
+    /// 0 on the tool as first deployed, 1 once redeployed.
+    deployment: usize,
     legs: u64,
     budget: usize,
     /// Earlier points of this line (for `S`): token, state, questions, answered.
@@ -87,6 +92,8 @@ struct Node {
     /// The requests of each round, as the 2026 leg asked them.
     requests: Vec<Vec<Value>>,
     asks: usize,
+    /// How often `with` fns ran along the line.
+    with_calls: usize,
     all_valid: bool,
     word: String,
 }
@@ -127,6 +134,7 @@ impl Walk<'_> {
             state: None,
             asked: Vec::new(),
             generation: 0,
+            deployment: 0,
             legs: 0,
             budget: self.bound.length,
             history: Vec::new(),
@@ -134,6 +142,7 @@ impl Walk<'_> {
             script: Some(Vec::new()),
             requests: Vec::new(),
             asks: 0,
+            with_calls: 0,
             all_valid: true,
             word: String::new(),
         };
@@ -176,12 +185,15 @@ impl Walk<'_> {
             out.push(Move::Replies(v));
         }
         out.push(Move::Extra);
-        if node.history.last().is_some_and(|h| h.0.is_some()) {
+        if node.history.last().is_some_and(|h| h.0.is_some() && h.4 == node.deployment) {
             out.push(Move::Stale);
         }
         out.push(Move::Tamper);
         if self.fx.spec.kinds.contains(&Kind::Choice) {
             out.push(Move::Bump);
+        }
+        if node.deployment == 0 && node.token.is_some() {
+            out.push(Move::Redeploy);
         }
         out
     }
@@ -206,7 +218,7 @@ impl Walk<'_> {
     async fn shut_gate(&mut self) -> Result<(), String> {
         let probe = self.fx.probe.clone();
         let before = (probe.check_calls.load(Ordering::SeqCst), probe.with_calls.load(Ordering::SeqCst));
-        let got = self.fx.modern("shut", None, &JsonObject::new()).await;
+        let got = self.fx.modern(0, "shut", None, &JsonObject::new()).await;
         self.counts.steps += 1;
         let after = (probe.check_calls.load(Ordering::SeqCst), probe.with_calls.load(Ordering::SeqCst));
         if got != Got::Complete("the gate is shut".into(), true) || after != (before.0 + 1, before.1) {
@@ -228,7 +240,7 @@ impl Walk<'_> {
         // What is sent back: which state, which questions it asked.
         let (token, state, asked) = match &mv {
             Move::Stale => {
-                let (t, s, a, answered) = node.history[node.history.len() - 1].clone();
+                let (t, s, a, answered, _) = node.history[node.history.len() - 1].clone();
                 child.answered = answered;
                 (t, s, a)
             }
@@ -241,6 +253,11 @@ impl Walk<'_> {
         let shown = node.generation;
         if mv == Move::Bump {
             child.generation += 1;
+        }
+        if mv == Move::Redeploy {
+            // Every question is new: answering one again is no repeat.
+            child.deployment = 1;
+            child.answered.clear();
         }
         let mut by_param: [Option<Reply>; 4] = [None; 4];
         let mut responses = JsonObject::new();
@@ -265,6 +282,7 @@ impl Walk<'_> {
             Move::Stale => "S".into(),
             Move::Tamper => "T".into(),
             Move::Bump => "B".into(),
+            Move::Redeploy => "R".into(),
         });
         child.word.push('.');
         let legacy_round = matches!(&mv, Move::Replies(v) if v.iter().all(Option::is_some));
@@ -287,10 +305,11 @@ impl Walk<'_> {
             (Move::Tamper, _) => Some(json!("not a state")),
             _ => token.clone(),
         };
-        let got = self.fx.modern("open", sent.as_ref(), &responses).await;
+        let got = self.fx.modern(child.deployment, "open", sent.as_ref(), &responses).await;
         let after = counters();
         let calls = [after[0] - before[0], after[1] - before[1], after[2] - before[2]];
         self.counts.steps += 1;
+        child.with_calls += calls[0];
 
         if mv == Move::Tamper {
             // Refused as a state, before anything runs; the flow goes on from the last good state.
@@ -301,7 +320,7 @@ impl Walk<'_> {
         }
 
         // The model.
-        let expected = model::leg(&spec, state.as_ref(), &by_param, child.generation, stamp);
+        let expected = model::leg(&spec, state.as_ref(), &by_param, child.generation, stamp, child.deployment);
         let check_calls = usize::from(spec.check);
         if calls[0] != expected.with_calls || calls[1] != check_calls {
             return Err(self.fail(
@@ -324,7 +343,7 @@ impl Walk<'_> {
                 self.compare_state(&child, state, token)?;
                 // Validly answered questions, this leg's included.
                 for (a, r) in node_questions(&asked_before(node, &mv)).iter().zip(&replies) {
-                    if *r == Some(Reply::Valid) {
+                    if *r == Some(Reply::Valid) && mv != Move::Redeploy {
                         child.answered.push(question_id(a));
                     }
                 }
@@ -336,7 +355,13 @@ impl Walk<'_> {
                 }
                 child.requests.push(asked.iter().map(|a| requests[NAMES[a.param]].clone()).collect());
                 child.asks += 1;
-                child.history.push((node.token.clone(), node.state.clone(), node.asked.clone(), node.answered.clone()));
+                child.history.push((
+                    node.token.clone(),
+                    node.state.clone(),
+                    node.asked.clone(),
+                    node.answered.clone(),
+                    node.deployment,
+                ));
                 child.token = Some(token.clone());
                 child.state = Some((**state).clone());
                 child.asked = asked.clone();
@@ -453,16 +478,31 @@ impl Walk<'_> {
     async fn leaf(&mut self, node: Node, got: &Got) -> Result<(), String> {
         self.counts.sequences += 1;
         let Some(script) = node.script.clone().filter(|_| self.bound.legacy) else { return Ok(()) };
-        let runs = self.fx.probe.runs.load(Ordering::SeqCst);
+        let probe = self.fx.probe.clone();
+        let counters = || [&probe.with_calls, &probe.check_calls, &probe.runs].map(|c| c.load(Ordering::SeqCst));
+        let before = counters();
         let (legacy, seen) = self.fx.legacy(script.clone()).await;
+        let after = counters();
         self.counts.legacy_calls += 1;
         self.counts.legacy_rounds += seen.len() as u64;
         if let Some(bad) = self.fx.probe.bad_value.lock().ok().and_then(|mut b| b.take()) {
             return Err(self.fail(&node, format!("legacy: the body saw {bad}")));
         }
-        let ran = self.fx.probe.runs.load(Ordering::SeqCst) - runs;
+        let ran = after[2] - before[2];
         if legacy != *got || ran != usize::from(matches!(got, Got::Complete(_, false))) {
             return Err(self.fail(&node, format!("legacy ended with {legacy:?} (body ran {ran}), 2026 with {got:?}")));
+        }
+        // The same legs, so the same calls of `with` fns and of the check.
+        let (with, check) = (after[0] - before[0], after[1] - before[1]);
+        let legs = usize::try_from(node.legs).unwrap_or(usize::MAX);
+        if with != node.with_calls || check != legs * usize::from(self.fx.spec.check) {
+            return Err(self.fail(
+                &node,
+                format!(
+                    "legacy ran with fns {with} times, the check {check}; 2026 {} and {legs} legs",
+                    node.with_calls
+                ),
+            ));
         }
         let rounds: Vec<Vec<Value>> = seen
             .into_iter()
