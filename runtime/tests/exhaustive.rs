@@ -3,12 +3,20 @@
 //! run on the real `Server` in memory ([`driver`]) in both eras and compared, leg by leg, with
 //! a reference model written apart from the engine ([`model`]).
 //!
+//! Kinds: a form, a confirm (a `bool`'s one-property form), a choice from the application's
+//! data (a `with` fn that asks), a URL, a sample, roots, a `with` fn that answers, a `with` fn
+//! that asks a form; every dependency DAG among them; bare or `Answer<T>`; with or without a
+//! check. Answer alphabet: valid, invalid, declined, cancelled, missing (per question), extra,
+//! stale, tampered, changed data, redeploy (per leg). Eras: every word is run on 2026-07-28
+//! legs; every word a legacy client can give (valid, invalid, declined, cancelled, changed data) is also
+//! run as one call on the legacy back-channel (2025-11-25).
+//!
 //! The bound comes from the environment (the defaults run in well under a minute in a debug
 //! build; `scripts/exhaustive.sh` runs the full bound in release):
 //! - `EXHAUSTIVE_QUESTIONS` (default 2): graphs of at most this many resolved parameters;
 //! - `EXHAUSTIVE_LENGTH` (default 2): answer words of at most this many symbols;
 //! - `EXHAUSTIVE_REFUSABLE` (default 2): every `Answer<T>` combination for graphs up to this
-//!   size; larger graphs take "all bare" and "all refusable" only (a symmetry cut: each
+//!   size; larger graphs take "all bare" and "every elicitation refusable" only (a symmetry cut: each
 //!   parameter's refusal is settled on its own, so the extremes take each down both paths);
 //! - `EXHAUSTIVE_KINDS` (default 3): every kind on every parameter for graphs up to this size;
 //!   larger graphs take one kind per way the engine treats a parameter

@@ -8,6 +8,7 @@
 //!   questions reach a scripted peer as server-to-client requests, round after round.
 
 use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -149,9 +150,10 @@ impl Fixture {
         self.sealer.open("tools/call", "t", &arguments("open"), token)
     }
 
-    /// A whole legacy call: the peer answers round `r`'s `j`-th request with `rounds[r][j]`.
-    /// Returns what the call ended with and every request the peer received, by round.
-    pub async fn legacy(&mut self, rounds: Vec<Vec<Value>>) -> (Got, Vec<Vec<(String, Value)>>) {
+    /// A whole legacy call, the application's data at generation 0 when it starts: the peer
+    /// answers round `r`'s `j`-th request with `rounds[r].answers[j]`. Returns what the call
+    /// ended with and every request the peer received, by round.
+    pub async fn legacy(&mut self, rounds: Vec<Round>) -> (Got, Vec<Vec<(String, Value)>>) {
         if self.session.is_none() {
             let init = json!({"protocolVersion": LEGACY, "capabilities": capabilities(),
                 "clientInfo": {"name": "exhaustive", "version": "0"}});
@@ -160,7 +162,12 @@ impl Fixture {
             self.session = reply.session;
             assert!(self.session.is_some(), "initialize made no session");
         }
-        let peer = Arc::new(Scripted::new(rounds));
+        self.probe.generation.store(0, Ordering::SeqCst);
+        let peer = Arc::new(Scripted {
+            script: Mutex::new(rounds.into_iter().map(|r| (r.answers.into(), r.then_change_data)).collect()),
+            seen: Mutex::new(vec![Vec::new()]),
+            probe: self.probe.clone(),
+        });
         let mut inbound = Inbound::new(peer.clone());
         inbound.session = self.session.clone();
         let params = json!({"name": "t", "arguments": arguments("open")});
@@ -170,16 +177,20 @@ impl Fixture {
     }
 }
 
-/// A client that answers server-to-client requests from a script, round by round.
-struct Scripted {
-    script: Mutex<VecDeque<VecDeque<Value>>>,
-    seen: Mutex<Vec<Vec<(String, Value)>>>,
+/// One round of a legacy client's answers.
+#[derive(Debug, Clone)]
+pub struct Round {
+    /// The answers, in the order the questions are asked.
+    pub answers: Vec<Value>,
+    /// The application's data changes once they are given, before the handler runs again.
+    pub then_change_data: bool,
 }
 
-impl Scripted {
-    fn new(rounds: Vec<Vec<Value>>) -> Self {
-        Self { script: Mutex::new(rounds.into_iter().map(Into::into).collect()), seen: Mutex::new(vec![Vec::new()]) }
-    }
+/// A client that answers server-to-client requests from a script, round by round.
+struct Scripted {
+    script: Mutex<VecDeque<(VecDeque<Value>, bool)>>,
+    seen: Mutex<Vec<Vec<(String, Value)>>>,
+    probe: Arc<Probe>,
 }
 
 impl Peer for Scripted {
@@ -187,12 +198,15 @@ impl Peer for Scripted {
 
     fn request(&self, method: &str, params: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
         let (mut script, mut seen) = (self.script.lock().ok()?, self.seen.lock().ok()?);
-        let answer = match script.front_mut().and_then(VecDeque::pop_front) {
+        let answer = match script.front_mut().and_then(|(answers, _)| answers.pop_front()) {
             Some(a) => Ok(a),
             None => Err(ErrorObject::internal("the script has no answer for this request")),
         };
         seen.last_mut()?.push((method.to_owned(), params));
-        if script.front().is_some_and(VecDeque::is_empty) {
+        if let Some((_, change)) = script.front().filter(|(answers, _)| answers.is_empty()) {
+            if *change {
+                self.probe.generation.fetch_add(1, Ordering::SeqCst);
+            }
             script.pop_front();
             seen.push(Vec::new());
         }

@@ -22,8 +22,8 @@
 //! - the body never sees a missing or ill-typed value ([`Probe::bad_value`](super::graphs::Probe));
 //! - the state's plaintext is no larger than what its records and questions need;
 //! - when the word is used up, the flow ends within the graph's size in legs;
-//! - a sequence a legacy client can give (only `V`, `I`, `D`, `C`) is also run as one legacy
-//!   call on the back-channel, which must ask the same questions in the same rounds and end
+//! - a sequence a legacy client can give (only `V`, `I`, `D`, `C` and `B`, the data changing
+//!   while the client answers) is also run as one legacy call on the back-channel, which must ask the same questions in the same rounds and end
 //!   the same way.
 
 use std::sync::atomic::Ordering;
@@ -31,7 +31,7 @@ use std::sync::atomic::Ordering;
 use roundtrip::protocol::{ErrorObject, JsonObject};
 use serde_json::{Value, json};
 
-use super::driver::{Fixture, Got, offered, wire};
+use super::driver::{Fixture, Got, Round, offered, wire};
 use super::graphs::{Kind, NAMES};
 use super::model::{self, Asked, Expect, Reply, State};
 
@@ -88,7 +88,7 @@ struct Node {
     /// The questions answered validly in this line, as `param|text|options`.
     answered: Vec<String>,
     /// The legacy script so far (answers by round), while the word is one a legacy client can give.
-    script: Option<Vec<Vec<Value>>>,
+    script: Option<Vec<Round>>,
     /// The requests of each round, as the 2026 leg asked them.
     requests: Vec<Vec<Value>>,
     asks: usize,
@@ -285,13 +285,14 @@ impl Walk<'_> {
             Move::Redeploy => "R".into(),
         });
         child.word.push('.');
-        let legacy_round = matches!(&mv, Move::Replies(v) if v.iter().all(Option::is_some));
+        let legacy_round = mv == Move::Bump || matches!(&mv, Move::Replies(v) if v.iter().all(Option::is_some));
         if !legacy_round {
             child.script = None;
         } else if let Some(script) = &mut child.script
             && !responses.is_empty()
         {
-            script.push(asked.iter().map(|a| responses[NAMES[a.param]].clone()).collect());
+            let answers = asked.iter().map(|a| responses[NAMES[a.param]].clone()).collect();
+            script.push(Round { answers, then_change_data: mv == Move::Bump });
         }
         child.all_valid &= matches!(&mv, Move::Replies(v) if v.iter().all(|r| *r == Some(Reply::Valid)));
 
