@@ -21,7 +21,7 @@ export EXHAUSTIVE_LENGTH="${EXHAUSTIVE_LENGTH:-3}"
 export EXHAUSTIVE_LEGACY="${EXHAUSTIVE_LEGACY:-1}"
 
 start=$(date +%s)
-cargo test --release -p roundtrip --test exhaustive -- --nocapture 2>&1 | grep -E '^exhaustive:|panicked|^graph |test result' || {
+cargo test --release -p roundtrip --test exhaustive -- --nocapture 2>&1 | grep --line-buffered -E '^exhaustive|panicked|^graph |test result' || {
   echo "exhaustive: FAILED" >&2
   exit 1
 }

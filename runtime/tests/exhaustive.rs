@@ -57,7 +57,11 @@ fn every_graph_and_answer_sequence_matches_the_model() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let mut counts = walk::Counts::default();
     let specs = graphs::enumerate(bound);
-    for spec in &specs {
+    for (i, spec) in specs.iter().enumerate() {
+        if (i == 0 || specs[i - 1].n() != spec.n()) && walk_bound.length > 2 {
+            // A long run says how far it got.
+            eprintln!("exhaustive: graphs of {} questions start at {:.1?}: {counts:?}", spec.n(), started.elapsed());
+        }
         let mut fx = driver::Fixture::new(spec);
         let mut walk = walk::Walk { fx: &mut fx, counts: &mut counts, bound: walk_bound };
         if let Err(e) = rt.block_on(walk.run()) {
