@@ -485,7 +485,7 @@ impl Walk<'_> {
         let (legacy, seen) = self.fx.legacy(script.clone()).await;
         let after = counters();
         self.counts.legacy_calls += 1;
-        self.counts.legacy_rounds += seen.len() as u64;
+        self.counts.legacy_rounds += seen.iter().filter(|r| !r.is_empty()).count() as u64;
         if let Some(bad) = self.fx.probe.bad_value.lock().ok().and_then(|mut b| b.take()) {
             return Err(self.fail(&node, format!("legacy: the body saw {bad}")));
         }
