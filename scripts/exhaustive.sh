@@ -6,7 +6,7 @@
 # model (runtime/tests/exhaustive.rs says what is checked and how the bound is cut); `cargo
 # test` runs the same check at a small bound.
 #
-#   scripts/exhaustive.sh                     # the full bound (about 10 minutes on 2 cores)
+#   scripts/exhaustive.sh                     # the full bound (about 7 minutes on 2 cores, the build included)
 #   EXHAUSTIVE_LENGTH=4 scripts/exhaustive.sh # a variable set here applies to both passes
 #
 # Prints, per pass, the graphs, sequences (flows run to their end), steps (legs run), legacy
