@@ -30,10 +30,12 @@ section() {
 section "setup: Node 22, conformance suite, Python venv"
 scripts/setup-tools.sh
 
-section "cargo fmt --check and cargo clippy -D warnings"
+section "cargo fmt --check, cargo clippy -D warnings, cargo doc -D warnings"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
+# The API docs and the user guide: every intra-doc link resolves.
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p roundtrip --no-deps --all-features
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \

@@ -67,7 +67,16 @@ use reject::Reject;
 use token::MAX_TOKEN_LEN;
 
 use crate::protocol::{ErrorObject, JsonObject};
-use crate::server::Principal;
+
+/// The authenticated identity behind a request.
+///
+/// An authentication layer in front of [`Server::router`](crate::Server::router) inserts it
+/// into the request's extensions; sealed `requestState` and the tasks the request creates are
+/// then bound to it. The resource server of `roundtrip::auth` (feature `auth`) inserts the
+/// token's issuer and subject. Defined here, with what it binds, and re-exported as
+/// [`server::Principal`](crate::server::Principal).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
 
 /// About how many bytes of answers and state a sealed `requestState` carries: a token of
 /// [`MAX_TOKEN_LEN`] characters is base64 of 3/4 as many bytes, less the key id, nonce, tag

@@ -45,15 +45,9 @@ impl Peer for NullPeer {
     }
 }
 
-/// The authenticated identity behind a request.
-///
-/// An authentication layer in front of [`Server::router`](super::Server::router) inserts it
-/// into the request's extensions; sealed `requestState` and the tasks the request creates are
-/// then bound to it. The resource server of [`crate::auth`] inserts
-/// [`AuthPrincipal::identity`](crate::auth::AuthPrincipal::identity) (the token's issuer and
-/// subject).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Principal(pub String);
+// The principal is the seal's (a sealed state is bound to it), re-exported where a request's
+// parts are.
+pub use crate::seal::Principal;
 
 /// A legacy (2025-era) session: the revision and capabilities fixed by `initialize`.
 pub struct Session {
