@@ -226,20 +226,30 @@ impl fmt::Debug for OAuth {
 }
 
 impl OAuth {
+    /// What every constructor starts from: tokens in memory, no user agent, no refresh,
+    /// `machine` for machine sign-in, and the client's credentials when pre-registered.
+    fn defaults(machine: MachineGrant, client: Option<ClientInfo>) -> Self {
+        Self {
+            handler: None,
+            store: Arc::new(MemoryTokenStore::default()),
+            pre_registered: client.map(|c| (c, None)),
+            metadata_url: None,
+            client_name: None,
+            application_type: "native".into(),
+            refresh: false,
+            machine,
+            key: None,
+            dpop: true,
+        }
+    }
+
     /// Sign in through `handler`, keeping tokens in memory, registering dynamically unless
     /// told otherwise.
     pub fn new(handler: impl AuthorizationHandler) -> Self {
         Self {
             handler: Some(Arc::new(handler)),
-            store: Arc::new(MemoryTokenStore::default()),
-            pre_registered: None,
-            metadata_url: None,
-            client_name: None,
-            application_type: "native".into(),
             refresh: true,
-            machine: MachineGrant::ClientCredentials,
-            key: None,
-            dpop: true,
+            ..Self::defaults(MachineGrant::ClientCredentials, None)
         }
     }
 
@@ -247,18 +257,7 @@ impl OAuth {
     /// `io.modelcontextprotocol/oauth-client-credentials` extension) with these credentials,
     /// issued out of band. Scopes and `resource` are chosen as for a user's sign-in.
     pub fn client_credentials(client: ClientInfo) -> Self {
-        Self {
-            handler: None,
-            store: Arc::new(MemoryTokenStore::default()),
-            pre_registered: Some((client, None)),
-            metadata_url: None,
-            client_name: None,
-            application_type: "native".into(),
-            refresh: false,
-            machine: MachineGrant::ClientCredentials,
-            key: None,
-            dpop: true,
-        }
+        Self::defaults(MachineGrant::ClientCredentials, Some(client))
     }
 
     /// Machine to machine with a workload's identity (the `io.modelcontextprotocol/auth/wif`
@@ -267,18 +266,7 @@ impl OAuth {
     /// service mesh). No registration, no secret. Add a client id with
     /// [`pre_registered`](Self::pre_registered) where the authorization server wants one.
     pub fn jwt_bearer(assertion: AssertionSource) -> Self {
-        Self {
-            handler: None,
-            store: Arc::new(MemoryTokenStore::default()),
-            pre_registered: None,
-            metadata_url: None,
-            client_name: None,
-            application_type: "native".into(),
-            refresh: false,
-            machine: MachineGrant::JwtBearer(assertion),
-            key: None,
-            dpop: true,
-        }
+        Self::defaults(MachineGrant::JwtBearer(assertion), None)
     }
 
     /// Enterprise-managed authorization (the
@@ -288,18 +276,7 @@ impl OAuth {
     /// which `client` (its credentials at that authorization server) presents in the JWT bearer
     /// grant (RFC 7523). No authorization endpoint, no registration.
     pub fn enterprise(idp: EnterpriseIdp, client: ClientInfo) -> Self {
-        Self {
-            handler: None,
-            store: Arc::new(MemoryTokenStore::default()),
-            pre_registered: Some((client, None)),
-            metadata_url: None,
-            client_name: None,
-            application_type: "native".into(),
-            refresh: false,
-            machine: MachineGrant::Enterprise(Box::new(idp)),
-            key: None,
-            dpop: true,
-        }
+        Self::defaults(MachineGrant::Enterprise(Box::new(idp)), Some(client))
     }
 
     /// Authenticate at token endpoints with this private key (`private_key_jwt`, RFC 7523
