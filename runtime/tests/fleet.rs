@@ -11,9 +11,12 @@
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::wait_for;
 use futures::future::BoxFuture;
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
@@ -129,17 +132,6 @@ async fn client(server: Server) -> Client {
         .connect_in_memory(server)
         .await
         .unwrap()
-}
-
-async fn wait_for(client: &Client, id: &str, done: impl Fn(TaskStatus) -> bool) -> TaskStatus {
-    for _ in 0..500 {
-        let status = client.get_task(id).await.unwrap().task.task.status;
-        if done(status) {
-            return status;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {id} did not reach the expected status")
 }
 
 async fn start(client: &Client, tool: &str, arguments: serde_json::Value) -> String {

@@ -11,9 +11,12 @@
 
 mod tls;
 
+mod common;
+
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::wait_for;
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
 use roundtrip::protocol::{JsonObject, TaskStatus};
@@ -127,17 +130,6 @@ async fn replica(url: &str) -> Client {
         .connect_in_memory(server)
         .await
         .unwrap()
-}
-
-async fn wait_for(client: &Client, id: &str, done: impl Fn(TaskStatus) -> bool) -> TaskStatus {
-    for _ in 0..500 {
-        let status = client.get_task(id).await.unwrap().task.task.status;
-        if done(status) {
-            return status;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {id} did not reach the expected status")
 }
 
 /// Run by the test above in a child process whose `SSL_CERT_FILE` is the test CA.

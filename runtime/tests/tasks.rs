@@ -4,9 +4,12 @@
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use common::wait_for;
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
 use roundtrip::protocol::{ElicitAction, ElicitResult, JsonObject, TaskStatus};
@@ -164,17 +167,6 @@ async fn cancel_stops_the_body() {
     assert_eq!(STEPS.load(Ordering::SeqCst), after, "and runs no more");
     // Cancelling a finished task is acknowledged all the same.
     client.cancel_task(&task.task_id).await.unwrap();
-}
-
-async fn wait_for(client: &Client, id: &str, done: impl Fn(TaskStatus) -> bool) -> TaskStatus {
-    for _ in 0..500 {
-        let status = client.get_task(id).await.unwrap().task.task.status;
-        if done(status) {
-            return status;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {id} did not reach the expected status")
 }
 
 #[tokio::test]

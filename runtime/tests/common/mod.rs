@@ -277,3 +277,20 @@ impl Wire {
         self.request(method, params).await
     }
 }
+
+/// Poll the task `id` through `client` every 10 ms until `done` holds of its status (at most
+/// 500 times), and return that status.
+pub async fn wait_for(
+    client: &roundtrip::client::Client,
+    id: &str,
+    done: impl Fn(roundtrip::protocol::TaskStatus) -> bool,
+) -> roundtrip::protocol::TaskStatus {
+    for _ in 0..500 {
+        let status = client.get_task(id).await.unwrap().task.task.status;
+        if done(status) {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id} did not reach the expected status")
+}
