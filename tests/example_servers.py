@@ -29,6 +29,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_port(name: str, port: int, proc: subprocess.Popen, log: Path) -> None:
+    """Wait up to 15 s for `proc` (called `name`, writing to `log`) to listen on `port`; fail
+    the test with its log if it exits first."""
+    deadline = time.monotonic() + 15
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"{name} exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"{name} did not listen on port {port} within 15 s")
+            time.sleep(0.05)
+
+
 @contextlib.contextmanager
 def serving_http(binary: str, log: Path, *flags: str, env: dict | None = None) -> Iterator[str]:
     """Run `binary --http 127.0.0.1:<port> [flags]` until the block ends; yields `http://127.0.0.1:<port>`."""
@@ -38,17 +54,7 @@ def serving_http(binary: str, log: Path, *flags: str, env: dict | None = None) -
             [binary, "--http", f"127.0.0.1:{port}", *flags], stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
         )
     try:
-        deadline = time.monotonic() + 15
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"{Path(binary).name} exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"{Path(binary).name} did not listen on port {port} within 15 s")
-                time.sleep(0.05)
+        wait_port(Path(binary).name, port, proc, log)
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()

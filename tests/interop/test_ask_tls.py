@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -56,20 +55,6 @@ def make_ca(work: Path) -> tuple[Path, Path, Path]:
         cwd=work,
     )  # fmt: skip
     return work / "ca.pem", work / "server.pem", work / "server.key"
-
-
-def wait_port(port: int, proc: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 15
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"nginx exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                pytest.fail(f"nginx did not listen on port {port} within 15 s")
-            time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +99,7 @@ http {{
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
         try:
-            wait_port(port, proc, log)
+            example_servers.wait_port("nginx", port, proc, log)
             yield f"https://localhost:{port}/mcp", ca
         finally:
             proc.terminate()
