@@ -1,22 +1,33 @@
 #!/usr/bin/env python3
-"""How the runtime's top-level modules import each other (issue 27's layering, measured).
+"""The runtime's layers import one way: a test (scripts/test.sh runs it).
 
     scripts/layers.py            # the edges, the rings (strongly connected modules), and every
-                                 # import that goes up the intended order, with file:line
+                                 # import that goes up the order, with file:line
 
 Reads `crate::<module>` paths in runtime/src (in `use` lines, `use crate::{…}` groups and
 paths in code; comments are skipped) and maps each file to its top-level module (`server/…`
-is `server`; `error.rs` is `error`). The intended order is issue 27's, low to high; modules
-it does not name (error, observe, otel, tls, auth, skills, cli, fuzzing) are listed but not
-judged. Exit status 1 when any judged import goes up, so it can become a test once the
-layers are one-way; today it is a measurement.
+is `server`; `error.rs` is `error`). Every module has a place in ORDER, low to high; a module
+may import only modules below it. Exit status 1 when an import goes up, when modules form a
+ring, when a module is not in ORDER (place a new one), or when a file outside lib.rs names an
+item through the crate root (`crate::Server`): a root re-export would hide the edge.
+Files within one module may use each other (a module is read as a unit); no ring crosses
+modules, since modules form no ring.
 """
 import collections
 import pathlib
 import re
 import sys
 
-ORDER = ["protocol", "seal", "resolve", "task", "server", "declare", "transport", "client", "testing", "describe"]
+# Low to high. protocol: the wire; tls: rustls set-up; observe: what every layer notes for
+# telemetry (knows no layer); seal: sealing states, and the principal they bind to; request:
+# what a handler sees of its request; error: a handler's error; resolve: the resolver engine;
+# task: the tasks extension; skills: SKILL.md trees; server: the registry and dispatch;
+# declare: what the macros' expansions call; auth: the resource server; otel: exporting;
+# transport: stdio and HTTP; then the calling side and the tools on top.
+ORDER = [
+    "protocol", "tls", "observe", "seal", "request", "error", "resolve", "task", "skills", "server",
+    "declare", "auth", "otel", "transport", "client", "testing", "describe", "cli", "fuzzing",
+]
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "runtime" / "src"
 
 
@@ -36,13 +47,28 @@ def references(text: str):
             yield n, m.group(1)
 
 
+def root_paths(text: str):
+    """(line number, name) for every `crate::Name` (an item through the crate root)."""
+    for n, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0]
+        for m in re.finditer(r"crate::([A-Z][A-Za-z0-9_]*)", code):
+            yield n, m.group(1)
+
+
 def main() -> int:
     edges = collections.defaultdict(list)
     modules = set()
+    through_root = []
     for path in sorted(ROOT.rglob("*.rs")):
         src = module_of(path)
-        modules.add(src)
-        for n, dst in references(path.read_text(encoding="utf-8")):
+        if src != "lib":
+            modules.add(src)
+        text = path.read_text(encoding="utf-8")
+        if src != "lib":
+            through_root += [f"{path.relative_to(ROOT.parent.parent)}:{n} crate::{name}" for n, name in root_paths(text)]
+        for n, dst in references(text):
+            if src == "lib":
+                continue
             if dst != src and ((ROOT / dst).is_dir() or (ROOT / f"{dst}.rs").exists()):
                 edges[(src, dst)].append(f"{path.relative_to(ROOT.parent.parent)}:{n}")
     graph = collections.defaultdict(set)
@@ -89,7 +115,14 @@ def main() -> int:
     print(f"\nimports up the order {' < '.join(ORDER)}: {len(upward)} edge(s)")
     for a, b, places in upward:
         print(f"  {a} -> {b}: " + ", ".join(places[:6]) + (f" (+{len(places) - 6})" if len(places) > 6 else ""))
-    return 1 if upward else 0
+    unplaced = sorted(modules - set(ORDER))
+    if unplaced:
+        print(f"\nmodules with no place in ORDER (give each one): {', '.join(unplaced)}")
+    if through_root:
+        print("\nitems named through the crate root (name their module instead):")
+        for place in through_root:
+            print(f"  {place}")
+    return 1 if upward or rings or unplaced or through_root else 0
 
 
 if __name__ == "__main__":

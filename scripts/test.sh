@@ -30,8 +30,10 @@ section() {
 section "setup: Node 22, conformance suite, Python venv"
 scripts/setup-tools.sh
 
-section "cargo fmt --check, cargo clippy -D warnings, cargo doc -D warnings"
+section "cargo fmt --check, the layers import one way, cargo clippy -D warnings, cargo doc -D warnings"
 cargo fmt --all -- --check
+# The runtime's modules import only modules below them, and form no ring (scripts/layers.py).
+layers="$(python3 scripts/layers.py)" || { echo "$layers"; echo "FAILED: the layers do not import one way" >&2; exit 1; }
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 # The API docs and the user guide: every intra-doc link resolves.

@@ -18,9 +18,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::Server;
 use crate::protocol::{META_UI, UiToolMeta, VIEW_MIME_TYPE};
 use crate::resolve::{Graph, Node, Resolver};
+use crate::server::Server;
 
 /// A server's self-description.
 #[derive(Debug, Clone)]

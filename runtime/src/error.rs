@@ -95,7 +95,7 @@ impl Error {
     /// The JSON-RPC error this becomes for the request in `cx` (for handlers written by hand
     /// that use the resolver engine). A refusal is `-32602` here; declared tools turn it into
     /// an `isError` result instead.
-    pub fn to_error_object(&self, cx: &crate::RequestContext) -> ErrorObject {
+    pub fn to_error_object(&self, cx: &crate::request::RequestContext) -> ErrorObject {
         self.to_rpc(cx.method(), cx.target(), cx.protocol_version())
     }
 

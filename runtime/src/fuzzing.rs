@@ -81,6 +81,6 @@ pub fn client_param_headers(schema: &JsonObject, arguments: &Value) -> Result<Ve
 /// the argument), through `properties` only.
 pub fn marked_headers(schema: &JsonObject) -> Vec<(String, Vec<String>)> {
     let mut marked = Vec::new();
-    crate::transport::http::headers::collect_marked(schema, &mut Vec::new(), &mut marked);
+    crate::server::marks::collect_marked(schema, &mut Vec::new(), &mut marked);
     marked
 }

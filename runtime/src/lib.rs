@@ -27,6 +27,8 @@ mod observe;
 pub mod otel;
 pub mod protocol;
 #[cfg(feature = "server")]
+mod request;
+#[cfg(feature = "server")]
 pub mod resolve;
 #[cfg(feature = "server")]
 pub mod seal;

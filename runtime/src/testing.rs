@@ -34,12 +34,12 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use crate::Server;
 use crate::client::{Client, ClientError, Step};
 use crate::protocol::{
     CallToolResult, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests, JsonObject, LoggingLevel,
     Notification, ReadResourceResult, TaskStatus,
 };
+use crate::server::Server;
 use crate::task::{Observed, TaskRecord};
 
 /// The former name of [`Scripted`].

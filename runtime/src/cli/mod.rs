@@ -41,7 +41,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::Server;
+use crate::server::Server;
 use args::{Format, Mode};
 
 /// Run `server` as the command line and the environment say, on a Tokio runtime of its own;

@@ -75,8 +75,6 @@ use self::http::HttpWire;
 use self::line::LineWire;
 use self::params::{HeaderParam, header_params, header_values};
 use self::wire::{Headers, Incoming, Wire};
-#[cfg(feature = "server")]
-use crate::Server;
 use crate::protocol::{
     CallToolResult, CreateMessageParams, CreateMessageResult, DiscoverResult, ElicitParams, ElicitResult,
     GetPromptResult, Implementation, InitializeResult, InputRequiredResult, JsonObject, ListPromptsResult,
@@ -84,6 +82,8 @@ use crate::protocol::{
     META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, Notification, ProtocolVersion, ReadResourceResult, Root,
     ServerCapabilities,
 };
+#[cfg(feature = "server")]
+use crate::server::Server;
 
 /// Which protocol era the client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -13,13 +13,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::server::StateNeed;
 pub use params::{
     Argument, Choice, Elicit, FormField, RootsOutput, SampleOutput, TextArgument, UrlOutput, check, elicit_schema,
     schema_of,
 };
 pub use returns::{Blob, Json, PromptReturn, PromptReturns, ResourceReturn, ResourceReturns, Returns, ToolReturn};
-pub(crate) use state::States;
-pub use state::{State, StateNeed, StateParam};
+pub use state::{State, StateParam};
 
 /// What [`Server::check`](crate::Server::check) reported before it checked views too.
 #[deprecated(note = "renamed `CheckError`: `Server::check` reports missing views as well as missing state")]

@@ -1,13 +1,13 @@
 //! [`State<T>`]: server-wide state a declared fn (or its checks and `with` fns) receives by
 //! type, registered once with [`Server::state`](crate::Server::state).
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::server::RequestContext;
+use crate::server::{RequestContext, StateNeed};
 
 /// Server-wide state of type `T`, given to any declared fn, check or `with` fn that takes a
 /// parameter of this type. Register the value with [`Server::state`](crate::Server::state);
@@ -53,25 +53,6 @@ impl<T: ?Sized> fmt::Debug for State<T> {
     }
 }
 
-/// A state type a declaration needs, checked when the server starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StateNeed {
-    pub(crate) type_id: TypeId,
-    pub(crate) type_name: &'static str,
-}
-
-impl StateNeed {
-    /// The need of a `State<T>` parameter.
-    pub fn of<T: Any + Send + Sync>() -> Self {
-        Self { type_id: TypeId::of::<T>(), type_name: std::any::type_name::<T>() }
-    }
-
-    /// The type's name.
-    pub fn type_name(&self) -> &'static str {
-        self.type_name
-    }
-}
-
 /// A parameter type the server fills from its registered state (`State<T>`).
 #[doc(hidden)]
 pub trait StateParam: Sized {
@@ -95,29 +76,5 @@ impl<T: Any + Send + Sync> StateParam for State<T> {
                 Err(Error::internal(format!("no State<{}> is registered on the server", std::any::type_name::<T>())))
             }
         }
-    }
-}
-
-/// The registered values, by type.
-#[derive(Clone, Default)]
-pub(crate) struct States(std::collections::HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
-
-impl States {
-    pub fn insert<T: Any + Send + Sync>(&mut self, value: Arc<T>) {
-        self.0.insert(TypeId::of::<T>(), value);
-    }
-
-    pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
-        self.0.get(&TypeId::of::<T>()).and_then(|v| Arc::clone(v).downcast::<T>().ok())
-    }
-
-    pub fn has(&self, need: &StateNeed) -> bool {
-        self.0.contains_key(&need.type_id)
-    }
-}
-
-impl fmt::Debug for States {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "States({})", self.0.len())
     }
 }

@@ -9,8 +9,8 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use serde_json::Value;
 
-use super::instruments;
-use super::names::*;
+use crate::observe::instruments;
+use crate::observe::names::*;
 use crate::protocol::JsonObject;
 
 /// One request the client sends.
@@ -65,7 +65,7 @@ impl ClientOp {
         let cx = parent.with_span(span);
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
         if let Some(meta) = meta.as_object_mut() {
-            super::inject(&cx, meta);
+            crate::observe::propagate::inject(&cx, meta);
         }
         Some(Self { cx, started: Instant::now(), attributes })
     }

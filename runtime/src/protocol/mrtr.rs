@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{CreateMessageParams, ElicitParams, JsonObject};
+#[cfg(feature = "server")]
+use super::{ErrorObject, ProtocolVersion};
 
 /// The `resultType` of a 2026 result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +59,32 @@ impl InputRequest {
     pub fn params_value(&self) -> Value {
         let v = serde_json::to_value(self).unwrap_or(Value::Null);
         v.get("params").cloned().unwrap_or_else(|| Value::Object(JsonObject::new()))
+    }
+
+    /// The params of this request as a server-to-client request of `version`.
+    #[cfg(feature = "server")]
+    pub(crate) fn legacy_params(&self, version: ProtocolVersion) -> Result<Value, ErrorObject> {
+        let mut params = self.params_value();
+        if let InputRequest::Elicit(elicit) = self {
+            if version < ProtocolVersion::V2025_06_18 {
+                return Err(ErrorObject::internal(format!("elicitation does not exist at {version}")));
+            }
+            match elicit {
+                ElicitParams::Url(_) if version < ProtocolVersion::V2025_11_25 => {
+                    return Err(ErrorObject::internal(format!("URL-mode elicitation does not exist at {version}")));
+                }
+                ElicitParams::Url(_) => {
+                    params["elicitationId"] = Value::String(uuid::Uuid::new_v4().to_string());
+                }
+                ElicitParams::Form(_) if version < ProtocolVersion::V2025_11_25 => {
+                    if let Some(obj) = params.as_object_mut() {
+                        obj.remove("mode");
+                    }
+                }
+                ElicitParams::Form(_) => {}
+            }
+        }
+        Ok(params)
     }
 }
 

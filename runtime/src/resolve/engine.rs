@@ -12,13 +12,13 @@ use super::form;
 use super::graph::{Graph, Node, Resolution, Resolver};
 use super::question::{Extract, Question};
 use super::{Answer, template::Template};
-use crate::RequestContext;
+
 use crate::error::Error;
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, InputRequest, JsonObject,
     ListRootsParams, ListRootsResult,
 };
-use crate::server::InputRequired;
+use crate::request::{InputRequired, RequestContext};
 
 /// The plaintext state a declarative flow carries between legs (sealed on the wire).
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use super::question::{Question, SampleOptions};
 use super::template::Template;
 use crate::error::Error;
 use crate::protocol::JsonObject;
-use crate::server::RequestContext;
+use crate::request::RequestContext;
 
 /// What a `with` resolver decides: a value without asking, or exactly one question.
 // Made once per leg and consumed at once: boxing the question would only cost an allocation.

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Server;
-use super::context::{LogFilter, RequestContext};
 use super::dispatch::{Era, Failure, Routed, to_json};
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
@@ -17,6 +16,7 @@ use crate::protocol::{
     InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion,
     ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, TaskResultType, TaskSupport, capability_value, codes,
 };
+use crate::request::{LogFilter, RequestContext};
 use crate::seal::{Binding, PrincipalInput};
 
 /// A carrier request, parsed. The target, arguments and URI variables are shared with the
@@ -328,7 +328,7 @@ impl Carrier {
         log: LogFilter,
     ) -> RequestContext {
         RequestContext {
-            server: server.clone(),
+            host: server.inner.clone(),
             method: self.method,
             target: Arc::clone(&self.target),
             arguments: Arc::clone(&self.arguments),

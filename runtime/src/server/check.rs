@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::Server;
-use crate::declare::StateNeed;
+use super::StateNeed;
 use crate::protocol::{UiToolMeta, VIEW_MIME_TYPE};
 
 /// Why a server refuses to start: a declaration needs something the server does not have.

@@ -7,14 +7,19 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::peer::{Inbound, Session};
+use super::peer::Inbound;
 use super::{Server, subscriptions};
+#[cfg(feature = "otel")]
+use crate::protocol::ResponseBody;
 use crate::protocol::{
     CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
     InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_PROTOCOL_VERSION, META_SERVER_INFO,
     ProtocolVersion, Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities,
     TASKS_EXTENSION, TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
 };
+use crate::request::Session;
+#[cfg(feature = "otel")]
+use crate::request::Transport;
 
 /// How long a caller answered `503` because a store did not answer should wait before it
 /// retries (`Retry-After`, seconds): long enough that the client's retries (six) span a store
@@ -164,9 +169,9 @@ impl Server {
     /// span, and its duration is recorded.
     pub async fn handle(&self, request: Request, inbound: Inbound) -> Reply {
         #[cfg(feature = "otel")]
-        if crate::otel::instruments().is_some() {
+        if let Some(span) = crate::observe::RequestSpan::start(&request, arrival(&inbound)) {
             // Boxed: the traced future is larger, and would otherwise size every request's.
-            return Box::pin(crate::otel::traced(self, request, inbound)).await;
+            return Box::pin(span.run(self.handle_untraced(request, inbound), Reply::error)).await;
         }
         self.handle_untraced(request, inbound).await
     }
@@ -526,4 +531,33 @@ pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<Box<RawValue>, Failure>
 pub(crate) fn to_value<T: Serialize>(value: T) -> Result<Value, Failure> {
     serde_json::to_value(value)
         .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
+}
+
+/// What a request's span says of how it arrived.
+#[cfg(feature = "otel")]
+fn arrival(inbound: &Inbound) -> crate::observe::Arrival<'_> {
+    crate::observe::Arrival {
+        network_transport: match inbound.transport {
+            Transport::Http => "tcp",
+            Transport::Stdio => "pipe",
+            _ => "inproc",
+        },
+        http: inbound.http.as_deref(),
+        session: inbound.session.as_ref().map(|s| (s.id.as_deref(), s.version.as_str())),
+        client_addr: inbound.client_addr,
+    }
+}
+
+#[cfg(feature = "otel")]
+impl Reply {
+    /// The JSON-RPC error the reply carries, as its code and message.
+    fn error(&self) -> Option<(i64, String)> {
+        match self.response.as_ref()? {
+            ReplyMessage::Response(r) => match &r.body {
+                ResponseBody::Error(e) => Some((e.code, e.message.clone())),
+                ResponseBody::Result(_) => None,
+            },
+            _ => None,
+        }
+    }
 }

@@ -6,16 +6,14 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use serde::Serialize;
 
-use super::context::RequestContext;
+use super::StateNeed;
 use super::uri_template::UriTemplate;
-use crate::declare::StateNeed;
 use crate::protocol::{
-    CallToolResult, CreateMessageParams, ElicitParams, ErrorObject, GetPromptResult, InputRequest, InputRequests,
-    JsonObject, ListRootsParams, META_UI, META_UI_RESOURCE_URI, Prompt, ReadResourceResult, Resource, ResourceContents,
-    ResourceTemplate, Tool, UiResourceMeta, VIEW_MIME_TYPE, Visibility,
+    CallToolResult, ErrorObject, GetPromptResult, JsonObject, META_UI, META_UI_RESOURCE_URI, Prompt,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool, UiResourceMeta, VIEW_MIME_TYPE, Visibility,
 };
+use crate::request::{InputRequired, RequestContext};
 use crate::resolve::Graph;
 
 /// What a handler answers: the final result, or a round of questions.
@@ -33,89 +31,6 @@ pub enum Outcome<T> {
 impl<T> From<InputRequired> for Outcome<T> {
     fn from(round: InputRequired) -> Self {
         Self::InputRequired(round)
-    }
-}
-
-/// One round of questions, and the state the next leg needs.
-///
-/// The state is plaintext here: the server seals it before it leaves and verifies and unseals
-/// it on the retry, so a handler never sees a token.
-///
-/// ```
-/// use roundtrip::server::InputRequired;
-/// use roundtrip::protocol::JsonObject;
-///
-/// let round = InputRequired::new()
-///     .elicit("user_name", "What is your name?", serde_json::from_str::<JsonObject>(
-///         r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#,
-///     ).unwrap())
-///     .state(&("step", 1));
-/// assert_eq!(round.requests().len(), 1);
-/// ```
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct InputRequired {
-    requests: InputRequests,
-    state: Option<Vec<u8>>,
-}
-
-impl InputRequired {
-    /// An empty round; add questions or state.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Ask `request` under `key`; the retry answers under the same key.
-    pub fn ask(mut self, key: impl Into<String>, request: InputRequest) -> Self {
-        self.requests.insert(key.into(), request);
-        self
-    }
-
-    /// Ask the user to fill a form.
-    pub fn elicit(self, key: impl Into<String>, message: impl Into<String>, requested_schema: JsonObject) -> Self {
-        self.ask(key, InputRequest::Elicit(ElicitParams::form(message, requested_schema)))
-    }
-
-    /// Ask the user to open a URL.
-    pub fn elicit_url(self, key: impl Into<String>, message: impl Into<String>, url: impl Into<String>) -> Self {
-        self.ask(key, InputRequest::Elicit(ElicitParams::url(message, url)))
-    }
-
-    /// Ask the client's model.
-    pub fn sample(self, key: impl Into<String>, params: CreateMessageParams) -> Self {
-        self.ask(key, InputRequest::CreateMessage(params))
-    }
-
-    /// Ask for the client's roots.
-    pub fn list_roots(self, key: impl Into<String>) -> Self {
-        self.ask(key, InputRequest::ListRoots(ListRootsParams::default()))
-    }
-
-    /// Carry a typed value to the next leg; read it back with [`RequestContext::state`].
-    pub fn state<S: Serialize + ?Sized>(mut self, state: &S) -> Self {
-        // Serializing plain data into a Vec cannot fail for types with derived Serialize;
-        // a type whose Serialize fails carries no state, and the retry sees none.
-        self.state = serde_json::to_vec(state).ok();
-        self
-    }
-
-    /// Carry raw bytes to the next leg.
-    pub fn raw_state(mut self, bytes: Vec<u8>) -> Self {
-        self.state = Some(bytes);
-        self
-    }
-
-    /// The questions of this round.
-    pub fn requests(&self) -> &InputRequests {
-        &self.requests
-    }
-
-    /// The plaintext state of this round.
-    pub fn state_bytes(&self) -> Option<&[u8]> {
-        self.state.as_deref()
-    }
-
-    pub(crate) fn into_parts(self) -> (InputRequests, Option<Vec<u8>>) {
-        (self.requests, self.state)
     }
 }
 
@@ -193,7 +108,7 @@ pub struct ToolDef {
     /// The input schema's `x-mcp-header` marks, found on the first call that needs them
     /// (cleared when the server registers the tool).
     #[cfg(feature = "http")]
-    pub(crate) header_marks: std::sync::OnceLock<Vec<crate::transport::http::headers::HeaderMark>>,
+    pub(crate) header_marks: std::sync::OnceLock<Vec<super::HeaderMark>>,
     /// Whether the handler may send log notifications (the server then announces `logging`).
     pub(crate) logs: bool,
 }
@@ -297,8 +212,8 @@ impl ToolDef {
 
     /// The `x-mcp-header` marks of the input schema, computed once.
     #[cfg(feature = "http")]
-    pub(crate) fn header_marks(&self) -> &[crate::transport::http::headers::HeaderMark] {
-        self.header_marks.get_or_init(|| crate::transport::http::headers::header_marks(&self.tool.input_schema))
+    pub(crate) fn header_marks(&self) -> &[super::HeaderMark] {
+        self.header_marks.get_or_init(|| super::marks::header_marks(&self.tool.input_schema))
     }
 
     /// Attach the resolver graph the handler runs, for documentation.

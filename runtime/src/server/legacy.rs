@@ -4,15 +4,15 @@
 use std::sync::Arc;
 
 use futures::future::try_join_all;
-use serde_json::Value;
 
 use super::Server;
 use super::carrier::{Carrier, CompleteResult, check_capabilities};
-use super::context::LogFilter;
 use super::dispatch::Failure;
 use super::handler::{Handler, Outcome};
-use super::peer::{Inbound, Session};
-use crate::protocol::{ElicitParams, ErrorObject, InputRequest, JsonObject, ProtocolVersion, RequestMeta};
+use super::peer::Inbound;
+use crate::protocol::{ErrorObject, JsonObject, RequestMeta};
+use crate::request::LogFilter;
+use crate::request::Session;
 
 impl Server {
     /// Run `handler` on a legacy session until it completes; `None` if the call was cancelled.
@@ -66,7 +66,7 @@ impl Server {
             })?;
             let mut pending = Vec::with_capacity(requests.len());
             for (key, request) in requests {
-                let params = legacy_params(&request, session.version)?;
+                let params = request.legacy_params(session.version)?;
                 let Some(answer) = inbound.peer.request(request.method(), params) else {
                     return Err(ErrorObject::internal(format!(
                         "{} `{}` needs to ask the client ({}), but this connection has no channel for \
@@ -98,29 +98,4 @@ impl Server {
         ))
         .into())
     }
-}
-
-/// The params of an input request as a server-to-client request of `version`.
-pub(crate) fn legacy_params(request: &InputRequest, version: ProtocolVersion) -> Result<Value, ErrorObject> {
-    let mut params = request.params_value();
-    if let InputRequest::Elicit(elicit) = request {
-        if version < ProtocolVersion::V2025_06_18 {
-            return Err(ErrorObject::internal(format!("elicitation does not exist at {version}")));
-        }
-        match elicit {
-            ElicitParams::Url(_) if version < ProtocolVersion::V2025_11_25 => {
-                return Err(ErrorObject::internal(format!("URL-mode elicitation does not exist at {version}")));
-            }
-            ElicitParams::Url(_) => {
-                params["elicitationId"] = Value::String(uuid::Uuid::new_v4().to_string());
-            }
-            ElicitParams::Form(_) if version < ProtocolVersion::V2025_11_25 => {
-                if let Some(obj) = params.as_object_mut() {
-                    obj.remove("mode");
-                }
-            }
-            ElicitParams::Form(_) => {}
-        }
-    }
-    Ok(params)
 }

@@ -15,13 +15,15 @@
 
 mod carrier;
 mod check;
-mod context;
 mod dispatch;
 mod handler;
 mod legacy;
 mod lists;
+#[cfg(feature = "http")]
+pub(crate) mod marks;
 mod peer;
 mod per_caller;
+mod state;
 mod subscriptions;
 pub mod uri_template;
 
@@ -29,20 +31,21 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+pub use crate::request::{InputRequired, NullPeer, Peer, RequestContext, Session, Transport};
 pub use check::{CheckError, Problem};
-pub use context::RequestContext;
 pub use dispatch::{Reply, ReplyMessage, STORE_RETRY_AFTER_SECS};
 pub use handler::{
-    Completer, Handler, HandlerResult, InputRequired, Outcome, PromptDef, ResourceDef, ResourceEntry,
-    ResourceTemplateDef, ToolDef,
+    Completer, Handler, HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef,
 };
-pub(crate) use legacy::legacy_params;
-pub use peer::{Inbound, NullPeer, Peer, Principal, Session, Transport};
+#[cfg(feature = "http")]
+pub(crate) use marks::HeaderMark;
+pub use peer::{Inbound, Principal};
 pub use per_caller::PerCaller;
+pub use state::StateNeed;
+pub(crate) use state::States;
 pub use subscriptions::ListChange;
 use tokio::sync::broadcast;
 
-use crate::declare::States;
 use crate::protocol::{CacheScope, CompleteParams, Completion, Implementation};
 use crate::seal::{MemoryReplayCache, ReplayCache, RequestStateSecurity, SealConfigError, Sealer};
 use crate::task::{MemoryStore, TaskOptions, TaskStore, Tasks};
@@ -156,6 +159,19 @@ impl fmt::Debug for Server {
             .field("templates", &self.inner.templates.len())
             .field("skills", &self.skill_count())
             .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    /// The server answering, e.g. to announce list changes (a clone: servers share one
+    /// registry).
+    pub fn server(&self) -> Server {
+        // The carrier fills the context's host with this server's `Inner` (carrier.rs), and
+        // nothing else makes a context.
+        let inner = Arc::clone(&self.host)
+            .downcast::<Inner>()
+            .unwrap_or_else(|_| unreachable!("a context's host is its server"));
+        Server { inner }
     }
 }
 

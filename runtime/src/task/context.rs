@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use super::{TaskRecord, Tasks};
 use crate::error::Error;
 use crate::protocol::{ErrorObject, InputRequest, Notification, TaskProgress, TaskStatus};
+use crate::request::{Peer, RequestContext};
 use crate::resolve::{Answer, Extract, Question, Resolved, ask_again, interpret};
-use crate::server::{Peer, RequestContext};
 
 /// The running body's link to its task.
 pub(crate) struct TaskLink {
@@ -260,6 +260,17 @@ impl Deref for TaskContext {
     }
 }
 
+impl RequestContext {
+    /// This context, for a body that runs as `task`: progress becomes the task's status
+    /// message, logs are not sent, cancellation follows `tasks/cancel`.
+    pub(crate) fn into_task(mut self, link: Arc<TaskLink>) -> Self {
+        self.peer = Arc::new(TaskPeer(link.clone()));
+        self.cancel = link.cancellation().clone();
+        self.task = Some(link);
+        self
+    }
+}
+
 impl From<RequestContext> for TaskContext {
     fn from(cx: RequestContext) -> Self {
         Self { cx }
@@ -269,14 +280,19 @@ impl From<RequestContext> for TaskContext {
 impl TaskContext {
     /// The task's id, when the call runs as a task.
     pub fn task_id(&self) -> Option<&str> {
-        self.cx.task.as_ref().map(|t| t.id.as_str())
+        self.link().map(|t| t.id.as_str())
+    }
+
+    /// The task this body runs as (the request layer carries it opaquely).
+    fn link(&self) -> Option<&TaskLink> {
+        self.cx.task.as_deref()?.downcast_ref::<TaskLink>()
     }
 
     /// Whether [`ask`](Self::ask) can reach the user in this call: it runs as a task, or on a
     /// 2025-era session with a back-channel. A 2026-07-28 client that did not declare the
     /// tasks extension gets the tool run synchronously and cannot be asked mid-call.
     pub fn can_ask(&self) -> bool {
-        self.cx.task.is_some() || (!self.cx.version.is_modern() && self.cx.peer.can_request())
+        self.link().is_some() || (!self.cx.version.is_modern() && self.cx.peer.can_request())
     }
 
     /// Ask `question` and wait for the answer: accepted (the value, checked against the
@@ -316,11 +332,11 @@ impl TaskContext {
     }
 
     async fn send(&self, base: &str, request: InputRequest) -> Result<Value, Error> {
-        if let Some(link) = &self.cx.task {
+        if let Some(link) = self.link() {
             return link.ask(base, request).await;
         }
         if !self.cx.version.is_modern() {
-            let params = crate::server::legacy_params(&request, self.cx.version).map_err(Error::rpc)?;
+            let params = request.legacy_params(self.cx.version).map_err(Error::rpc)?;
             if let Some(answer) = self.cx.peer.request(request.method(), params) {
                 return answer.await.map_err(|e| {
                     Error::rpc(ErrorObject::internal(format!("the client answered with an error: {}", e.message)))

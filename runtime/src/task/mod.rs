@@ -41,7 +41,7 @@ use tokio_util::sync::CancellationToken;
 #[cfg(feature = "redis")]
 pub use self::redis::RedisStore;
 pub use context::TaskContext;
-pub(crate) use context::{TaskLink, TaskPeer};
+pub(crate) use context::TaskLink;
 pub(crate) use events::Observed;
 pub use memory::MemoryStore;
 pub(crate) use store::now_ms;

@@ -8,14 +8,13 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use crate::protocol::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta};
-use crate::server::ToolDef;
+use crate::server::{HeaderMark, ToolDef};
 
 // Header names parsed once, here: looking a `&str` name up parses and validates it each time.
 pub(super) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 pub(super) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 static METHOD: HeaderName = HeaderName::from_static("mcp-method");
 static NAME: HeaderName = HeaderName::from_static("mcp-name");
-const PARAM_PREFIX: &str = "mcp-param-";
 
 /// A header's value, trimmed; `Err` when it is not visible ASCII or appears more than once (a
 /// proxy that routes on one copy and a server that reads another would disagree on what the
@@ -120,29 +119,6 @@ pub(crate) fn check_modern<'t>(
     Ok(())
 }
 
-/// One `x-mcp-header` mark of a tool's input schema: the argument at `path` travels in the
-/// header `mcp-param-{name}` (lowercased once, here).
-#[derive(Debug, Clone)]
-pub(crate) struct HeaderMark {
-    name: String,
-    /// `None` when the name makes no valid header name: no such header can arrive.
-    header: Option<HeaderName>,
-    path: Vec<String>,
-}
-
-/// The marks of an input schema, through `properties` only.
-pub(crate) fn header_marks(schema: &JsonObject) -> Vec<HeaderMark> {
-    let mut marked = Vec::new();
-    collect_marked(schema, &mut Vec::new(), &mut marked);
-    marked
-        .into_iter()
-        .map(|(name, path)| {
-            let header = HeaderName::from_bytes(format!("{PARAM_PREFIX}{}", name.to_ascii_lowercase()).as_bytes()).ok();
-            HeaderMark { header, name, path }
-        })
-        .collect()
-}
-
 /// `Mcp-Param-{Name}` headers for the tool properties marked `"x-mcp-header": "{Name}"`.
 fn check_params(headers: &HeaderMap, marks: &[HeaderMark], arguments: Option<&JsonObject>) -> Result<(), ErrorObject> {
     for mark in marks {
@@ -177,19 +153,6 @@ fn check_params(headers: &HeaderMap, marks: &[HeaderMark], arguments: Option<&Js
         }
     }
     Ok(())
-}
-
-pub(crate) fn collect_marked(schema: &JsonObject, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
-    for (key, sub) in props {
-        let Some(sub) = sub.as_object() else { continue };
-        path.push(key.clone());
-        if let Some(name) = sub.get("x-mcp-header").and_then(Value::as_str) {
-            out.push((name.to_owned(), path.clone()));
-        }
-        collect_marked(sub, path, out);
-        path.pop();
-    }
 }
 
 fn param_matches(body: &Value, header: &str) -> bool {

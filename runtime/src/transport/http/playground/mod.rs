@@ -63,7 +63,7 @@ pub(super) struct Assets {
 }
 
 impl Assets {
-    pub(super) fn new(server: &crate::Server, endpoint: &str) -> Self {
+    pub(super) fn new(server: &crate::server::Server, endpoint: &str) -> Self {
         let page = HTML.replace("{{ENDPOINT}}", &escape_attr(endpoint));
         let describe = serde_json::to_vec(server.describe().to_json()).unwrap_or_else(|_| b"{}".to_vec());
         Self { page: Bytes::from(page), describe: Bytes::from(describe) }

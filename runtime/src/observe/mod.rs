@@ -1,9 +1,36 @@
-//! What the runtime's layers tell telemetry: a leg's questions and state, a refused state, a
-//! tool's error, tasks, limits. With the `otel` feature these go to [`crate::otel`] (and cost an
-//! atomic load until it is enabled); without it they are empty and compile away.
+//! What the runtime's layers tell telemetry: the span of each request served, a leg's
+//! questions and state, a refused state, a tool's error, tasks, limits. With the `otel`
+//! feature these are spans and metrics by the OpenTelemetry conventions for MCP (and cost an
+//! atomic load until [`crate::otel::init`] or [`enable`] runs); without it they are empty and
+//! compile away.
+//!
+//! It sits low (beside the protocol, below the seal) so that every layer can note what it
+//! does; it knows none of them. Exporting what is recorded ([`crate::otel`]) sits at the top.
+
+// The client's instruments, names and trace-context injection are unused in a server-only
+// build.
+#[cfg(feature = "otel")]
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+mod instruments;
+#[cfg(feature = "otel")]
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) mod names;
+#[cfg(feature = "otel")]
+mod notes;
+#[cfg(feature = "otel")]
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) mod propagate;
 
 #[cfg(feature = "otel")]
-pub(crate) use crate::otel::observe::*;
+pub use instruments::enable;
+#[cfg(feature = "otel")]
+#[cfg_attr(not(feature = "client"), allow(unused_imports))]
+pub(crate) use instruments::instruments;
+#[cfg(feature = "otel")]
+pub(crate) use notes::{
+    Arrival, RequestSpan, current_context, flow_completed, leg, limit, reasked, round, state_refused, task, tool_error,
+    traced_task,
+};
 
 /// Run a task's body in a span of its own, a child of the request that creates the task (call
 /// it while that request is being handled).
@@ -17,8 +44,8 @@ where
 {
     #[cfg(feature = "otel")]
     {
-        let parent = crate::otel::current_context();
-        async move { crate::otel::traced_task(&tool, &task_id, parent, body).await }
+        let parent = current_context();
+        async move { traced_task(&tool, &task_id, parent, body).await }
     }
     #[cfg(not(feature = "otel"))]
     {

@@ -1,5 +1,6 @@
 //! What a handler sees of the request it answers.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -7,8 +8,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::Server;
-use super::peer::Peer;
+use super::caller::AuthPrincipal;
+use super::peer::{Peer, Session, Transport};
 use crate::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitResult, ErrorObject, JsonObject, ListRootsResult, LoggingLevel,
     Notification, ProgressToken, ProtocolVersion, RequestMeta,
@@ -26,7 +27,9 @@ pub(crate) enum LogFilter {
 /// The request a handler answers: arguments, answers of the previous round, the verified
 /// plaintext state, the client's capabilities, and ways to report progress and logs.
 pub struct RequestContext {
-    pub(crate) server: Server,
+    /// The server answering, kept opaque at this layer (the server's own shared state; the
+    /// server layer gives it back as a `Server` through `RequestContext::server`).
+    pub(crate) host: Arc<dyn Any + Send + Sync>,
     pub(crate) method: &'static str,
     pub(crate) target: Arc<str>,
     pub(crate) arguments: Arc<JsonObject>,
@@ -41,18 +44,19 @@ pub struct RequestContext {
     /// The caller, as a salted digest, when the server binds state and tasks to one.
     pub(crate) owner: Option<String>,
     /// The caller's verified bearer token, on a protected HTTP endpoint.
-    pub(crate) auth: Option<Arc<crate::auth::AuthPrincipal>>,
+    pub(crate) auth: Option<Arc<AuthPrincipal>>,
     /// The client's network address, when the transport knows it.
     pub(crate) client_addr: Option<std::net::IpAddr>,
     /// The HTTP request head (headers, and the extensions the application's layers added),
     /// over HTTP.
     pub(crate) http: Option<Arc<http::request::Parts>>,
     /// The legacy session the request belongs to, if any.
-    pub(crate) session: Option<Arc<super::Session>>,
+    pub(crate) session: Option<Arc<Session>>,
     /// How the request arrived.
-    pub(crate) transport: super::Transport,
-    /// The task this body runs as, if it runs as one.
-    pub(crate) task: Option<Arc<crate::task::TaskLink>>,
+    pub(crate) transport: Transport,
+    /// The task this body runs as, if it runs as one: the task layer's link to it, opaque
+    /// here (`TaskContext` reads it back).
+    pub(crate) task: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl fmt::Debug for RequestContext {
@@ -73,12 +77,12 @@ impl RequestContext {
     /// [`ResourceServer`](crate::auth::ResourceServer) (feature `auth`) or through another layer
     /// that put an [`AuthPrincipal`](crate::auth::AuthPrincipal) into the request's extensions;
     /// `None` over stdio and in memory.
-    pub fn auth(&self) -> Option<&crate::auth::AuthPrincipal> {
+    pub fn auth(&self) -> Option<&AuthPrincipal> {
         self.auth.as_deref()
     }
 
     /// How the request arrived: HTTP, stdio, or in this process.
-    pub fn transport(&self) -> super::Transport {
+    pub fn transport(&self) -> Transport {
         self.transport
     }
 
@@ -278,19 +282,5 @@ impl RequestContext {
     /// Whether the client declared the tasks extension on this request.
     pub fn accepts_tasks(&self) -> bool {
         self.version.is_modern() && self.meta.client_capabilities.has_extension(crate::protocol::TASKS_EXTENSION)
-    }
-
-    /// This context, for a body that runs as `task`: progress becomes the task's status
-    /// message, logs are not sent, cancellation follows `tasks/cancel`.
-    pub(crate) fn into_task(mut self, link: Arc<crate::task::TaskLink>) -> Self {
-        self.peer = Arc::new(crate::task::TaskPeer(link.clone()));
-        self.cancel = link.cancellation().clone();
-        self.task = Some(link);
-        self
-    }
-
-    /// The server answering, e.g. to announce list changes.
-    pub fn server(&self) -> &Server {
-        &self.server
     }
 }
