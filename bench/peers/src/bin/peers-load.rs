@@ -6,6 +6,7 @@
 //! peers-load --url http://127.0.0.1:8082/mcp --scenario call
 //! peers-load --url http://127.0.0.1:8083/    --scenario fixed --expect BODY_FILE
 //! peers-load --url http://127.0.0.1:8082/mcp --scenario call --once     # print one response body and exit
+//! peers-load --url http://127.0.0.1:8081/mcp --scenario flow --once     # print one leg 1 body and exit
 //! ```
 //!
 //! Scenarios (all over the 2026-07-28 wire: `_meta` with the protocol version, the client's
@@ -481,8 +482,16 @@ async fn run(o: Options) -> Result<bool, String> {
     let target = Target::parse(&o.url)?;
     if o.once {
         let mut conn = Conn::open(target.addr).await?;
-        let body = conn.send(target.request("test_simple_text", call_body(1, "test_simple_text", "{}", ""))).await?;
-        check_complete(&body, 1, TEXT)?;
+        let body = if o.scenario == Scenario::Flow {
+            // Leg 1 of a flow: what it asks and the state it carries.
+            let body = conn.send(target.request("provision", call_body(1, "provision", r#"{"name":"db-0-0"}"#, ""))).await?;
+            check_ask(&body, 1, "db-0-0")?;
+            body
+        } else {
+            let body = conn.send(target.request("test_simple_text", call_body(1, "test_simple_text", "{}", ""))).await?;
+            check_complete(&body, 1, TEXT)?;
+            body
+        };
         use std::io::Write;
         std::io::stdout().write_all(&body).map_err(|e| e.to_string())?;
         return Ok(true);
