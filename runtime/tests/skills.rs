@@ -325,3 +325,31 @@ async fn the_client_refuses_what_does_not_match_the_listing() {
     let Err(ClientError::Verification(why)) = c.read_skill_file(&loaded, other).await else { panic!("unlisted") };
     assert!(why.contains("not a file of the skill"), "{why}");
 }
+
+#[test]
+fn describe_lists_the_skills_with_their_files_in_json_and_markdown() {
+    let description = Server::new("s", "1").skills(tree()).describe();
+    let skills = description.to_json()["skills"].as_array().expect("a skills section").clone();
+    let names: Vec<&str> = skills.iter().map(|s| s["name"].as_str().unwrap_or_default()).collect();
+    assert_eq!(names.len(), 2, "{skills:?}");
+    assert!(names.contains(&"pdf-processing") && names.contains(&"notes"), "{names:?}");
+    let pdf = skills.iter().find(|s| s["name"] == "pdf-processing").expect("pdf-processing");
+    assert_eq!(pdf["description"], "Extract, fill, and assemble PDF documents");
+    assert_eq!(pdf["uri"], "skill://pdf-processing/SKILL.md");
+    let files = pdf["files"].as_array().expect("the files are listed");
+    let forms = files
+        .iter()
+        .find(|f| f["uri"].as_str().is_some_and(|u| u.ends_with("references/FORMS.md")))
+        .expect("FORMS.md is listed");
+    assert_eq!(forms["size"], 8, "{forms}");
+
+    let md = description.to_markdown();
+    assert!(md.contains("\n## Skills\n"), "{md}");
+    assert!(md.contains("### `pdf-processing`") && md.contains("Extract, fill, and assemble PDF documents"), "{md}");
+    assert!(md.contains("references/FORMS.md` | 8 |"), "{md}");
+
+    // A server without skills describes none (the section is not there at all).
+    let bare = Server::new("s", "1").describe();
+    assert!(bare.to_json().get("skills").is_none());
+    assert!(!bare.to_markdown().contains("## Skills"));
+}
