@@ -373,3 +373,41 @@ fn optional_choices_are_plain_optional_fields() {
         })
     );
 }
+
+/// The free slots, from data that has run out: a choice among nothing.
+fn no_free_slots() -> roundtrip::Resolve<String> {
+    roundtrip::Resolve::Ask(Question::choice("Which slot?", "slot", Vec::<(String, String)>::new()))
+}
+
+/// Books a slot among none.
+#[roundtrip::tool]
+async fn book_from_nothing(#[resolve(with = no_free_slots())] slot: String) -> String {
+    format!("booked {slot}")
+}
+
+/// The same, refused where the question is built.
+fn no_free_slots_checked() -> Result<roundtrip::Resolve<String>, roundtrip::Error> {
+    Ok(roundtrip::Resolve::Ask(Question::try_choice("Which slot?", "slot", Vec::<(String, String)>::new())?))
+}
+
+/// Books a slot among none, with `try_choice`.
+#[roundtrip::tool]
+async fn book_from_nothing_checked(#[resolve(with = no_free_slots_checked())] slot: String) -> String {
+    format!("booked {slot}")
+}
+
+#[tokio::test]
+async fn an_empty_choice_is_a_tool_error_naming_the_question_and_is_never_sent() {
+    let server = Server::new("engine", "1").tools(roundtrip::tools![book_from_nothing, book_from_nothing_checked]);
+    let flow = TestKit::new(server.clone()).call_tool("book_from_nothing", json!({})).await.unwrap();
+    assert!(flow.is_error(), "{}", flow.text());
+    assert_eq!(
+        flow.text(),
+        "The question for `slot` offers no choices (its `slot` has none), so it cannot be answered."
+    );
+    assert!(flow.rounds.is_empty(), "no `oneOf: []` went out: {:?}", flow.rounds);
+    let flow = TestKit::new(server).call_tool("book_from_nothing_checked", json!({})).await.unwrap();
+    assert!(flow.is_error(), "{}", flow.text());
+    assert_eq!(flow.text(), "The question `slot` offers no choices, so it cannot be answered.");
+    assert!(flow.rounds.is_empty(), "{:?}", flow.rounds);
+}
