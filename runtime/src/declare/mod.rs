@@ -265,8 +265,12 @@ pub fn input_schema(fields: Vec<Field>) -> JsonObject {
     for field in fields {
         if field.flatten {
             // The struct's properties and required ones (or an open object's
-            // `additionalProperties`) become the tool's.
-            if let Value::Object(mut flat) = field.schema {
+            // `additionalProperties`) become the tool's. A schema that allows anything (`{}`, a
+            // `serde_json::Value`'s) flattened is the whole arguments object, which is an
+            // object: open, as a `Map`'s.
+            if field.schema.as_object().is_some_and(JsonObject::is_empty) {
+                open = Some(Value::Bool(true));
+            } else if let Value::Object(mut flat) = field.schema {
                 if let Some(Value::Object(props)) = flat.remove("properties") {
                     properties.extend(props);
                 }
