@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use params::{
-    Argument, Choice, Elicit, FormField, RootsOutput, SampleOutput, TextArgument, UrlOutput, check, elicit_schema,
-    schema_of,
+    Argument, Choice, Elicit, FormField, FormSchema, RootsOutput, SampleOutput, TextArgument, UrlOutput, check,
+    elicit_schema, schema_of,
 };
 pub use returns::{Blob, Json, PromptReturn, PromptReturns, ResourceReturn, ResourceReturns, Returns, ToolReturn};
 pub(crate) use state::States;
