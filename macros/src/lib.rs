@@ -23,8 +23,8 @@ mod view;
 use model::Which;
 use proc_macro::TokenStream;
 
-/// Declare an MCP tool: an async fn whose plain parameters are the tool's arguments and whose
-/// `#[resolve(...)]` parameters are questions the framework asks before the body runs.
+/// Declare an MCP tool: a fn (async or not) whose plain parameters are the tool's arguments and
+/// whose `#[resolve(...)]` parameters are questions the framework asks before the body runs.
 ///
 /// The `roundtrip` crate documentation is the guide, with runnable examples of everything
 /// below.
@@ -62,7 +62,7 @@ use proc_macro::TokenStream;
 /// | `destructive` | annotation `destructiveHint: true` |
 /// | `idempotent` | annotation `idempotentHint: true` |
 /// | `open_world` | annotation `openWorldHint: true` |
-/// | `check = f(a, b)` | run `async fn f` before any question, on every leg; may be repeated |
+/// | `check = f(a, b)` | run `f` (async or not) before any question, on every leg; may be repeated; `check = self.f(a)` in a [`#[toolset]`](macro@toolset) |
 /// | `task` | the call may run as a task (tasks extension) when the client can take one, else synchronously; the fn may take a `TaskContext` to report progress and ask while it runs |
 /// | `task = "required"` | the call runs only as a task: a client without the tasks extension is answered `-32021` |
 /// | `single_use` | each sealed `requestState` is accepted once (a replayed leg gets the frozen `-32602`); the default for task tools |
@@ -71,6 +71,7 @@ use proc_macro::TokenStream;
 /// | `ui = VIEW` | MCP Apps: the tool's results are rendered in the [`#[view]`](macro@view) `VIEW` (a path to the view's const or fn; a name that is no view fails to compile), which is registered with the tool |
 /// | `ui = "ui://…"` | the same, by URI: the view is registered on its own (`resources![…]`), and a server without it refuses to start, naming the tool and the URI |
 /// | `visibility = "…"` | MCP Apps: who sees the tool: `"model"`, `"app"` (only views call it: hosts keep it from their model, and a client that hosts no views does not see it) or `"both"` (the default) |
+/// | `meta = r#"{…}"#` | the tool's `_meta` in `tools/list`: a JSON object, checked at compile time, such as `meta = r#"{"example.com/owner": "ops"}"#` |
 ///
 /// ```rust,ignore
 /// /// Replaced by `description`.
@@ -95,10 +96,12 @@ use proc_macro::TokenStream;
 /// async fn drop_database(name: String, inventory: State<Inventory>) -> (String, Json<Databases>) { inventory.drop(&name) }
 /// ```
 ///
-/// A check takes arguments, `State<T>` parameters and the `&RequestContext` parameter by name
-/// (not resolved parameters: they are not known yet) and returns `Result<(), E>`, where `E` is
-/// `roundtrip::Error` or any `Display` type; an error ends the call before anything is asked.
-/// In a `#[toolset]` impl block, `check = self.f(a)` calls a method of the shared value.
+/// A check is a fn, async or not. It takes arguments, `State<T>` parameters and the
+/// `&RequestContext` parameter by name (not resolved parameters: they are not known yet; not a
+/// flattened struct whole), as owned values or borrowed from the request (`&str` for a
+/// `String` argument), and returns `Result<(), E>`, where `E` is `roundtrip::Error` or any
+/// `Display` type; an error ends the call before anything is asked. In a `#[toolset]` impl
+/// block, `check = self.f(a)` calls a method of the shared value.
 ///
 /// # Parameters
 ///
@@ -117,6 +120,34 @@ use proc_macro::TokenStream;
 ///       note: Option<String>,
 ///   ) -> String { format!("{resource_uri}: {}", note.unwrap_or_default()) }
 ///   ```
+///
+/// - A parameter with `#[arg(flatten)]` is a struct of arguments (deriving `Deserialize` and
+///   `JsonSchema`): its fields are properties of the input schema, as if each were a
+///   parameter, with their doc comments as descriptions, so one request struct serves several
+///   tools. A `serde_json::Map<String, Value>` (or a struct with a `#[serde(flatten)]` map)
+///   flattened so takes any object: the schema allows `additionalProperties`. A check or a
+///   question names the fields it needs as arguments of their own, not the struct whole.
+///
+///   ```rust,ignore
+///   #[derive(Deserialize, JsonSchema)]
+///   struct Range {
+///       /// The first line, from 1.
+///       from: u32,
+///       /// How many lines.
+///       count: Option<u32>,
+///   }
+///
+///   #[tool(read_only)]
+///   async fn read_log(service: String, #[arg(flatten)] range: Range) -> String { todo!() }
+///
+///   #[tool]
+///   async fn record(#[arg(flatten)] event: serde_json::Map<String, serde_json::Value>) -> String { todo!() }
+///   ```
+///
+///   | `#[arg(…)]` option | effect |
+///   |---|---|
+///   | `rename = "…"` | the argument's name on the wire (schema property, prompt argument, template variable) |
+///   | `flatten` | a tool's struct (or open object) of arguments; not with `rename`, not on a prompt or resource |
 ///
 /// - A parameter with `#[resolve(...)]` is a question; see [`#[resolve(...)]`](#resolve).
 /// - `cx: &RequestContext` is the request (progress, logs, cancellation, the client's
@@ -211,8 +242,9 @@ use proc_macro::TokenStream;
 /// }
 /// ```
 ///
-/// A `with` fn takes the parameters it names (arguments, resolved parameters, `State<T>`,
-/// the `&RequestContext` parameter) and returns `Resolve<T>` or `Result<Resolve<T>, E>`. The
+/// A `with` fn is a fn, async or not. It takes the parameters it names (arguments, resolved
+/// parameters, `State<T>`, the `&RequestContext` parameter), as owned values or borrowed from
+/// the request (`&str` for a `String`), and returns `Resolve<T>` or `Result<Resolve<T>, E>`. The
 /// value it gives is kept in the sealed `requestState`, so it runs once per flow; a `with` fn
 /// that asks runs again on the leg that carries the answer, to check it against the question
 /// as it is then.
@@ -235,7 +267,8 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `title = "…"` | a display title |
 /// | `description = "…"` | the description (default: the fn's doc comment) |
 /// | `complete = f` | `fn f(argument: &str, typed: &str) -> Vec<String>` answers `completion/complete` for the arguments |
-/// | `check = f(a)` | run `async fn f` before any question (as for [`macro@tool`]); may be repeated |
+/// | `check = f(a)` | run `f` (async or not) before any question (as for [`macro@tool`]); may be repeated |
+/// | `meta = r#"{…}"#` | the prompt's `_meta` in `prompts/list`: a JSON object, checked at compile time |
 ///
 /// It returns a `String` (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, a
 /// `GetPromptResult`, or a `Result` of one; it may take `&RequestContext` and `State<T>`.
@@ -280,7 +313,8 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `description = "…"` | the description (default: the fn's doc comment) |
 /// | `mime_type = "…"` | the MIME type of its contents |
 /// | `complete = f` | `fn f(variable: &str, typed: &str) -> Vec<String>` answers `completion/complete` for the variables |
-/// | `check = f(a)` | run `async fn f` before anything is asked or read; may be repeated |
+/// | `check = f(a)` | run `f` (async or not, as for [`macro@tool`]) before anything is asked or read; may be repeated |
+/// | `meta = r#"{…}"#` | the template's `_meta` in `resources/templates/list`: a JSON object, checked at compile time |
 ///
 /// It returns a `String` (text), a `Blob` (binary), `ResourceContents`, a
 /// `Vec<ResourceContents>`, a `ReadResourceResult`, or a `Result` of one; `Err(Error::not_found(…))`
@@ -323,7 +357,8 @@ pub fn resource_template(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `title = "…"` | a display title |
 /// | `description = "…"` | the description (default: the fn's doc comment) |
 /// | `mime_type = "…"` | the MIME type of its contents |
-/// | `check = f(a)` | run `async fn f` before it is read; may be repeated |
+/// | `check = f(a)` | run `f` (async or not, as for [`macro@tool`]) before it is read; may be repeated |
+/// | `meta = r#"{…}"#` | the resource's `_meta` in `resources/list`: a JSON object, checked at compile time |
 ///
 /// It returns what a [`macro@resource_template`] returns.
 ///

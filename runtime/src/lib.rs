@@ -53,7 +53,7 @@ pub use server::{CheckError, InputRequired, Outcome, PerCaller, RequestContext, 
 pub use declare::MissingState;
 #[cfg(feature = "server")]
 pub use declare::{
-    Argument, Blob, CheckReturn, Choice, Elicit, FormField, Json, PromptFactory, PromptReturn, Resolve,
+    Argument, Blob, CheckReturn, Choice, Elicit, FormField, FormSchema, Json, PromptFactory, PromptReturn, Resolve,
     ResourceFactory, ResourceReturn, RootsOutput, SampleOutput, State, StateNeed, TextArgument, ToolFactory,
     ToolReturn, UrlOutput, ViewFactory, WithReturn, WithValue,
 };

@@ -97,42 +97,44 @@ fn the_model_says_what_the_design_says() {
     // Two independent forms are asked together; one that names the first waits for it.
     let spec =
         Spec { kinds: vec![Kind::Form, Kind::Form, Kind::Form], deps: vec![0, 0, 1], refusable: 0, check: false };
-    let (first, state) = asked(&leg(&spec, None, &none, 0, 1, 0));
+    let (first, state) = asked(&leg(&spec, None, &none, 0, 0, 1, 0));
     assert_eq!(first, [(0, "p0[]".to_owned(), false), (1, "p1[]".to_owned(), false)]);
     // p0 answered 7, p1 invalid: p1 again (with a note), p2 asked with p0's answer shown.
     let replies = [Some(Reply::Valid), Some(Reply::Invalid), None, None];
-    let (second, state) = asked(&leg(&spec, Some(&state), &replies, 0, 7, 0));
+    let (second, state) = asked(&leg(&spec, Some(&state), &replies, 0, 0, 7, 0));
     assert_eq!(second, [(1, "p1[]".to_owned(), true), (2, "p2[7]".to_owned(), false)]);
     // Both answered: the body runs with p0 from the earlier leg and the others from this one.
     let replies = [None, Some(Reply::Valid), Some(Reply::Valid), None];
-    let done = leg(&spec, Some(&state), &replies, 0, 9, 0);
+    let done = leg(&spec, Some(&state), &replies, 0, 0, 9, 0);
     let expected = [serde_json::json!({"n": 7}), serde_json::json!({"n": 9}), serde_json::json!({"n": 9})];
     assert_eq!(done.expect, Expect::Complete(expected.into_iter().map(Outcome::Accepted).collect()));
     // A bare parameter declined ends the call; the same parameter as Answer<T> goes on.
     let spec = Spec { kinds: vec![Kind::Confirm], deps: vec![0], refusable: 0, check: false };
-    let (_, state) = asked(&leg(&spec, None, &none, 0, 1, 0));
+    let (_, state) = asked(&leg(&spec, None, &none, 0, 0, 1, 0));
     let declined = [Some(Reply::Decline), None, None, None];
-    assert_eq!(leg(&spec, Some(&state), &declined, 0, 2, 0).expect, Expect::Refused(0, "declined"));
+    assert_eq!(leg(&spec, Some(&state), &declined, 0, 0, 2, 0).expect, Expect::Refused(0, "declined"));
     let refusable = Spec { refusable: 1, ..spec };
-    assert_eq!(leg(&refusable, Some(&state), &declined, 0, 2, 0).expect, Expect::Complete(vec![Outcome::Declined]));
+    assert_eq!(leg(&refusable, Some(&state), &declined, 0, 0, 2, 0).expect, Expect::Complete(vec![Outcome::Declined]));
     // A sample cannot be declined: a decline is asked again, unchanged.
     let spec = Spec { kinds: vec![Kind::Sample], deps: vec![0], refusable: 0, check: false };
-    let (_, state) = asked(&leg(&spec, None, &none, 0, 1, 0));
-    assert_eq!(asked(&leg(&spec, Some(&state), &declined, 0, 2, 0)).0, [(0, "p0[]".to_owned(), true)]);
+    let (_, state) = asked(&leg(&spec, None, &none, 0, 0, 1, 0));
+    assert_eq!(asked(&leg(&spec, Some(&state), &declined, 0, 0, 2, 0)).0, [(0, "p0[]".to_owned(), true)]);
     // A with fn that answers runs once, asks nothing, and its value is shown to its dependant.
     let spec = Spec { kinds: vec![Kind::WithValue, Kind::Form], deps: vec![0, 1], refusable: 0, check: false };
-    let first = leg(&spec, None, &none, 0, 1, 0);
+    let first = leg(&spec, None, &none, 0, 0, 1, 0);
     assert_eq!(first.with_calls, 1);
     let (questions, state) = asked(&first);
     assert_eq!(questions, [(1, "p1[vp0[]]".to_owned(), false)]);
-    let second = leg(&spec, Some(&state), &[None, Some(Reply::Valid), None, None], 0, 3, 0);
+    let second = leg(&spec, Some(&state), &[None, Some(Reply::Valid), None, None], 0, 0, 3, 0);
     assert_eq!(second.with_calls, 0);
-    // A choice whose options changed before the answer came is asked anew; a redeploy
-    // re-asks what was answered.
+    // A choice whose options changed before the answer came is asked anew, with a note (the
+    // value chosen is no longer among the options); chosen among the options as they are now
+    // (a stale state), it is asked anew as it is; a redeploy re-asks what was answered.
     let spec = Spec { kinds: vec![Kind::Choice], deps: vec![0], refusable: 0, check: false };
-    let (_, state) = asked(&leg(&spec, None, &none, 0, 1, 0));
+    let (_, state) = asked(&leg(&spec, None, &none, 0, 0, 1, 0));
     let valid = [Some(Reply::Valid), None, None, None];
-    assert_eq!(asked(&leg(&spec, Some(&state), &valid, 1, 2, 0)).0, [(0, "p0[]".to_owned(), false)]);
-    assert_eq!(asked(&leg(&spec, Some(&state), &valid, 0, 2, 1)).0, [(0, "p0[]".to_owned(), false)]);
-    assert!(matches!(leg(&spec, Some(&state), &valid, 0, 2, 0).expect, Expect::Complete(_)));
+    assert_eq!(asked(&leg(&spec, Some(&state), &valid, 1, 0, 2, 0)).0, [(0, "p0[]".to_owned(), true)]);
+    assert_eq!(asked(&leg(&spec, Some(&state), &valid, 1, 1, 2, 0)).0, [(0, "p0[]".to_owned(), false)]);
+    assert_eq!(asked(&leg(&spec, Some(&state), &valid, 0, 0, 2, 1)).0, [(0, "p0[]".to_owned(), false)]);
+    assert!(matches!(leg(&spec, Some(&state), &valid, 0, 0, 2, 0).expect, Expect::Complete(_)));
 }

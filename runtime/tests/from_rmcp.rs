@@ -195,6 +195,137 @@ async fn meta_appears_where_declared() {
     assert_eq!(prompts.meta.as_ref().unwrap()["example.com/catalog"], "v7");
 }
 
+/// The application's configuration, with metadata.
+#[resource("config://app", meta = r#"{"example.com/owner": "ops"}"#)]
+async fn config() -> String {
+    "{}".into()
+}
+
+/// A note, with metadata.
+#[resource_template("notes://{id}", meta = r#"{"example.com/owner": "notes", "example.com/tier": 3}"#)]
+async fn note(id: String) -> String {
+    format!("note {id}")
+}
+
+/// The changelog, whose metadata is set by the builder.
+#[resource("docs://changelog")]
+async fn changelog() -> String {
+    "v1".into()
+}
+
+/// A page, whose metadata is set by the builder.
+#[resource_template("pages://{slug}")]
+async fn page(slug: String) -> String {
+    slug
+}
+
+fn object(v: Value) -> JsonObject {
+    serde_json::from_value(v).unwrap()
+}
+
+#[tokio::test]
+async fn meta_appears_on_resources_templates_and_their_lists() {
+    let built = resources![changelog, page].map(|entry| entry.meta(object(json!({"example.com/built": true}))));
+    let server = Server::new("meta", "1")
+        .resources(resources![config, note])
+        .resources(built)
+        .list_meta(object(json!({"example.com/catalog": "v7"})));
+    let client = roundtrip::client::Client::builder("t", "1").connect_in_memory(server).await.unwrap();
+    let resources = client.list_resources().await.unwrap();
+    let meta_of = |uri: &str| {
+        let resource = resources.resources.iter().find(|r| r.uri == uri).unwrap();
+        Value::Object(resource.meta.clone().unwrap_or_default())
+    };
+    assert_eq!(meta_of("config://app"), json!({"example.com/owner": "ops"}));
+    assert_eq!(meta_of("docs://changelog"), json!({"example.com/built": true}));
+    assert_eq!(resources.meta.as_ref().unwrap()["example.com/catalog"], "v7");
+    let templates = client.list_resource_templates().await.unwrap();
+    let meta_of = |uri: &str| {
+        let template = templates.resource_templates.iter().find(|t| t.uri_template == uri).unwrap();
+        Value::Object(template.meta.clone().unwrap_or_default())
+    };
+    assert_eq!(meta_of("notes://{id}"), json!({"example.com/owner": "notes", "example.com/tier": 3}));
+    assert_eq!(meta_of("pages://{slug}"), json!({"example.com/built": true}));
+    assert_eq!(templates.meta.as_ref().unwrap()["example.com/catalog"], "v7");
+    // What the definitions carry is what reading them gives too: nothing else changes.
+    assert_eq!(client.read_resource("notes://7").await.unwrap().contents.len(), 1);
+}
+
+/// Which legacy session the call belongs to, if any.
+#[tool(read_only)]
+async fn session(cx: &RequestContext) -> String {
+    cx.session_id().unwrap_or("none").to_owned()
+}
+
+#[tokio::test]
+async fn a_legacy_session_over_http_has_an_id_and_a_2026_request_none() {
+    use roundtrip::client::{Client, Mode};
+    let server = Server::new("sessions", "1").tools(tools![session]);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let router = server.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let text = |r: protocol::CallToolResult| r.content[0].as_text().unwrap().to_owned();
+
+    let legacy = Client::builder("t", "1").mode(Mode::Legacy).connect_http(&url).await.unwrap();
+    let first = text(legacy.call_tool("session", json!({})).await.unwrap());
+    assert_ne!(first, "none", "a legacy session has an id");
+    assert_eq!(text(legacy.call_tool("session", json!({})).await.unwrap()), first, "the same session on each call");
+    let other = Client::builder("t", "1").mode(Mode::Legacy).connect_http(&url).await.unwrap();
+    assert_ne!(text(other.call_tool("session", json!({})).await.unwrap()), first, "another client, another session");
+
+    let modern = Client::builder("t", "1").connect_http(&url).await.unwrap();
+    assert_eq!(modern.protocol_version(), protocol::ProtocolVersion::V2026_07_28);
+    assert_eq!(text(modern.call_tool("session", json!({})).await.unwrap()), "none", "2026-07-28 has no sessions");
+}
+
+/// Store any JSON value under a key.
+#[tool]
+async fn put(
+    key: String,
+    /// Any JSON value.
+    value: Value,
+) -> String {
+    format!("{key} = {value}")
+}
+
+/// Store the whole arguments object, as a `Value`.
+#[tool]
+async fn store_value(#[arg(flatten)] document: Value) -> String {
+    format!("stored {}", document.as_object().map_or(0, serde_json::Map::len))
+}
+
+#[tokio::test]
+async fn a_value_argument_accepts_any_json_and_a_flattened_value_is_an_open_object() {
+    let server = Server::new("values", "1").tools(tools![put, store_value]);
+    let described = server.describe();
+    let described = described.to_json();
+    let schema_of = |name: &str| {
+        let tools = described["tools"].as_array().unwrap();
+        tools.iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone()
+    };
+    let put_schema = schema_of("put");
+    assert_eq!(put_schema["required"], json!(["key", "value"]), "{put_schema}");
+    // Any value: a schema that says nothing but the description.
+    assert_eq!(put_schema["properties"]["value"], json!({"description": "Any JSON value."}), "{put_schema}");
+    let open = schema_of("store_value");
+    assert_eq!(open, json!({"type": "object", "properties": {}, "additionalProperties": true}));
+    assert_eq!(open, schema_of_map(), "the same as a flattened Map");
+
+    let kit = TestKit::new(server);
+    for value in [json!({"a": [1, {"b": null}]}), json!([1, 2]), json!("text"), json!(3.5), json!(false)] {
+        let flow = kit.call_tool("put", json!({"key": "k", "value": value})).await.unwrap();
+        assert_eq!(flow.text(), format!("k = {value}"));
+    }
+    let flow = kit.call_tool("store_value", json!({"a": 1, "b": {"c": [true]}})).await.unwrap();
+    assert_eq!(flow.text(), "stored 2");
+}
+
+fn schema_of_map() -> Value {
+    let described = Server::new("args", "1").tools(tools![store]).describe();
+    described.to_json()["tools"][0]["inputSchema"].clone()
+}
+
 /// Says hello; takes no context, so it cannot log.
 #[tool]
 async fn quiet(name: String) -> String {

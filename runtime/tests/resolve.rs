@@ -373,3 +373,87 @@ fn optional_choices_are_plain_optional_fields() {
         })
     );
 }
+
+/// The free slots, from data that has run out: a choice among nothing.
+fn no_free_slots() -> roundtrip::Resolve<String> {
+    roundtrip::Resolve::Ask(Question::choice("Which slot?", "slot", Vec::<(String, String)>::new()))
+}
+
+/// Books a slot among none.
+#[roundtrip::tool]
+async fn book_from_nothing(#[resolve(with = no_free_slots())] slot: String) -> String {
+    format!("booked {slot}")
+}
+
+/// The same, refused where the question is built.
+fn no_free_slots_checked() -> Result<roundtrip::Resolve<String>, roundtrip::Error> {
+    Ok(roundtrip::Resolve::Ask(Question::try_choice("Which slot?", "slot", Vec::<(String, String)>::new())?))
+}
+
+/// Books a slot among none, with `try_choice`.
+#[roundtrip::tool]
+async fn book_from_nothing_checked(#[resolve(with = no_free_slots_checked())] slot: String) -> String {
+    format!("booked {slot}")
+}
+
+#[tokio::test]
+async fn an_empty_choice_is_a_tool_error_naming_the_question_and_is_never_sent() {
+    let server = Server::new("engine", "1").tools(roundtrip::tools![book_from_nothing, book_from_nothing_checked]);
+    let flow = TestKit::new(server.clone()).call_tool("book_from_nothing", json!({})).await.unwrap();
+    assert!(flow.is_error(), "{}", flow.text());
+    assert_eq!(
+        flow.text(),
+        "The question for `slot` offers no choices (its `slot` has none), so it cannot be answered."
+    );
+    assert!(flow.rounds.is_empty(), "no `oneOf: []` went out: {:?}", flow.rounds);
+    let flow = TestKit::new(server).call_tool("book_from_nothing_checked", json!({})).await.unwrap();
+    assert!(flow.is_error(), "{}", flow.text());
+    assert_eq!(flow.text(), "The question `slot` offers no choices, so it cannot be answered.");
+    assert!(flow.rounds.is_empty(), "{:?}", flow.rounds);
+}
+
+/// The slots still free: another client may take one between two legs.
+static FREE_SLOTS: std::sync::Mutex<Vec<&str>> = std::sync::Mutex::new(Vec::new());
+
+/// The free slots, as a choice.
+fn free_slots() -> roundtrip::Resolve<String> {
+    let free = FREE_SLOTS.lock().unwrap().clone();
+    roundtrip::Resolve::Ask(Question::choice("Which slot?", "slot", free.into_iter().map(|s| (s, s))))
+}
+
+/// Books a free slot.
+#[roundtrip::tool]
+async fn book_free(#[resolve(with = free_slots())] slot: String) -> String {
+    format!("booked {slot}")
+}
+
+#[tokio::test]
+async fn a_choice_whose_answer_was_taken_meanwhile_is_asked_again_saying_so() {
+    *FREE_SLOTS.lock().unwrap() = vec!["09:00", "10:00", "11:00"];
+    let server = Server::new("engine", "1").tools(roundtrip::tools![book_free]);
+    let client = roundtrip::client::Client::builder("c", "1")
+        .on_elicit(|_| async { Err(roundtrip::client::ClientError::Callback("x".into())) })
+        .connect_in_memory(server)
+        .await
+        .unwrap();
+    let message_of = |step: roundtrip::client::Step<CallToolResult>| {
+        let roundtrip::client::Step::InputRequired(asked) = step else { panic!("{step:?}") };
+        let request = serde_json::to_value(&asked.input_requests.clone().unwrap()["slot"]).unwrap();
+        (request["params"]["message"].as_str().unwrap().to_owned(), asked.request_state)
+    };
+    let (first, state) = message_of(client.call_tool_step("book_free", json!({}), None, None).await.unwrap());
+    assert_eq!(first, "Which slot?");
+    // Another client takes 10:00 before this one's answer arrives.
+    FREE_SLOTS.lock().unwrap().retain(|s| *s != "10:00");
+    let answer = common::object(json!({"slot": {"action": "accept", "content": {"slot": "10:00"}}}));
+    let (again, state) = message_of(client.call_tool_step("book_free", json!({}), Some(answer), state).await.unwrap());
+    assert_eq!(
+        again,
+        "Which slot? (`slot` \"10:00\" is no longer one of the choices (\"09:00\", \"11:00\"); please answer again)"
+    );
+    // A free one is taken.
+    let answer = common::object(json!({"slot": {"action": "accept", "content": {"slot": "11:00"}}}));
+    let step = client.call_tool_step("book_free", json!({}), Some(answer), state).await.unwrap();
+    let roundtrip::client::Step::Complete(result) = step else { panic!("{step:?}") };
+    assert_eq!(result.content[0].as_text(), Some("booked 11:00"));
+}

@@ -4,7 +4,8 @@
 mod common;
 
 use roundtrip::client::ClientError;
-use roundtrip::testing::{Scripted as Answer, TestKit};
+use roundtrip::protocol::TaskStatus;
+use roundtrip::testing::{Scripted as Answer, TaskEvent, TestKit};
 use serde_json::json;
 
 #[tokio::test]
@@ -154,4 +155,59 @@ async fn an_optional_primitive_is_a_form_whose_property_may_be_left_out() {
         .await
         .unwrap();
     assert_eq!(given.text(), "Ada");
+}
+
+/// Asks a colour while it runs, then a shade among none (which must never be sent).
+#[roundtrip::tool(task)]
+async fn paint(task: roundtrip::task::TaskContext) -> String {
+    let colours = [("red", "Red"), ("blue", "Blue")];
+    let question = roundtrip::resolve::Question::choice("Which colour?", "colour", colours);
+    let colour = match task.ask_as::<String>(question).await {
+        Ok(roundtrip::Answer::Accepted(colour)) => colour,
+        _ => return "no colour".into(),
+    };
+    let none = roundtrip::resolve::Question::choice("Which shade?", "shade", Vec::<(String, String)>::new());
+    match task.ask(none).await {
+        Err(refused) => format!("{colour}; {}", refused.message()),
+        Ok(_) => format!("{colour}; the empty choice was asked"),
+    }
+}
+
+#[tokio::test]
+async fn a_tasks_questions_and_answers_are_events_and_an_empty_choice_is_refused() {
+    let server = roundtrip::Server::new("kit", "1").tools(roundtrip::tools![paint]);
+    let flow = TestKit::new(server).answer("colour", json!({"colour": "blue"})).call_tool("paint", json!({})).await;
+    let flow = flow.unwrap();
+    assert_eq!(
+        flow.text(),
+        "blue; The question `shade` offers no choices (its `shade` has none), so it cannot be answered."
+    );
+    let run = flow.task.unwrap();
+    let asked: Vec<&TaskEvent> = run.events.iter().filter(|e| !matches!(e, TaskEvent::Status(..))).collect();
+    let [TaskEvent::Asked(key, request), TaskEvent::Answered(answered_key, answer)] = asked.as_slice() else {
+        panic!("one question and its answer, nothing for the empty choice: {:?}", run.events)
+    };
+    assert_eq!((key.as_str(), answered_key.as_str()), ("colour", "colour"));
+    let request = serde_json::to_value(request).unwrap();
+    assert_eq!(request["params"]["message"], "Which colour?", "{request}");
+    assert_eq!(*answer, json!({"action": "accept", "content": {"colour": "blue"}}));
+    // The answer comes after the task asked (input_required), and before it completed.
+    let position = |wanted: &dyn Fn(&TaskEvent) -> bool| run.events.iter().position(wanted).unwrap();
+    let input_required = position(&|e| matches!(e, TaskEvent::Status(TaskStatus::InputRequired, _)));
+    let asked_at = position(&|e| matches!(e, TaskEvent::Asked(..)));
+    let answered_at = position(&|e| matches!(e, TaskEvent::Answered(..)));
+    let completed = position(&|e| matches!(e, TaskEvent::Status(TaskStatus::Completed, _)));
+    assert!(input_required < asked_at && asked_at < answered_at && answered_at < completed, "{:?}", run.events);
+    assert!(!run.questions.iter().flat_map(|q| q.keys()).any(|k| k.starts_with("shade")), "{:?}", run.questions);
+}
+
+/// An app written before the rename still builds (with a deprecation warning naming
+/// `Scripted`: `ui-tests/tests/fail/deprecated_testing_answer.rs` shows it).
+#[test]
+#[allow(deprecated)]
+fn the_former_name_of_scripted_still_works() {
+    let old: roundtrip::testing::Answer = roundtrip::testing::Answer::Decline;
+    assert_eq!(old, Answer::Decline);
+    let kit = TestKit::new(common::fixture()).script("user_name", roundtrip::testing::Answer::Cancel);
+    let _ = kit;
 }

@@ -15,8 +15,14 @@ const SEVERAL: &[(&str, usize, &str)] = &[
     (
         "method_tool_registered_without_toolset",
         2,
-        "the #[tool] method's own error, and the registration of a type that is then no toolset \
-         (an attribute on a method cannot see, or implement a trait for, its impl's type)",
+        "the #[tool] method's own error, and the registration's `T: Toolset` bound (both say to \
+         mark the impl block #[toolset]). One is not possible without losing the first: an \
+         attribute on a method gets only the method's tokens, so it cannot name the impl's type, \
+         and in its output the type is only `Self`, which no item nested in the impl (an \
+         `impl Toolset for Self`, a const) may use (E0401); rustc type-checks the registration \
+         whatever the expansion reported (a proc macro cannot stop the build); and dropping the \
+         method's own error would let a #[tool] method of an unmarked block that is never \
+         registered compile without a word",
     ),
 ];
 

@@ -15,8 +15,8 @@ use serde_json::Value;
 
 pub use crate::server::StateNeed;
 pub use params::{
-    Argument, Choice, Elicit, FormField, RootsOutput, SampleOutput, TextArgument, UrlOutput, check, elicit_schema,
-    schema_of,
+    Argument, Choice, Elicit, FormField, FormSchema, RootsOutput, SampleOutput, TextArgument, UrlOutput, check,
+    elicit_schema, schema_of,
 };
 pub use returns::{Blob, Json, PromptReturn, PromptReturns, ResourceReturn, ResourceReturns, Returns, ToolReturn};
 pub use state::{State, StateParam};
@@ -265,8 +265,12 @@ pub fn input_schema(fields: Vec<Field>) -> JsonObject {
     for field in fields {
         if field.flatten {
             // The struct's properties and required ones (or an open object's
-            // `additionalProperties`) become the tool's.
-            if let Value::Object(mut flat) = field.schema {
+            // `additionalProperties`) become the tool's. A schema that allows anything (`{}`, a
+            // `serde_json::Value`'s) flattened is the whole arguments object, which is an
+            // object: open, as a `Map`'s.
+            if field.schema.as_object().is_some_and(JsonObject::is_empty) {
+                open = Some(Value::Bool(true));
+            } else if let Value::Object(mut flat) = field.schema {
                 if let Some(Value::Object(props)) = flat.remove("properties") {
                     properties.extend(props);
                 }

@@ -9,7 +9,10 @@ use crate::protocol::{CreateMessageResult, JsonObject, Root};
 use crate::resolve::Consent;
 
 /// A type that can be asked for with `elicit`: a flat struct (derive [`Elicit`]), a
-/// primitive, or a unit-variant enum (derive [`Elicit`]).
+/// primitive, or a unit-variant enum (derive [`Elicit`]). Its form is generated from its
+/// [`FormSchema`] (schemars 1's `JsonSchema`), which asking for it needs too: a bound of its
+/// own rather than a supertrait, so that a type deriving another `JsonSchema` (schemars 0.8's)
+/// gets one error, where it is asked for, saying which schemars roundtrip needs.
 ///
 /// [`Elicit`]: crate::Elicit
 #[diagnostic::on_unimplemented(
@@ -17,7 +20,7 @@ use crate::resolve::Consent;
     label = "not a flat form",
     note = "use String, bool, an integer or a float; or `#[derive(Deserialize, JsonSchema, Elicit)]` on a struct of such fields or on an enum of unit variants"
 )]
-pub trait Elicit: DeserializeOwned + JsonSchema {
+pub trait Elicit: DeserializeOwned {
     /// A primitive or enum: asked as a one-property form named after the parameter.
     const SINGLE: bool;
     /// That one property may be left out (an `Option` of a primitive or enum).
@@ -30,6 +33,18 @@ impl<T: Elicit + FormField> Elicit for Option<T> {
     const SINGLE: bool = true;
     const OPTIONAL: bool = true;
 }
+
+/// A type whose JSON schema roundtrip can read: schemars 1.x's `JsonSchema` (the prelude's
+/// derive reaches it through roundtrip). An elicited type's form is generated from it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no JSON schema roundtrip can read: it needs schemars 1.x's `JsonSchema`",
+    label = "needs JsonSchema (schemars 1.x)",
+    note = "derive the prelude's `JsonSchema` (`use roundtrip::prelude::*`; it reaches schemars 1 through roundtrip), or schemars 1.x's; a `JsonSchema` derived from schemars 0.8 (an older `schemars` in your Cargo.toml) is another trait, which roundtrip cannot use"
+)]
+pub trait FormSchema: JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: JsonSchema + ?Sized> FormSchema for T {}
 
 /// A type that can be one field of an elicitation form.
 #[diagnostic::on_unimplemented(
@@ -97,8 +112,8 @@ impl UrlOutput for Consent {}
 /// A type a tool argument can have.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument",
-    label = "needs Deserialize and JsonSchema",
-    note = "derive `serde::Deserialize` and `schemars::JsonSchema` on it (arguments form the tool's input schema)"
+    label = "needs Deserialize and JsonSchema (schemars 1.x)",
+    note = "derive `Deserialize` and `JsonSchema` on it (arguments form the tool's input schema): the prelude's (`use roundtrip::prelude::*`), or serde's and schemars 1.x's; a `JsonSchema` derived from schemars 0.8 (an older `schemars` in your Cargo.toml) is another trait, which roundtrip cannot use"
 )]
 pub trait Argument: DeserializeOwned + JsonSchema {}
 
@@ -111,7 +126,7 @@ impl<T: DeserializeOwned + JsonSchema> Argument for T {}
 /// # Panics
 /// When the type's schema is not flat, which the `Elicit` derive rules out at compile time;
 /// a hand-written `Elicit` impl can still get it wrong, and the server then refuses to start.
-pub fn elicit_schema<T: Elicit>(param: &str) -> std::sync::Arc<JsonObject> {
+pub fn elicit_schema<T: Elicit + FormSchema>(param: &str) -> std::sync::Arc<JsonObject> {
     let mut generated = schema_of::<T>();
     if let Some(root) = generated.as_object_mut() {
         // The root title is the type's name ("string", "Region"), not something to show.
@@ -194,7 +209,7 @@ impl crate::resolve::Question {
     ///     }
     /// }
     /// ```
-    pub fn elicit<T: Elicit>(message: impl Into<String>, property: &str) -> Self {
+    pub fn elicit<T: Elicit + FormSchema>(message: impl Into<String>, property: &str) -> Self {
         let schema = elicit_schema::<T>(property);
         if T::SINGLE { Self::property(message, schema, property) } else { Self::form(message, schema) }
     }

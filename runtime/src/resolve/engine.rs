@@ -194,7 +194,23 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             None => None,
         };
         let Some(record) = record else {
-            round = round.ask(node.name, question.request);
+            // Asked on the previous leg in another form (a `with` fn's options changed, as when
+            // a slot was taken meanwhile) and answered: asked anew, saying why when the answer
+            // does not fit the question as it is now.
+            let changed = previous.asked.get(node.name).is_some_and(|asked| *asked != pin);
+            let refused = match cx.input_response(node.name) {
+                Some(answer) if changed => accept(node, &question, answer).err(),
+                _ => None,
+            };
+            let request = match refused {
+                Some(why) => {
+                    tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer to a changed question refused: {why}");
+                    reasked += 1;
+                    reask(question.request, &no_longer(&why))
+                }
+                None => question.request,
+            };
+            round = round.ask(node.name, request);
             next.asked.insert(node.name.to_owned(), pin);
             continue;
         };
@@ -327,6 +343,16 @@ fn reask(request: InputRequest, why: &str) -> InputRequest {
             InputRequest::Elicit(ElicitParams::Form(f))
         }
         other => other,
+    }
+}
+
+/// Why an answer given to an earlier form of a question does not fit it as it is now: a value
+/// outside the options is "no longer one of the choices" (they changed since it was chosen).
+fn no_longer(why: &str) -> String {
+    if why.contains(form::NOT_A_CHOICE) {
+        why.replace(form::NOT_A_CHOICE, "is no longer one of the choices")
+    } else {
+        format!("{why}, since the question changed")
     }
 }
 

@@ -128,6 +128,10 @@ fn titled_options(options: &Value) -> Result<Value, String> {
     Ok(Value::Array(out))
 }
 
+/// What a refused value is when it is outside a choice's options (the engine says "no longer"
+/// when the options changed since it was chosen).
+pub(crate) const NOT_A_CHOICE: &str = "is not one of the choices";
+
 /// Check an accepted form's content against its requested schema. The error names every
 /// property that is wrong, each with the value refused and the rule it broke, in words a
 /// user understands (`\`name\` "A" is too short (at least 2 characters); \`age\` -1 is too
@@ -172,7 +176,7 @@ fn check_value(prop: &Map<String, Value>, value: &Value) -> Result<(), String> {
                 return Err(format!("is too long (at most {m} characters)"));
             }
             if !allowed(prop.get("enum"), prop.get("oneOf"), s) {
-                return Err(format!("is not one of the choices ({})", choices(prop.get("enum"), prop.get("oneOf"))));
+                return Err(format!("{NOT_A_CHOICE} ({})", choices(prop.get("enum"), prop.get("oneOf"))));
             }
         }
         ty @ ("number" | "integer") => {
@@ -206,7 +210,7 @@ fn check_value(prop: &Map<String, Value>, value: &Value) -> Result<(), String> {
                     && !allowed(spec.get("enum"), spec.get("anyOf"), s)
                 {
                     return Err(format!(
-                        "contains \"{s}\", which is not one of the choices ({})",
+                        "contains \"{s}\", which {NOT_A_CHOICE} ({})",
                         choices(spec.get("enum"), spec.get("anyOf"))
                     ));
                 }

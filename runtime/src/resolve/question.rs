@@ -77,6 +77,34 @@ impl Question {
         Self::property(message, one_property(property, schema), property)
     }
 
+    /// [`choice`](Self::choice), refused where it is built when `options` is empty: nobody
+    /// could answer a choice among nothing. A `with` fn whose options come from data that may
+    /// run out returns the error with `?` (it then returns `Result<Resolve<T>, Error>`), and
+    /// the call ends with it. (An empty [`choice`](Self::choice) is refused too, when it is
+    /// about to be asked; this says so where it is made.)
+    ///
+    /// ```
+    /// use roundtrip::resolve::Question;
+    ///
+    /// let free: Vec<(String, String)> = Vec::new();
+    /// let refused = Question::try_choice("Which slot?", "slot", free).unwrap_err();
+    /// assert_eq!(refused.message(), "The question `slot` offers no choices, so it cannot be answered.");
+    /// assert!(Question::try_choice("Which slot?", "slot", [("09:00", "9 am")]).is_ok());
+    /// ```
+    pub fn try_choice<V: Into<String>, T: Into<String>>(
+        message: impl Into<String>,
+        property: &str,
+        options: impl IntoIterator<Item = (V, T)>,
+    ) -> Result<Self, crate::Error> {
+        let question = Self::choice(message, property, options);
+        match question.without_choices() {
+            Some(_) => Err(crate::Error::new(format!(
+                "The question `{property}` offers no choices, so it cannot be answered."
+            ))),
+            None => Ok(question),
+        }
+    }
+
     /// Any number of choices among `options`, each a `(value, title)`; the answer is the list
     /// of chosen values (a `Vec<String>`).
     pub fn multi_select<V: Into<String>, T: Into<String>>(

@@ -14,7 +14,10 @@
 //! - a question asked by the previous leg and answered now: a valid answer, a decline or a
 //!   cancel is recorded; an invalid one (or a decline of a sample or roots, which cannot be
 //!   declined) asks the same question again, with a note on a form;
-//! - anything else (never asked, asked differently, not answered) is asked;
+//! - a question the previous leg asked differently (a choice whose options changed) and answered
+//!   now is asked anew, with a note on a form when the answer does not fit it as it is now (a
+//!   value chosen among the earlier options, an invalid answer);
+//! - anything else (never asked, not answered) is asked;
 //! - a declined or cancelled bare parameter ends the call at once, without the body.
 //!
 //! When nothing is asked the body runs with every outcome.
@@ -148,12 +151,13 @@ fn effect(kind: Kind, reply: Reply, stamp: u64, shown: u64) -> Option<Outcome> {
 /// One leg of `spec`'s flow from `state` (`None`: the first leg), with these replies (by
 /// parameter; a reply to a question the state did not ask is ignored), while the application's
 /// data is at `generation`, on the tool's `deployment` (0 first, 1 redeployed). `stamp` says
-/// which valid answer the client gives.
+/// which valid answer the client gives, and `shown` the generation of the options it chose among.
 pub fn leg(
     spec: &Spec,
     state: Option<&State>,
     replies: &[Option<Reply>; 4],
     generation: u64,
+    shown: u64,
     stamp: u64,
     deployment: usize,
 ) -> Leg {
@@ -187,6 +191,15 @@ pub fn leg(
                 } else {
                     let answered = previous.asked[i].as_ref() == Some(&question);
                     let reply = replies[i].filter(|_| answered);
+                    // Asked before in another form, and answered: does the answer fit the
+                    // question as it is now? (A choice's value fits only the options it was
+                    // chosen among.)
+                    let changed = !answered && previous.asked[i].is_some();
+                    let refused_earlier = match replies[i].filter(|_| changed) {
+                        Some(Reply::Valid) => kind == Kind::Choice && shown != generation,
+                        Some(r) => effect(kind, r, stamp, generation).is_none(),
+                        None => false,
+                    };
                     match reply.map(|r| effect(kind, r, stamp, generation)) {
                         Some(Some(outcome)) => outcome,
                         again => {
@@ -196,7 +209,7 @@ pub fn leg(
                                 family: kind.family(),
                                 text,
                                 options: choice,
-                                again: again.is_some(),
+                                again: again.is_some() || refused_earlier,
                             });
                             next.asked[i] = Some(question);
                             continue;

@@ -321,7 +321,7 @@ impl Walk<'_> {
         }
 
         // The model.
-        let expected = model::leg(&spec, state.as_ref(), &by_param, child.generation, stamp, child.deployment);
+        let expected = model::leg(&spec, state.as_ref(), &by_param, child.generation, shown, stamp, child.deployment);
         let check_calls = usize::from(spec.check);
         if calls[0] != expected.with_calls || calls[1] != check_calls {
             return Err(self.fail(
