@@ -95,10 +95,10 @@ impl Question {
         message: impl Into<String>,
         property: &str,
         options: impl IntoIterator<Item = (V, T)>,
-    ) -> Result<Self, crate::Error> {
+    ) -> Result<Self, crate::error::Error> {
         let question = Self::choice(message, property, options);
         match question.without_choices() {
-            Some(_) => Err(crate::Error::new(format!(
+            Some(_) => Err(crate::error::Error::new(format!(
                 "The question `{property}` offers no choices, so it cannot be answered."
             ))),
             None => Ok(question),
