@@ -76,6 +76,8 @@ struct Run {
     faults: Faults,
     violations: Vec<String>,
     flows: usize,
+    /// How the flows ended: with their result, a visible error, or once the client gave up.
+    ended: [usize; 3],
     tasks: usize,
     /// The simulated time the run took, in milliseconds.
     simulated_ms: u64,
@@ -200,6 +202,7 @@ fn run_seed(seed: u64, bugs: Bugs) -> Run {
             faults: state.faults.clone(),
             violations,
             flows: sim.config.flows,
+            ended: state.ledger.tally(),
             tasks: tasks.len(),
             simulated_ms: sim.elapsed_ms(),
         }
@@ -260,6 +263,7 @@ fn seeds() {
     let flows: usize = runs.iter().map(|r| r.flows).sum();
     let tasks: usize = runs.iter().map(|r| r.tasks).sum();
     let simulated: u64 = runs.iter().map(|r| r.simulated_ms).sum();
+    let ended = runs.iter().fold([0; 3], |t, r| [t[0] + r.ended[0], t[1] + r.ended[1], t[2] + r.ended[2]]);
     let failed: Vec<&Run> = runs.iter().filter(|r| r.failed()).collect();
     println!(
         "simulate: {} seeds from {from} ({threads} threads) in {:.1} s: {flows} flows, {tasks} tasks, {:.0} s simulated; {} failed",
@@ -267,6 +271,10 @@ fn seeds() {
         elapsed.as_secs_f64(),
         simulated as f64 / 1000.0,
         failed.len()
+    );
+    println!(
+        "simulate: flows ended with their result {}, a visible error {}, the client's retry budget spent {}",
+        ended[0], ended[1], ended[2]
     );
     println!("simulate: faults hit: {totals}");
     for run in failed.iter().take(3) {
@@ -276,6 +284,8 @@ fn seeds() {
         let seeds: Vec<String> = failed.iter().map(|r| r.seed.to_string()).collect();
         panic!("simulate: {} seeds failed: {}", failed.len(), seeds.join(" "));
     }
+    // The client gives up only under faults denser than its retry rule is built for: rarely.
+    assert!(ended[2] * 100 <= flows, "simulate: the client gave up on {} of {flows} flows (more than 1%)", ended[2]);
     let never: Vec<&str> = Fault::ALL.iter().filter(|f| totals.get(**f) == 0).map(|f| f.name()).collect();
     assert!(never.is_empty(), "simulate: faults never injected across the seeds: {}", never.join(", "));
 }

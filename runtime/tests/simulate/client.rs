@@ -32,6 +32,15 @@ const MAX_RESTARTS: u32 = 2;
 const POLL_BOUNDS: (u64, u64) = (10, 5_000);
 const UNREACHABLE_FOR: Duration = Duration::from_secs(30);
 
+/// Why a flow ended without its result.
+enum Ended {
+    /// An error the client reports as it is.
+    Error(String),
+    /// The retry rule's budget ran out: retries of a request, restarts of a flow whose state
+    /// was refused, rounds, or the time a task's polls may find no server.
+    GaveUp(String),
+}
+
 pub struct Client {
     pub sim: Arc<Sim>,
     pub network: Arc<Network>,
@@ -98,7 +107,7 @@ impl Client {
                 "tasks/get" | "tasks/update" | "tasks/cancel" => true,
                 _ => false,
             },
-            Failure::Rpc(_) => false,
+            Failure::Rpc(_) | Failure::Exhausted(_) => false,
         }
     }
 
@@ -108,8 +117,11 @@ impl Client {
         let mut attempt = 0;
         loop {
             let outcome = self.network.send(who, method, params.clone()).await;
-            let wait = match &outcome {
-                Err(e) if attempt < RETRIES && self.may_retry(method, &params, e) => match e {
+            let wait = match outcome {
+                Err(e) if self.may_retry(method, &params, &e) && attempt >= RETRIES => {
+                    return Err(Failure::Exhausted(Box::new(e)));
+                }
+                Err(ref e) if self.may_retry(method, &params, e) => match e {
                     Failure::Unavailable { retry_after: Some(s), .. } => Duration::from_secs((*s).min(2)),
                     _ => Duration::from_millis(50 << attempt.min(5)),
                 },
@@ -128,11 +140,12 @@ impl Client {
                 Some(text) if result.get("isError") != Some(&Value::Bool(true)) => Outcome::Result(text.to_owned()),
                 _ => Outcome::Error(format!("an error result: {result}")),
             },
-            Err(e) => Outcome::Error(e),
+            Err(Ended::Error(e)) => Outcome::Error(e),
+            Err(Ended::GaveUp(e)) => Outcome::GaveUp(e),
         }
     }
 
-    async fn run_legs(&self, flow: &str, tool: &str) -> Result<Value, String> {
+    async fn run_legs(&self, flow: &str, tool: &str) -> Result<Value, Ended> {
         let mut responses: Option<Value> = None;
         let mut state: Option<Value> = None;
         let mut backoff = Duration::from_millis(50);
@@ -155,7 +168,11 @@ impl Client {
                     self.sim.event(format_args!("{flow} restarts: its state was refused"));
                     continue;
                 }
-                Err(e) => return Err(format!("leg {leg}: {e}")),
+                Err(Failure::Rpc(e)) if sent_state && refused_state(&e) && self.is_idempotent(tool) => {
+                    return Err(Ended::GaveUp(format!("leg {leg}: its state refused after {restarts} restarts")));
+                }
+                Err(e @ Failure::Exhausted(_)) => return Err(Ended::GaveUp(format!("leg {leg}: {e}"))),
+                Err(e) => return Err(Ended::Error(format!("leg {leg}: {e}"))),
                 Ok(result) => result,
             };
             match result.get("resultType").and_then(Value::as_str) {
@@ -165,7 +182,10 @@ impl Client {
                         self.sim.event(format_args!("{flow} restarts: its task's runner was lost"));
                         continue;
                     }
-                    Err(e) => return Err(format!("task: {e}")),
+                    Err(e @ (Failure::Exhausted(_) | Failure::Unreached | Failure::Unavailable { .. })) => {
+                        return Err(Ended::GaveUp(format!("task: {e}")));
+                    }
+                    Err(e) => return Err(Ended::Error(format!("task: {e}"))),
                     Ok(result) => return Ok(result),
                 },
                 _ => return Ok(result),
@@ -184,7 +204,7 @@ impl Client {
                 }
             }
         }
-        Err(format!("too many rounds ({MAX_ROUNDS})"))
+        Err(Ended::GaveUp(format!("too many rounds ({MAX_ROUNDS})")))
     }
 
     /// Follow the task `created` to its end.

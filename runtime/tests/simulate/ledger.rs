@@ -24,6 +24,11 @@ pub enum Outcome {
     Result(String),
     /// A visible error: what the client reports.
     Error(String),
+    /// A visible error once the client's retry rule ran out of budget (retries of a request,
+    /// restarts of a flow, rounds, or the time a task may be unreachable): the faults were
+    /// denser than the rule is built for. Allowed, counted and printed, also for an idempotent
+    /// flow; any other error of an idempotent flow breaks the pass rule.
+    GaveUp(String),
 }
 
 /// One flow: a call the client makes to its end.
@@ -88,6 +93,20 @@ impl Ledger {
         if *n > 1 {
             self.violations.push(format!("the single-use state S{label} was accepted {n} times"));
         }
+    }
+
+    /// How the flows ended: with their result, a visible error, or once the client gave up.
+    pub fn tally(&self) -> [usize; 3] {
+        let mut tally = [0; 3];
+        for f in self.flows.values() {
+            match f.outcome {
+                Some(Outcome::Result(_)) => tally[0] += 1,
+                Some(Outcome::Error(_)) => tally[1] += 1,
+                Some(Outcome::GaveUp(_)) => tally[2] += 1,
+                None => {}
+            }
+        }
+        tally
     }
 
     /// Every invariant over the flows, once the run is over.

@@ -29,6 +29,8 @@ pub enum Failure {
     Unavailable { status: u16, retry_after: Option<u64> },
     /// A JSON-RPC error.
     Rpc(ErrorObject),
+    /// The retry rule sent it as often as it may, and the last try failed so.
+    Exhausted(Box<Failure>),
 }
 
 impl std::fmt::Display for Failure {
@@ -37,6 +39,7 @@ impl std::fmt::Display for Failure {
             Failure::Unreached => f.write_str("unreached"),
             Failure::Unavailable { status, .. } => write!(f, "{status}"),
             Failure::Rpc(e) => write!(f, "rpc {} {}", e.code, e.message),
+            Failure::Exhausted(last) => write!(f, "no retry left, the last: {last}"),
         }
     }
 }

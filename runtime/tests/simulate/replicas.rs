@@ -248,9 +248,11 @@ impl Fleet {
             };
             sim.event(format_args!("rotation: phase {phase}"));
             for slot in 0..REPLICAS {
-                // A slot that is down starts on the new keys anyway.
+                // One replica at a time: the next goes once this one is back (a slot that is
+                // down starts on the new keys anyway).
+                let generation = self.lock()[slot].life.generation;
                 self.kill(slot, Fault::Rotation);
-                while !self.lock()[slot].up {
+                while self.lock()[slot].life.generation == generation || !self.lock()[slot].up {
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 tokio::time::sleep(Duration::from_millis(500)).await;
