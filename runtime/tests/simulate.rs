@@ -76,8 +76,9 @@ struct Run {
     faults: Faults,
     violations: Vec<String>,
     flows: usize,
-    /// How the flows ended: with their result, a visible error, or once the client gave up.
-    ended: [usize; 3],
+    /// How the flows ended: with their result, a visible error, once the client gave up, or
+    /// abandoned by their caller.
+    ended: [usize; 4],
     tasks: usize,
     /// The simulated time the run took, in milliseconds.
     simulated_ms: u64,
@@ -155,11 +156,19 @@ fn run_seed(seed: u64, bugs: Bugs) -> Run {
             let name = format!("f{i}");
             sim.state().ledger.start(&name, tool, idempotent, tools::expected(tool, &name));
             let at = sim.millis(0..sim.config.start_within.as_millis() as u64);
+            // Some callers go away before their call ends (the call's future is dropped).
+            let abandon = sim.chance(0.1).then(|| sim.millis(100..8000));
             let (client, sim) = (client.clone(), sim.clone());
             flows.push(tokio::spawn(async move {
                 tokio::time::sleep(at).await;
                 sim.event(format_args!("{name} starts: {tool}"));
-                let outcome = client.run(&name, tool).await;
+                let outcome = match abandon {
+                    Some(after) => tokio::time::timeout(after, client.run(&name, tool)).await.unwrap_or_else(|_| {
+                        sim.event(format_args!("{name} abandoned by its caller"));
+                        ledger::Outcome::Abandoned
+                    }),
+                    None => client.run(&name, tool).await,
+                };
                 sim.event(format_args!("{name} ends: {outcome:?}"));
                 sim.state().ledger.end(&name, outcome);
             }));
@@ -263,7 +272,7 @@ fn seeds() {
     let flows: usize = runs.iter().map(|r| r.flows).sum();
     let tasks: usize = runs.iter().map(|r| r.tasks).sum();
     let simulated: u64 = runs.iter().map(|r| r.simulated_ms).sum();
-    let ended = runs.iter().fold([0; 3], |t, r| [t[0] + r.ended[0], t[1] + r.ended[1], t[2] + r.ended[2]]);
+    let ended = runs.iter().fold([0; 4], |t, r| std::array::from_fn(|i| t[i] + r.ended[i]));
     let failed: Vec<&Run> = runs.iter().filter(|r| r.failed()).collect();
     println!(
         "simulate: {} seeds from {from} ({threads} threads) in {:.1} s: {flows} flows, {tasks} tasks, {:.0} s simulated; {} failed",
@@ -273,8 +282,9 @@ fn seeds() {
         failed.len()
     );
     println!(
-        "simulate: flows ended with their result {}, a visible error {}, the client's retry budget spent {}",
-        ended[0], ended[1], ended[2]
+        "simulate: flows ended with their result {}, a visible error {}, the client's retry budget spent {}, \
+         abandoned by their caller {}",
+        ended[0], ended[1], ended[2], ended[3]
     );
     println!("simulate: faults hit: {totals}");
     for run in failed.iter().take(3) {

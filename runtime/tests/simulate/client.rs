@@ -134,7 +134,7 @@ impl Client {
     }
 
     /// Run flow `flow` of `tool` to its end: the result's text, or the error the caller sees.
-    pub async fn run(&self, flow: &str, tool: &str) -> Outcome {
+    pub async fn run(self: &Arc<Self>, flow: &str, tool: &str) -> Outcome {
         match self.run_legs(flow, tool).await {
             Ok(result) => match result.pointer("/content/0/text").and_then(Value::as_str) {
                 Some(text) if result.get("isError") != Some(&Value::Bool(true)) => Outcome::Result(text.to_owned()),
@@ -145,7 +145,7 @@ impl Client {
         }
     }
 
-    async fn run_legs(&self, flow: &str, tool: &str) -> Result<Value, Ended> {
+    async fn run_legs(self: &Arc<Self>, flow: &str, tool: &str) -> Result<Value, Ended> {
         let mut responses: Option<Value> = None;
         let mut state: Option<Value> = None;
         let mut backoff = Duration::from_millis(50);
@@ -207,10 +207,12 @@ impl Client {
         Err(Ended::GaveUp(format!("too many rounds ({MAX_ROUNDS})")))
     }
 
-    /// Follow the task `created` to its end.
-    async fn follow(&self, flow: &str, created: &Value) -> Result<Value, Failure> {
+    /// Follow the task `created` to its end. Dropped before it ends (its caller went away), it
+    /// sends `tasks/cancel` (`CancelOnDrop` in `client/tasks.rs`).
+    async fn follow(self: &Arc<Self>, flow: &str, created: &Value) -> Result<Value, Failure> {
         let id = created["taskId"].as_str().unwrap_or_default().to_owned();
         let who = format!("{flow}/{}", self.sim.known_label(&id));
+        let mut guard = CancelOnDrop { client: Some(self.clone()), who: who.clone(), id: id.clone() };
         let mut answered: BTreeSet<String> = BTreeSet::new();
         let mut interval = created.get("pollIntervalMs").and_then(Value::as_u64);
         let mut unreachable_since: Option<tokio::time::Instant> = None;
@@ -255,15 +257,40 @@ impl Client {
                     interval = Some(POLL_BOUNDS.0.max(wait / 4));
                 }
                 Some("completed") => {
+                    guard.client = None;
                     return got.get("result").cloned().ok_or_else(|| Failure::Rpc(ErrorObject::internal("no result")));
                 }
                 Some("failed") => {
+                    guard.client = None;
                     let error = got.get("error").cloned().and_then(|e| serde_json::from_value(e).ok());
                     return Err(Failure::Rpc(error.unwrap_or_else(|| ErrorObject::internal("the task failed"))));
                 }
-                Some("cancelled") => return Err(Failure::Rpc(ErrorObject::internal("the task was cancelled"))),
+                Some("cancelled") => {
+                    guard.client = None;
+                    return Err(Failure::Rpc(ErrorObject::internal("the task was cancelled")));
+                }
                 _ => {}
             }
+        }
+    }
+}
+
+/// Sends `tasks/cancel` (under the retry rule) when the call that follows a task is dropped
+/// before the task ends.
+struct CancelOnDrop {
+    client: Option<Arc<Client>>,
+    who: String,
+    id: String,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(client) = self.client.take() else { return };
+        let (who, id) = (std::mem::take(&mut self.who), std::mem::take(&mut self.id));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = client.request(&who, "tasks/cancel", json!({"taskId": id})).await;
+            });
         }
     }
 }

@@ -29,6 +29,9 @@ pub enum Outcome {
     /// denser than the rule is built for. Allowed, counted and printed, also for an idempotent
     /// flow; any other error of an idempotent flow breaks the pass rule.
     GaveUp(String),
+    /// Its caller went away before it ended (the call's future dropped; a task it follows is
+    /// sent `tasks/cancel`).
+    Abandoned,
 }
 
 /// One flow: a call the client makes to its end.
@@ -95,14 +98,16 @@ impl Ledger {
         }
     }
 
-    /// How the flows ended: with their result, a visible error, or once the client gave up.
-    pub fn tally(&self) -> [usize; 3] {
-        let mut tally = [0; 3];
+    /// How the flows ended: with their result, a visible error, once the client gave up, or
+    /// abandoned by their caller.
+    pub fn tally(&self) -> [usize; 4] {
+        let mut tally = [0; 4];
         for f in self.flows.values() {
             match f.outcome {
                 Some(Outcome::Result(_)) => tally[0] += 1,
                 Some(Outcome::Error(_)) => tally[1] += 1,
                 Some(Outcome::GaveUp(_)) => tally[2] += 1,
+                Some(Outcome::Abandoned) => tally[3] += 1,
                 None => {}
             }
         }
