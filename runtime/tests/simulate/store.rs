@@ -168,7 +168,16 @@ impl ReplicaReplay {
             return Err("unreachable (simulated)".into());
         }
         if sim.chance(sim.config.p_replay_error) {
-            sim.fault(Fault::ReplayError, label);
+            // Sometimes the cache recorded the use and only its answer was lost: the state is
+            // used up, though the request that used it failed.
+            let applied = sim.chance(0.5);
+            if applied && self.inner.first_use(digest, expires_at_ms).await == Ok(true) {
+                sim.state().ledger.accepted(*digest);
+            }
+            sim.fault(
+                Fault::ReplayError,
+                format_args!("{label}{}", if applied { " (recorded, answer lost)" } else { "" }),
+            );
             return Err("failed (simulated)".into());
         }
         if sim.chance(sim.config.p_replay_slow) {
