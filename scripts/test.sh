@@ -2,7 +2,10 @@
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
 #   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration,
 #      trybuild, doctests, the resolver engine checked exhaustively against its model at a
-#      small bound; the crate's tests build it with auth, playground, redis and otel, so
+#      small bound, the fleet under deterministic simulation for 500 seeds (replicas, store,
+#      replay cache, client retry rule, key rotation and leases under seeded faults: crashes,
+#      store errors and outages, drops, duplicates, delays, skew; scripts/simulate.sh runs
+#      20 000); the crate's tests build it with auth, playground, redis and otel, so
 #      the task store tests run against a real redis-server, also over TLS, and the telemetry
 #      tests run; also the Rust client against an mcp 2.3.0 Python server from .venv), every
 #      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the connection limits against a real

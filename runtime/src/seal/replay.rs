@@ -29,15 +29,35 @@ pub trait ReplayCache: Send + Sync + 'static {
 }
 
 /// The default replay cache: a map in this process, purged of expired entries as it grows.
-#[derive(Debug, Default)]
 pub struct MemoryReplayCache {
     used: Mutex<HashMap<TokenDigest, u64>>,
+    /// The time, in Unix milliseconds (the system's unless a simulation set its own).
+    clock: std::sync::Arc<dyn Fn() -> u64 + Send + Sync>,
+}
+
+impl Default for MemoryReplayCache {
+    fn default() -> Self {
+        Self { used: Mutex::default(), clock: std::sync::Arc::new(now_ms) }
+    }
+}
+
+impl std::fmt::Debug for MemoryReplayCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryReplayCache").field("used", &self.used).finish_non_exhaustive()
+    }
 }
 
 impl MemoryReplayCache {
     /// An empty cache.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty cache that reads the time, in Unix milliseconds, from `now_ms` instead of the
+    /// system clock (tests only: a deterministic simulation's clock).
+    #[doc(hidden)]
+    pub fn with_clock(now_ms: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        Self { used: Mutex::default(), clock: std::sync::Arc::new(now_ms) }
     }
 
     /// How many digests it holds.
@@ -58,7 +78,7 @@ fn now_ms() -> u64 {
 impl ReplayCache for MemoryReplayCache {
     fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
         let result = self.used.lock().map_err(|_| "the replay cache's lock is poisoned".to_owned()).map(|mut used| {
-            let now = now_ms();
+            let now = (self.clock)();
             // Amortized: purge when the map doubled since the last purge would be finer; a
             // purge at every power of two of its size keeps it linear.
             if used.len() >= 1024 && used.len().is_power_of_two() {

@@ -236,9 +236,12 @@ impl Server {
         let owner = principal.clone().ok().flatten();
         let cx = carrier.context(self, inbound, answers, (meta, owner), ProtocolVersion::V2026_07_28, log);
         let caps = cx.meta.client_capabilities.clone();
+        // Biased: a cancelled request is not run further, and no draw decides it (a seeded
+        // simulation replays exactly).
         let outcome = tokio::select! {
-            outcome = handler.call(cx) => outcome?,
+            biased;
             () = inbound.cancel.cancelled() => return Ok(Routed::Silent),
+            outcome = handler.call(cx) => outcome?,
         };
         match outcome {
             Outcome::Complete(mut result) => {
@@ -290,7 +293,7 @@ impl Server {
     /// goes to the log only.
     async fn use_once(&self, token: &Value) -> Result<(), ErrorObject> {
         let digest = crate::seal::token_digest(token.as_str().unwrap_or_default());
-        let expires = crate::task::now_ms() + self.inner.sealer.acceptable_for_ms();
+        let expires = self.tasks().now() + self.inner.sealer.acceptable_for_ms();
         let answer = tokio::time::timeout(REPLAY_CACHE_TIMEOUT, self.replay().first_use(&digest, expires)).await;
         match answer {
             Ok(Ok(true)) => Ok(()),

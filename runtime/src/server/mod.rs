@@ -380,6 +380,25 @@ impl Server {
         self
     }
 
+    /// Read the time, in Unix milliseconds, from `now_ms` instead of the system clock: task
+    /// records, leases and the expiry given to the replay cache (tests only: a deterministic
+    /// simulation's clock, skewed per replica; the sealed state's clock is
+    /// `RequestStateSecurity::clock`).
+    #[doc(hidden)]
+    pub fn clock(mut self, now_ms: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.inner_mut().tasks.set_clock(Arc::new(now_ms));
+        self
+    }
+
+    /// Once `halt` is cancelled, every task body, runner and watcher of this server is dropped
+    /// at its current await and nothing more is written, as if its process died (tests only: a
+    /// simulated crash; the requests in flight are the caller's to drop).
+    #[doc(hidden)]
+    pub fn halt_on(mut self, halt: tokio_util::sync::CancellationToken) -> Self {
+        self.inner_mut().tasks.set_halt(halt);
+        self
+    }
+
     /// How long tasks live and how often clients should poll.
     pub fn task_options(mut self, options: TaskOptions) -> Self {
         self.inner_mut().tasks.options = options;

@@ -92,11 +92,14 @@ impl TaskLink {
             // this task's body directly; an answer given on another replica wakes it through the
             // task's watcher, which looks at the store for it. Nothing else wakes it, so parked
             // tasks do not wake each other.
+            // Biased: the same branch wins every time several are ready (a seeded simulation
+            // replays exactly).
             tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
                 woke = woken.changed() => if woke.is_err() {
                     return Err(gone());
                 },
-                () = self.cancel.cancelled() => return Err(Error::new("the task was cancelled")),
                 () = tokio::time::sleep_until(deadline) => return Err(self.unanswered(&key).await),
             }
         }
@@ -121,8 +124,9 @@ impl TaskLink {
                 Err(e) => tracing::debug!(target: "roundtrip::task", task = %self.id, "{what}: {e}; trying again"),
             }
             tokio::select! {
-                () = tokio::time::sleep(backoff) => {}
+                biased;
                 () = self.cancel.cancelled() => return Err(Error::new("the task was stopped")),
+                () = tokio::time::sleep(backoff) => {}
             }
             backoff = (backoff * 2).min(std::time::Duration::from_secs(1));
         }
@@ -166,7 +170,7 @@ impl TaskLink {
         }
         let tasks = self.tasks.clone();
         let id = self.id.clone();
-        tokio::spawn(async move {
+        self.tasks.spawn_halting(async move {
             let set = |r: &mut TaskRecord| {
                 if r.status.is_terminal() {
                     return false;

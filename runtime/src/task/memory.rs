@@ -9,16 +9,29 @@ use std::sync::Mutex;
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 
-use super::store::{Modify, StoreError, TaskRecord, TaskStore, now_ms};
+use super::store::{Clock, Modify, StoreError, TaskRecord, TaskStore, system_clock};
 
 /// Tasks kept in memory: nothing to set up, nothing shared between processes.
 ///
 /// Every change passes through it, so it announces each one ([`TaskStore::watch`]): a running
 /// body wakes when its record changes and never polls, however many tasks are parked, also
 /// when several servers in one process share the store.
-#[derive(Debug, Default)]
 pub struct MemoryStore {
     records: Mutex<Records>,
+    /// The time, in Unix milliseconds (the system's unless a simulation set its own).
+    clock: Clock,
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self { records: Mutex::default(), clock: system_clock() }
+    }
+}
+
+impl std::fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryStore").field("records", &self.records).finish_non_exhaustive()
+    }
 }
 
 /// The records, and when each expires.
@@ -56,6 +69,13 @@ impl MemoryStore {
         Self::default()
     }
 
+    /// An empty store that reads the time, in Unix milliseconds, from `now_ms` instead of the
+    /// system clock (tests only: a deterministic simulation's clock).
+    #[doc(hidden)]
+    pub fn with_clock(now_ms: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        Self { records: Mutex::default(), clock: std::sync::Arc::new(now_ms) }
+    }
+
     /// How many records it holds (expired ones included until the next write).
     pub fn len(&self) -> usize {
         self.records.lock().map(|r| r.by_id.len()).unwrap_or(0)
@@ -74,7 +94,7 @@ impl MemoryStore {
 impl TaskStore for MemoryStore {
     fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
         let result = self.lock().map(|mut records| {
-            records.drop_expired(now_ms());
+            records.drop_expired((self.clock)());
             let (changed, _) = watch::channel(());
             let expires = record.created_at_ms.saturating_add(record.ttl_ms);
             records.expiries.push(Reverse((expires, record.id.clone())));
@@ -86,13 +106,13 @@ impl TaskStore for MemoryStore {
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let result = self
             .lock()
-            .map(|records| records.by_id.get(id).map(|e| &e.record).filter(|r| !r.expired(now_ms())).cloned());
+            .map(|records| records.by_id.get(id).map(|e| &e.record).filter(|r| !r.expired((self.clock)())).cloned());
         Box::pin(async move { result })
     }
 
     fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let result = self.lock().map(|mut records| {
-            let now = now_ms();
+            let now = (self.clock)();
             let entry = records.by_id.get_mut(id).filter(|e| !e.record.expired(now))?;
             if change(&mut entry.record) {
                 entry.record.updated_at_ms = now.max(entry.record.updated_at_ms);

@@ -44,7 +44,7 @@ pub use context::TaskContext;
 pub(crate) use context::TaskLink;
 pub(crate) use events::Observed;
 pub use memory::MemoryStore;
-pub(crate) use store::now_ms;
+pub(crate) use store::{Clock, system_clock};
 pub use store::{Modify, StoreError, TaskRecord, TaskStore};
 
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskProgress, TaskStatus};
@@ -132,6 +132,11 @@ pub(crate) struct Tasks {
     owner_salt: Arc<str>,
     /// Every change and progress report, for whoever observes them.
     events: events::Events,
+    /// The time, in Unix milliseconds (the system's, or a simulated one: `Server::clock`).
+    clock: Clock,
+    /// Once cancelled, every body, runner and watcher of this process stops at its current
+    /// await and nothing more is written, as if the process died (`Server::halt_on`, tests).
+    halt: CancellationToken,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -177,7 +182,39 @@ impl Tasks {
             quota: Arc::default(),
             owner_salt: server.into(),
             events: events::Events::default(),
+            clock: system_clock(),
+            halt: CancellationToken::new(),
         }
+    }
+
+    /// The time, in Unix milliseconds.
+    pub(crate) fn now(&self) -> u64 {
+        (self.clock)()
+    }
+
+    /// Read the time from `clock` (a simulation's).
+    pub(crate) fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+    }
+
+    /// Stop every body, runner and watcher of this process once `halt` is cancelled.
+    pub(crate) fn set_halt(&mut self, halt: CancellationToken) {
+        self.halt = halt;
+    }
+
+    /// Spawn `work` of a task, dropped at its current await once the process halts.
+    fn spawn_halting<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = T> + Send + 'static,
+    ) -> tokio::task::JoinHandle<Option<T>> {
+        let halt = self.halt.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                biased;
+                () = halt.cancelled() => None,
+                done = work => Some(done),
+            }
+        })
     }
 
     /// Every change of a task record and every progress report in this process, from now on.
@@ -198,7 +235,10 @@ impl Tasks {
 
     /// The same tasks in another store.
     pub(crate) fn with_store(&self, store: Arc<dyn TaskStore>) -> Self {
-        Self::new(store, self.options, &self.owner_salt)
+        let mut tasks = Self::new(store, self.options, &self.owner_salt);
+        tasks.clock = self.clock.clone();
+        tasks.halt = self.halt.clone();
+        tasks
     }
 
     /// What a record keeps of its owner: a digest of the principal salted with the server's
@@ -300,11 +340,11 @@ impl Tasks {
         let owner = self.owner_digest(owner);
         let record = self.store_get(id).await.map_err(store_failed)?.filter(|r| r.owner == owner);
         let record = record.ok_or_else(not_found)?;
-        if record.status.is_terminal() || record.lease_until_ms > now_ms() {
+        if record.status.is_terminal() || record.lease_until_ms > self.now() {
             return Ok(record);
         }
         let lost = |r: &mut TaskRecord| {
-            if r.status.is_terminal() || r.lease_until_ms > now_ms() {
+            if r.status.is_terminal() || r.lease_until_ms > self.now() {
                 return false;
             }
             fail_lost(r);
@@ -374,7 +414,7 @@ impl Tasks {
         caller: Option<&str>,
         body: TaskBody<'_>,
     ) -> Result<Task, ErrorObject> {
-        let now = now_ms();
+        let now = self.now();
         let ttl_ms = self.options.ttl.as_millis() as u64;
         let expires = now.saturating_add(ttl_ms);
         self.quota.take(&self.options, caller, now, expires)?;
@@ -416,11 +456,12 @@ impl Tasks {
         let body = futures::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(body(link.clone())));
         let tasks = self.clone();
         tasks.running.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        tokio::spawn(async move {
+        let halting = self.clone();
+        self.spawn_halting(async move {
             // Until when this runner holds the task: the lease it last wrote.
             let held = Arc::new(AtomicU64::new(lease_until));
             let supervised = Supervised { id: id.clone(), cancel: cancel.clone(), held: held.clone(), expires };
-            let mut watcher = tokio::spawn(watch(tasks.clone(), supervised, woken, announced));
+            let mut watcher = halting.spawn_halting(watch(tasks.clone(), supervised, woken, announced));
             let outcome = tokio::select! {
                 // Biased: once the watcher says the task is no longer this runner's, the body is
                 // not polled again, so it does nothing more.
@@ -438,7 +479,7 @@ impl Tasks {
             // Why the body was stopped, when the watcher stopped it (it returned before the abort).
             let stopped = match outcome {
                 Some(_) => None,
-                None => (&mut watcher).await.ok(),
+                None => (&mut watcher).await.ok().flatten(),
             };
             let end = match (outcome, stopped) {
                 (Some(result), _) => End::Done(result),
@@ -464,7 +505,7 @@ impl Tasks {
             if r.status.is_terminal() {
                 return false;
             }
-            if matches!(end, End::Lost) || r.lease_until_ms <= now_ms() {
+            if matches!(end, End::Lost) || r.lease_until_ms <= self.now() {
                 fail_lost(r);
                 return true;
             }
@@ -503,7 +544,7 @@ impl Tasks {
                 }
                 Err(e) => e,
             };
-            if matches!(end, End::Lost) || now_ms().saturating_add(backoff.as_millis() as u64) >= held.load(SeqCst) {
+            if matches!(end, End::Lost) || self.now().saturating_add(backoff.as_millis() as u64) >= held.load(SeqCst) {
                 tracing::error!(
                     target: "roundtrip::task", task = %id,
                     "could not record the end of a task: {e}; it reads failed once its lease runs out"
@@ -592,14 +633,14 @@ async fn watch(
     let lease_ms = tasks.options.lease.as_millis() as u64;
     let margin_ms = lease_ms / 20;
     let renew_every_ms = lease_ms / 3;
-    let mut renewed = now_ms();
+    let mut renewed = tasks.now();
     // The last renewal failed: try again soon.
     let mut failing = false;
     // The answers seen at the last look: new ones (given on another replica, or not yet
     // taken) wake the body's `ask`, which itself does not read the store until woken.
     let mut answers_seen: Vec<String> = Vec::new();
     loop {
-        let now = now_ms();
+        let now = tasks.now();
         let deadline = held.load(SeqCst).saturating_sub(margin_ms);
         if now >= deadline {
             return stop(
@@ -619,7 +660,10 @@ async fn watch(
             tasks.options.watch_interval
         };
         let wait = wait.min(until(deadline)).min(until(expires));
+        // Biased, as every `select!` on a task's path: which branch wins when several are ready
+        // is then fixed, not drawn at random, so a run under a seeded simulator replays exactly.
         tokio::select! {
+            biased;
             seen = async {
                 match announced.as_mut() {
                     Some(changes) => changes.changed().await,
@@ -635,7 +679,7 @@ async fn watch(
             },
             () = tokio::time::sleep(wait) => {}
         }
-        let now = now_ms();
+        let now = tasks.now();
         if now >= held.load(SeqCst).saturating_sub(margin_ms) || now >= expires {
             continue;
         }
@@ -648,7 +692,7 @@ async fn watch(
             // check: not ended elsewhere, and its lease not yet run out.
             let until = now + lease_ms;
             let renew = |r: &mut TaskRecord| {
-                if !r.status.is_terminal() && r.lease_until_ms > now_ms() {
+                if !r.status.is_terminal() && r.lease_until_ms > tasks.now() {
                     r.lease_until_ms = until;
                 }
                 false
@@ -694,7 +738,7 @@ async fn watch(
         if record.status.is_terminal() {
             return stop(Stop::Lost, "the task was ended elsewhere (another replica took its runner for lost)");
         }
-        if record.lease_until_ms <= now_ms() {
+        if record.lease_until_ms <= tasks.now() {
             return stop(Stop::Lost, "its lease ran out before it was renewed");
         }
         if record.answers.keys().ne(answers_seen.iter()) {
