@@ -236,7 +236,10 @@ fn check_parents(served: &[&Exported], mine: &HashMap<Vec<u8>, SpanData>, transp
     }
 }
 
-async fn one_trace_per_flow(connect: impl AsyncFnOnce(roundtrip::client::ClientBuilder) -> Client, transport: &str) {
+async fn one_trace_per_flow(
+    connect: impl AsyncFnOnce(roundtrip::client::ClientBuilder) -> Client,
+    transport: &str,
+) -> Client {
     let (exporter, receiver) = telemetry();
     let client = connect(client()).await;
 
@@ -279,13 +282,22 @@ async fn one_trace_per_flow(connect: impl AsyncFnOnce(roundtrip::client::ClientB
     assert_eq!(served.len(), sent, "{:?}", served.iter().map(|s| &s.name).collect::<Vec<_>>());
     assert!(served.iter().any(|s| s.name == "tasks/get"));
     check_parents(&served, &mine, transport);
+    client
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_trace_over_stdio_with_the_server_as_a_child_process() {
-    let (_, receiver) = telemetry();
+    let (exporter, receiver) = telemetry();
     let command = provision(receiver, &["--stdio"]);
-    one_trace_per_flow(async |b| b.connect_stdio(command).await.unwrap(), "pipe").await;
+    let client = one_trace_per_flow(async |b| b.connect_stdio(command).await.unwrap(), "pipe").await;
+
+    // Closed right after a flow, the server exits by itself (its stdin closed) and exports
+    // what it still holds; killed, as a dropped client does, it would lose the flow's spans.
+    let (trace, _, result) = traced(exporter, "wizard, then close", client.call_tool("wizard", json!({}))).await;
+    result.unwrap();
+    client.close().await;
+    let spans = receiver.wait_for(&trace.to_bytes(), |s| s.iter().filter(|s| s.kind == SERVER).count() >= 3);
+    assert_eq!(spans.iter().filter(|s| s.kind == SERVER).count(), 3, "the flow's spans, exported as the server exited");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -303,6 +315,6 @@ async fn one_trace_over_http_with_the_server_as_a_separate_process() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let url = format!("http://{addr}/mcp");
-    one_trace_per_flow(async |b| b.connect_http(&url).await.unwrap(), "tcp").await;
+    one_trace_per_flow(async |b| b.connect_http(&url).await.unwrap(), "tcp").await.close().await;
     server.kill().await.unwrap();
 }

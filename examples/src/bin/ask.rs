@@ -252,9 +252,18 @@ async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
             builder.connect_stdio(command).await?
         }
     };
+    let outcome = session(&client, &options, &asker).await;
+    // A server started with -- COMMAND is let exit by itself (stdin closed) rather than killed,
+    // so that it can finish and export what it holds.
+    client.close().await;
+    outcome
+}
+
+/// What ask does once connected: list the skills or tools, or call the tool.
+async fn session(client: &Client, options: &Options, asker: &Asker) -> Result<ExitCode, ClientError> {
     let server = client.server_info().map(|i| format!("{} {}", i.name, i.version)).unwrap_or("the server".into());
     if options.skills || options.skill.is_some() {
-        return skills(&client, &server, options.skill.as_deref()).await;
+        return skills(client, &server, options.skill.as_deref()).await;
     }
     let tools = client.list_all_tools().await?;
 
@@ -280,7 +289,7 @@ async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
         Form::Accept(more) => arguments.extend(more),
         Form::Decline | Form::Cancel => return Err(ClientError::Callback("cancelled".into())),
     }
-    let result = call(&client, &asker, &tool.name, Value::Object(arguments)).await?;
+    let result = call(client, asker, &tool.name, Value::Object(arguments)).await?;
     print_result(&result);
     Ok(if result.is_error == Some(true) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
