@@ -202,6 +202,62 @@ def test_a_tool_hidden_from_views_is_refused_to_them(page):
     assert page.locator("#timeline > li", has_text="The view calls").count() == 0, "nothing was sent"
 
 
+def reported_sizes(page) -> list[dict]:
+    """What the view reported in `ui/notifications/size-changed`, oldest first."""
+    messages = page.evaluate("window.__appsMessages")
+    return [m["params"] for m in messages if isinstance(m, dict) and m.get("method") == "ui/notifications/size-changed"]
+
+
+def follows(page, view, height: int) -> None:
+    """Wait until the view's frame shows exactly `height` pixels of it (capped by the page's
+    4000 px): the frame's inner height, and the view's own viewport, are that tall."""
+    shown = min(height, 4000)
+    page.wait_for_function("(h) => document.querySelector('iframe.view').clientHeight === h", arg=shown)
+    assert view.evaluate("innerHeight") == shown, "the view's viewport is the height it reported"
+
+
+def test_the_frame_follows_the_size_the_view_reports(page):
+    view = open_databases(page)
+    # The official SDK (`App`, autoResize) measures the view and reports its size once
+    # connected; the page sizes the frame to it, so the whole view shows without scrolling.
+    page.wait_for_function(
+        "() => window.__appsMessages.some((m) => m && m.method === 'ui/notifications/size-changed')"
+    )
+    first = reported_sizes(page)[-1]["height"]
+    assert 100 < first < 1000, first
+    follows(page, view, first)
+    assert view.evaluate("document.documentElement.scrollHeight") <= view.evaluate("innerHeight")
+
+    # The view grows by 600 px: it reports its new height, and the frame grows with it.
+    view.evaluate(
+        "() => { const d = document.createElement('div'); d.id = 'tall'; d.style.height = '600px'; document.body.append(d); }"
+    )
+    page.wait_for_function(
+        "(h) => document.querySelector('iframe.view').clientHeight >= h", arg=first + 600
+    )
+    grown = reported_sizes(page)[-1]["height"]
+    assert grown >= first + 600
+    follows(page, view, grown)
+    assert view.evaluate("document.documentElement.scrollHeight") <= view.evaluate("innerHeight")
+    shot(page, "apps-view-resized")
+
+    # It shrinks back: so does the frame.
+    view.evaluate("() => document.getElementById('tall').remove()")
+    page.wait_for_function("(h) => document.querySelector('iframe.view').clientHeight === h", arg=first)
+    assert reported_sizes(page)[-1]["height"] == first
+    follows(page, view, first)
+
+    # Taller than the page allows (4000 px): the frame stops there and the view scrolls.
+    view.evaluate(
+        "() => { const d = document.createElement('div'); d.id = 'tall'; d.style.height = '9000px'; document.body.append(d); }"
+    )
+    page.wait_for_function("() => document.querySelector('iframe.view').clientHeight === 4000")
+    assert reported_sizes(page)[-1]["height"] > 9000
+    follows(page, view, reported_sizes(page)[-1]["height"])
+    for size in reported_sizes(page):
+        validate("McpUiSizeChangedNotification", {"method": "ui/notifications/size-changed", "params": size})
+
+
 def validate(definition: str, message: dict) -> None:
     """`message` (a request or notification without its envelope, or a result) is a valid
     `definition` of the extension's schema."""

@@ -46,6 +46,11 @@
 //! http://127.0.0.1:PORT/callback, then sends the request again with the token (and asks for
 //! more scopes once if the server says a call needs them).
 //!
+//! Tracing: with OTEL_EXPORTER_OTLP_ENDPOINT set (and the other standard OTEL_* variables,
+//! as for the servers), ask exports its spans by OTLP: one trace per run, the requests it sends
+//! in it, and, through the trace context it sends along (params._meta), the server's spans. A
+//! server started with -- COMMAND inherits the environment, so it exports to the same place.
+//!
 //! The result's text is printed (and its structuredContent as JSON); the exit status is 1
 //! when the call fails or the tool reports an error, 2 on bad usage.
 
@@ -169,13 +174,54 @@ async fn main() -> ExitCode {
         },
     };
     let asker = Asker::new(answers);
-    match run(options, asker).await {
+    #[cfg(feature = "otel")]
+    let mut telemetry = match telemetry() {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("ask: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    #[cfg(feature = "otel")]
+    let outcome = traced(options.tool.clone(), run(options, asker)).await;
+    #[cfg(not(feature = "otel"))]
+    let outcome = run(options, asker).await;
+    #[cfg(feature = "otel")]
+    if let Some(guard) = telemetry.as_mut() {
+        guard.shutdown();
+    }
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("ask: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Export by OTLP when the `OTEL_*` variables say where (as the servers' runner does), with
+/// `ask` as the service's name unless OTEL_SERVICE_NAME gives one.
+#[cfg(feature = "otel")]
+fn telemetry() -> Result<Option<roundtrip::otel::OtelGuard>, roundtrip::otel::OtelError> {
+    let mut settings = roundtrip::otel::OtelSettings::from_env()?;
+    if !settings.otlp {
+        return Ok(None);
+    }
+    settings.service_name = Some("ask".into());
+    roundtrip::otel::init(settings).map(Some)
+}
+
+/// Run `work` in a span of its own (`ask TOOL`): ask drives a call's rounds itself, leg by
+/// leg, so without a parent each leg (and each poll of a task) would start a trace of its own.
+#[cfg(feature = "otel")]
+async fn traced<T>(tool: Option<String>, work: impl Future<Output = T>) -> T {
+    use opentelemetry::context::FutureExt as _;
+    use opentelemetry::trace::{TraceContextExt as _, Tracer as _};
+    let name = tool.map_or_else(|| "ask".to_owned(), |tool| format!("ask {tool}"));
+    let cx = opentelemetry::Context::current_with_span(opentelemetry::global::tracer("ask").start(name));
+    let out = work.with_context(cx.clone()).await;
+    cx.span().end();
+    out
 }
 
 async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
@@ -206,9 +252,18 @@ async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
             builder.connect_stdio(command).await?
         }
     };
+    let outcome = session(&client, &options, &asker).await;
+    // A server started with -- COMMAND is let exit by itself (stdin closed) rather than killed,
+    // so that it can finish and export what it holds.
+    client.close().await;
+    outcome
+}
+
+/// What ask does once connected: list the skills or tools, or call the tool.
+async fn session(client: &Client, options: &Options, asker: &Asker) -> Result<ExitCode, ClientError> {
     let server = client.server_info().map(|i| format!("{} {}", i.name, i.version)).unwrap_or("the server".into());
     if options.skills || options.skill.is_some() {
-        return skills(&client, &server, options.skill.as_deref()).await;
+        return skills(client, &server, options.skill.as_deref()).await;
     }
     let tools = client.list_all_tools().await?;
 
@@ -234,7 +289,7 @@ async fn run(options: Options, asker: Asker) -> Result<ExitCode, ClientError> {
         Form::Accept(more) => arguments.extend(more),
         Form::Decline | Form::Cancel => return Err(ClientError::Callback("cancelled".into())),
     }
-    let result = call(&client, &asker, &tool.name, Value::Object(arguments)).await?;
+    let result = call(client, asker, &tool.name, Value::Object(arguments)).await?;
     print_result(&result);
     Ok(if result.is_error == Some(true) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

@@ -38,7 +38,9 @@ impl LineWire {
         });
         let pending = Arc::new(Pending::default());
         let reader_pending = pending.clone();
-        let replies = outbox.clone();
+        // Weak: the wire's own sender is the last strong one, so dropping the wire ends the
+        // writer task and closes the server's stdin (`Client::close`).
+        let replies = outbox.downgrade();
         tokio::spawn(async move {
             let mut lines = BufReader::new(reader).lines();
             while let Ok(Some(line)) = lines.next_line().await {
@@ -52,7 +54,7 @@ impl LineWire {
                         let replies = replies.clone();
                         tokio::spawn(async move {
                             let response = incoming.on_request(r).await;
-                            if let Ok(line) = serde_json::to_string(&response) {
+                            if let (Ok(line), Some(replies)) = (serde_json::to_string(&response), replies.upgrade()) {
                                 let _ = replies.send(line).await;
                             }
                         });

@@ -268,7 +268,7 @@ impl ClientBuilder {
             tool_headers: Mutex::new(HashMap::new()),
             idempotent: Mutex::new(Default::default()),
             retries: std::sync::atomic::AtomicU64::new(0),
-            _child: child,
+            child,
         };
         match self.mode {
             Mode::Auto => match inner.discover().await {
@@ -314,7 +314,9 @@ struct Inner {
     idempotent: Mutex<std::collections::HashSet<String>>,
     /// How many requests (and idempotent calls whose task lost its runner) were sent again.
     retries: std::sync::atomic::AtomicU64,
-    _child: Option<tokio::process::Child>,
+    /// The server process of a stdio connection (killed if dropped; [`Client::close`] lets it
+    /// exit by itself first).
+    child: Option<tokio::process::Child>,
 }
 
 impl Inner {
@@ -517,6 +519,26 @@ impl Client {
     /// Who the server said it is.
     pub fn server_info(&self) -> Option<&Implementation> {
         self.inner.server_info.as_ref()
+    }
+
+    /// End the connection. Over stdio, as the MCP lifecycle says: close the server's stdin and
+    /// wait (up to 5 s) for it to exit by itself, so that it can finish what it is doing (drain
+    /// its tasks, export its telemetry), and kill it only then. Dropping the last `Client`
+    /// instead kills the server at once. With other clones of this client still alive, nothing
+    /// is closed: the connection ends when the last one is dropped.
+    pub async fn close(self) {
+        const GRACE: Duration = Duration::from_secs(5);
+        let Ok(inner) = Arc::try_unwrap(self.inner) else { return };
+        let Inner { wire, child, .. } = inner;
+        // The wire holds the only strong sender to the task that writes to stdin: dropped, that
+        // task ends and stdin closes.
+        drop(wire);
+        if let Some(mut child) = child
+            && tokio::time::timeout(GRACE, child.wait()).await.is_err()
+        {
+            tracing::warn!(target: "roundtrip::client", "the server did not exit within {GRACE:?} of its stdin closing: killed");
+            let _ = child.kill().await;
+        }
     }
 
     /// What the server offers.

@@ -267,7 +267,13 @@ window.RoundtripApps = (() => {
         for (const send of queue.splice(0)) send();
       } else if (method === "ui/notifications/size-changed") {
         const height = Number(params && params.height);
-        if (frame && Number.isFinite(height) && height > 0) frame.style.height = `${Math.min(Math.ceil(height), MAX_HEIGHT)}px`;
+        if (frame && Number.isFinite(height) && height > 0) {
+          // The height is the view's; the frame is sized border-box (playground.css), so its
+          // borders come on top, or the view would be that much shorter than it asked and scroll.
+          const style = getComputedStyle(frame);
+          const chrome = ["borderTopWidth", "borderBottomWidth", "paddingTop", "paddingBottom"].reduce((sum, k) => sum + (parseFloat(style[k]) || 0), 0);
+          frame.style.height = `${Math.min(Math.ceil(height), MAX_HEIGHT) + chrome}px`;
+        }
       } else if (method === "notifications/message") {
         const p = params || {};
         note(`[${p.level || "info"}]${p.logger ? " " + p.logger + ":" : ""} ${short(p.data)}`, "view-log-line");
