@@ -25,7 +25,7 @@ pub(crate) struct Instruments {
 static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
 
 /// Start recording with the global tracer and meter providers (`opentelemetry::global`): call
-/// it once they are installed. [`init`] does, after installing its own. Later calls do
+/// it once they are installed. [`init`](crate::otel::init) does, after installing its own. Later calls do
 /// nothing.
 pub fn enable() {
     INSTRUMENTS.get_or_init(|| {
