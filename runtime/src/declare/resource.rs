@@ -1,0 +1,158 @@
+//! Declared resources, resource templates and MCP Apps views: their definitions from the
+//! expansion's parts.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use super::declared::{LegFuture, Site, declared, refused_error};
+use super::graph;
+use crate::error::Error;
+use crate::protocol::{
+    JsonObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, UiCsp, UiPermissions, UiResourceMeta,
+};
+use crate::resolve::{Check, Graph, Values, evaluate};
+use crate::server::{Outcome, RequestContext, ResourceDef, ResourceEntry, ResourceTemplateDef};
+
+/// The description of a declared resource or template.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct ResourceSpec {
+    pub uri: &'static str,
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub mime_type: Option<&'static str>,
+}
+
+/// Build the definition of a declared resource template.
+#[doc(hidden)]
+pub fn resource_template<A, P, F, Fut>(spec: ResourceSpec, graph: Graph, parse: P, body: F) -> ResourceEntry
+where
+    A: Send + 'static,
+    P: Fn(&JsonObject) -> Result<A, Error> + Send + Sync + 'static,
+    F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
+{
+    let template = ResourceTemplate {
+        title: spec.title.map(Into::into),
+        description: spec.description.map(Into::into),
+        mime_type: spec.mime_type.map(Into::into),
+        ..ResourceTemplate::new(spec.uri, spec.name)
+    };
+    let graph = Arc::new(graph);
+    match ResourceTemplateDef::new(template, declared(graph.clone(), parse, body, refused_error)) {
+        Ok(def) => ResourceEntry::Template(def.with_graph(graph)),
+        // The macro parsed the same template at compile time.
+        Err(e) => panic!("roundtrip: `{}` is not a valid URI template: {e}", spec.uri),
+    }
+}
+
+/// Build the definition of a declared static resource (its checks, if any, run first).
+#[doc(hidden)]
+pub fn resource<F, Fut>(spec: ResourceSpec, checks: Vec<Check>, body: F) -> ResourceEntry
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
+{
+    let resource = Resource {
+        title: spec.title.map(Into::into),
+        description: spec.description.map(Into::into),
+        mime_type: spec.mime_type.map(Into::into),
+        ..Resource::new(spec.uri, spec.name)
+    };
+    ResourceEntry::Static(ResourceDef::new(resource, static_reader(checks, body)))
+}
+
+/// The reader of a declared static resource or view: its checks, then its body.
+fn static_reader<F, Fut>(checks: Vec<Check>, body: F) -> impl Fn(RequestContext) -> LegFuture<ReadResourceResult>
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
+{
+    let checks = Arc::new(graph(Vec::new(), Vec::new(), checks));
+    let body = Arc::new(body);
+    move |cx: RequestContext| {
+        let (checks, body) = (checks.clone(), body.clone());
+        Box::pin(async move {
+            let site = Site::of(&cx);
+            let run = async {
+                if !checks.checks().is_empty() {
+                    evaluate(&checks, &cx).await?;
+                }
+                body(cx).await
+            };
+            site.finish(run.await)
+        })
+    }
+}
+
+/// The description of a declared view.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct ViewSpec {
+    pub uri: &'static str,
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
+    pub connect_domains: &'static [&'static str],
+    pub resource_domains: &'static [&'static str],
+    pub frame_domains: &'static [&'static str],
+    pub base_uri_domains: &'static [&'static str],
+    /// `camera`, `microphone`, `geolocation`, `clipboardWrite`.
+    pub permissions: &'static [&'static str],
+    pub domain: Option<&'static str>,
+    pub prefers_border: Option<bool>,
+}
+
+impl ViewSpec {
+    fn resource(&self) -> Resource {
+        Resource {
+            title: self.title.map(Into::into),
+            description: self.description.map(Into::into),
+            ..Resource::new(self.uri, self.name)
+        }
+    }
+
+    fn ui(&self) -> UiResourceMeta {
+        let list = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let csp = UiCsp {
+            connect_domains: list(self.connect_domains),
+            resource_domains: list(self.resource_domains),
+            frame_domains: list(self.frame_domains),
+            base_uri_domains: list(self.base_uri_domains),
+        };
+        let asked = |p: &str| self.permissions.contains(&p).then(JsonObject::new);
+        let permissions = UiPermissions {
+            camera: asked("camera"),
+            microphone: asked("microphone"),
+            geolocation: asked("geolocation"),
+            clipboard_write: asked("clipboardWrite"),
+        };
+        UiResourceMeta {
+            csp: (!csp.is_empty()).then_some(csp),
+            permissions: (!permissions.is_empty()).then_some(permissions),
+            domain: self.domain.map(Into::into),
+            prefers_border: self.prefers_border,
+        }
+    }
+}
+
+/// Build the definition of a view declared on a fn (its checks, if any, run first).
+#[doc(hidden)]
+pub fn view<F, Fut>(spec: ViewSpec, checks: Vec<Check>, body: F) -> ResourceDef
+where
+    F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
+{
+    ResourceDef::view(spec.resource(), spec.ui(), static_reader(checks, body))
+}
+
+/// Build the definition of a view declared on a const holding its HTML.
+#[doc(hidden)]
+pub fn view_text(spec: ViewSpec, html: &'static str) -> ResourceDef {
+    let uri = spec.uri;
+    ResourceDef::view(spec.resource(), spec.ui(), move |_cx| async move {
+        let contents = ResourceContents::text(uri, None, html);
+        Ok(Outcome::Complete(ReadResourceResult { contents: vec![contents], ..ReadResourceResult::default() }))
+    })
+}
