@@ -1,0 +1,247 @@
+//! A `#[tool]`, `#[prompt]`, `#[resource_template]` or `#[resource]` fn read into a model: its
+//! options, and each parameter's role (argument, resolved, context). Every problem found is pushed to the accumulator with the span of the
+//! token to change; reading goes on so that all problems of the item are reported together.
+
+use proc_macro2::Span;
+
+use crate::attr::{PromptArgs, ResourceArgs, ToolArgs, ViewArgs};
+use crate::template::{self, Piece};
+
+mod param;
+mod read;
+
+pub use read::{mark_resolver_inputs_used, read};
+
+/// What the attribute declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    Tool,
+    Prompt,
+    ResourceTemplate,
+    Resource,
+    /// `#[view]` on a fn: a static resource that is an MCP Apps view.
+    View,
+}
+
+impl Which {
+    /// The attribute, as the user wrote it.
+    pub fn attribute(self) -> &'static str {
+        match self {
+            Self::Tool => "#[tool]",
+            Self::Prompt => "#[prompt]",
+            Self::ResourceTemplate => "#[resource_template]",
+            Self::Resource => "#[resource]",
+            Self::View => "#[view]",
+        }
+    }
+
+    /// A resource read at a fixed URI (`#[resource]` or `#[view]`).
+    pub fn is_static_resource(self) -> bool {
+        matches!(self, Self::Resource | Self::View)
+    }
+}
+
+/// The options of the attribute.
+pub enum Options {
+    Tool(ToolArgs),
+    Prompt(PromptArgs),
+    Resource { uri: syn::LitStr, args: ResourceArgs },
+    View { uri: syn::LitStr, args: ViewArgs },
+}
+
+impl Options {
+    pub fn title(&self) -> Option<String> {
+        match self {
+            Self::Tool(a) => a.title.as_ref().map(syn::LitStr::value),
+            Self::Prompt(a) => a.title.as_ref().map(syn::LitStr::value),
+            Self::Resource { args, .. } => args.title.as_ref().map(syn::LitStr::value),
+            Self::View { args, .. } => args.title.as_ref().map(syn::LitStr::value),
+        }
+    }
+
+    fn name(&self) -> Option<&syn::LitStr> {
+        match self {
+            Self::Tool(a) => a.name.as_ref(),
+            Self::Prompt(a) => a.name.as_ref(),
+            Self::Resource { args, .. } => args.name.as_ref(),
+            Self::View { args, .. } => args.name.as_ref(),
+        }
+    }
+
+    fn description(&self) -> Option<String> {
+        match self {
+            Self::Tool(a) => a.description.as_ref().map(syn::LitStr::value),
+            Self::Prompt(a) => a.description.as_ref().map(syn::LitStr::value),
+            Self::Resource { args, .. } => args.description.as_ref().map(syn::LitStr::value),
+            Self::View { args, .. } => args.description.as_ref().map(syn::LitStr::value),
+        }
+    }
+
+    fn checks(&self) -> &[syn::Expr] {
+        match self {
+            Self::Tool(a) => &a.check,
+            Self::Prompt(a) => &a.check,
+            Self::Resource { args, .. } => &args.check,
+            Self::View { args, .. } => &args.check,
+        }
+    }
+
+    /// The URI of a resource, a template or a view.
+    pub fn uri(&self) -> Option<&syn::LitStr> {
+        match self {
+            Self::Resource { uri, .. } | Self::View { uri, .. } => Some(uri),
+            Self::Tool(_) | Self::Prompt(_) => None,
+        }
+    }
+
+    /// `meta = "…"`, the definition's `_meta`.
+    pub fn meta(&self) -> Option<&syn::LitStr> {
+        match self {
+            Self::Tool(a) => a.meta.as_ref(),
+            Self::Prompt(a) => a.meta.as_ref(),
+            Self::Resource { args, .. } => args.meta.as_ref(),
+            // A view's `_meta` is its `ui` metadata, from its own options.
+            Self::View { .. } => None,
+        }
+    }
+}
+
+/// A declared fn.
+pub struct Declared {
+    pub which: Which,
+    pub item: syn::ItemFn,
+    pub options: Options,
+    pub name: String,
+    pub description: Option<String>,
+    pub params: Vec<Param>,
+    /// `check = f(a)`: run on every leg before any question.
+    pub checks: Vec<Call>,
+    /// `scopes = ["…"]` of a tool: the OAuth scopes its caller's token must grant.
+    pub scopes: Vec<String>,
+    /// `ui = …` of a tool: its view (MCP Apps).
+    pub ui: Option<crate::view::Link>,
+    /// `visibility = "…"` of a tool: who may see it, as the wire's list.
+    pub visibility: Option<Vec<&'static str>>,
+    /// The options of a `#[view]`, checked.
+    pub view: Option<crate::view::View>,
+}
+
+/// A call written in an attribute: `f(a, b)`, `path::to::f(a)` or, in a `#[toolset]`,
+/// `self.f(a)`; each argument names a parameter of the declared fn.
+pub struct Call {
+    /// `self.f(…)`: a method of the toolset's value.
+    pub method: bool,
+    /// The fn (for a method, its name).
+    pub func: syn::Path,
+    pub args: Vec<syn::Ident>,
+    /// The call as written, for documentation and pins.
+    pub text: String,
+    /// Where it is written: errors about what the fn returns point here.
+    pub span: Span,
+}
+
+pub struct Param {
+    pub ident: syn::Ident,
+    /// The name on the wire: `#[arg(rename = "…")]`, or the parameter's own.
+    pub wire: String,
+    pub ty: syn::Type,
+    pub doc: Option<String>,
+    pub role: Role,
+}
+
+pub enum Role {
+    Argument,
+    /// `#[arg(flatten)]`: a struct whose fields are arguments (or an open object of them).
+    Flattened,
+    Context,
+    /// `TaskContext`: the context of a task tool, which may ask while it runs.
+    Task,
+    /// `State<T>`: registered server-wide state, given by type.
+    State,
+    Resolved(Box<Resolved>),
+}
+
+impl Role {
+    /// Given by the server (the context or state), not by the client.
+    pub fn is_given(&self) -> bool {
+        matches!(self, Self::Context | Self::Task | Self::State)
+    }
+}
+
+pub struct Resolved {
+    pub kind: Kind,
+    /// `Answer<T>`: the inner type; `None` for a bare `T`.
+    pub answer_of: Option<syn::Type>,
+}
+
+impl Resolved {
+    /// The type the resolver must produce (`T` of `Answer<T>`, or the parameter's type).
+    pub fn value_type<'a>(&'a self, param_ty: &'a syn::Type) -> &'a syn::Type {
+        self.answer_of.as_ref().unwrap_or(param_ty)
+    }
+}
+
+pub enum Kind {
+    Elicit { message: Template },
+    ElicitUrl { url: Template, message: Template },
+    Sample { prompt: Template, max_tokens: u32, options: SampleOptions },
+    Roots,
+    With { call: Call },
+}
+
+/// The sampling options of `#[resolve(sample = …)]`.
+#[derive(Default)]
+pub struct SampleOptions {
+    pub system: Option<String>,
+    pub temperature: Option<f64>,
+    pub stop: Vec<String>,
+    pub model_hints: Vec<String>,
+    pub cost_priority: Option<f64>,
+    pub speed_priority: Option<f64>,
+    pub intelligence_priority: Option<f64>,
+    pub include_context: Option<String>,
+}
+
+impl Kind {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Self::Elicit { .. } => "elicit",
+            Self::ElicitUrl { .. } => "elicit_url",
+            Self::Sample { .. } => "sample",
+            Self::Roots => "roots",
+            Self::With { .. } => "with",
+        }
+    }
+
+    /// The templates of this resolver, with their literals.
+    pub fn templates(&self) -> Vec<&Template> {
+        match self {
+            Self::Elicit { message } => vec![message],
+            Self::ElicitUrl { url, message } => vec![url, message],
+            Self::Sample { prompt, .. } => vec![prompt],
+            Self::Roots | Self::With { .. } => vec![],
+        }
+    }
+
+    /// The parameters it depends on, each with the span to point at.
+    pub fn deps(&self) -> Vec<(String, Span)> {
+        match self {
+            Self::With { call } => call.args.iter().map(|a| (a.to_string(), a.span())).collect(),
+            _ => self
+                .templates()
+                .into_iter()
+                .flat_map(|t| template::refs(&t.pieces).map(|r| (r.to_owned(), t.lit.span())).collect::<Vec<_>>())
+                .collect(),
+        }
+    }
+}
+
+pub struct Template {
+    pub lit: syn::LitStr,
+    pub pieces: Vec<Piece>,
+}
+
+/// An error spanning a whole syntax node.
+pub fn err_at<T: quote::ToTokens>(tokens: T, message: impl std::fmt::Display) -> darling::Error {
+    syn::Error::new_spanned(tokens, message).into()
+}
