@@ -5,7 +5,8 @@
 //! of a store operation (before or after the store applied it), restarted, and rolled onto a
 //! new key ring and then off the old key; the store and replay cache failing, slow (past the
 //! replica's timeout) or unreachable for a while; requests and responses delayed, dropped and
-//! duplicated; each replica's clock skewed within the lease's margin. Every run checks the
+//! duplicated; each replica's clock skewed within the lease's margin, and its sealing clock by
+//! up to seconds, within a state's tolerance of skew. Every run checks the
 //! invariants of [`ledger`]; a failing seed prints itself, the faults it hit, the violations,
 //! the tail of its event trace and the command that replays it.
 //!

@@ -104,6 +104,14 @@ impl Fleet {
         } else {
             0
         };
+        // The sealing clock has a skew of its own, up to seconds: a state's issue time is allowed
+        // 60 s of it, while leases allow only milliseconds.
+        let state_skew = if sim.config.max_state_skew_ms > 0 && sim.chance(0.5) {
+            let max = sim.config.max_state_skew_ms as u64;
+            skew + (sim.range(0..2 * max + 1) as i64 - max as i64)
+        } else {
+            skew
+        };
         let phase = *self.phase.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let keys: Vec<[u8; 32]> = match phase {
             0 => vec![OLD_KEY],
@@ -113,10 +121,13 @@ impl Fleet {
         if skew != 0 {
             sim.fault(Fault::Skew, format_args!("{label} clock {skew:+} ms"));
         }
+        if state_skew != skew {
+            sim.fault(Fault::StateSkew, format_args!("{label} sealing clock {state_skew:+} ms"));
+        }
         sim.event(format_args!("start {label} keys phase {phase}"));
         let life =
             Arc::new(Life { slot, generation, label, halt: CancellationToken::new(), crashes: self.crashes.clone() });
-        let seconds = sim.clock(skew);
+        let seconds = sim.clock(state_skew);
         let policy = RequestStateSecurity::new().keys(keys).ttl(STATE_TTL).clock(move || seconds() / 1000);
         let replay = if sim.bugs.unshared_replay_cache {
             Arc::new(MemoryReplayCache::with_clock(sim.clock(0)))

@@ -45,12 +45,15 @@ pub enum Fault {
     Duplicate,
     /// A message was delayed long (hundreds of milliseconds to seconds).
     Delay,
-    /// A replica started with its clock skewed.
+    /// A replica started with its clock skewed (within the lease's margin: its tasks' clock).
     Skew,
+    /// A replica started with the clock its sealed states are stamped and checked by off by
+    /// seconds (within the state's tolerance of clock skew).
+    StateSkew,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 14] = [
+    pub const ALL: [Fault; 15] = [
         Fault::Crash,
         Fault::CrashAtAwait,
         Fault::Rotation,
@@ -65,6 +68,7 @@ impl Fault {
         Fault::Duplicate,
         Fault::Delay,
         Fault::Skew,
+        Fault::StateSkew,
     ];
 
     pub fn name(self) -> &'static str {
@@ -83,6 +87,7 @@ impl Fault {
             Fault::Duplicate => "duplicates",
             Fault::Delay => "delays",
             Fault::Skew => "skews",
+            Fault::StateSkew => "state-skews",
         }
     }
 }
@@ -147,8 +152,13 @@ pub struct Config {
     pub outages: Vec<(Duration, Duration)>,
     /// When the rolling restart onto keys `[new, old]` starts.
     pub rotation_at: Duration,
-    /// The most a replica's clock is off (either way), in milliseconds.
+    /// The most a replica's clock is off (either way), in milliseconds: the clock of its
+    /// tasks, leases and replay cache, which leases bound (a twentieth of the lease).
     pub max_skew_ms: i64,
+    /// The most a replica's sealing clock is off (either way), in milliseconds: two replicas
+    /// are then at most twice this apart, within the 60 s of skew a state's issue time is
+    /// allowed, and small beside the state's TTL.
+    pub max_state_skew_ms: i64,
 }
 
 impl Config {
@@ -180,6 +190,7 @@ impl Config {
             outages,
             rotation_at: secs(rng, 1.0, 12.0),
             max_skew_ms: [0, 50, 140][rng.gen_range(0..3)],
+            max_state_skew_ms: [0, 2_000, 10_000][rng.gen_range(0..3)],
         }
     }
 }
