@@ -27,8 +27,15 @@ async fn charge() -> String {
     "charged".into()
 }
 
+/// Asks for approval while it runs (a task).
+#[tool(task)]
+async fn approve(task: TaskContext) -> Result<String, Error> {
+    let ok = task.ask_as::<bool>(Question::confirm("Approve?", "approve")).await?;
+    Ok(format!("approved: {:?}", ok.accepted()))
+}
+
 fn server() -> Server {
-    Server::new("retry", "1").tools(tools![setting, charge])
+    Server::new("retry", "1").tools(tools![setting, charge, approve])
 }
 
 /// Serve `server` behind a layer that answers 503 to the first `failures` `tools/call`s.
@@ -44,12 +51,22 @@ async fn flaky_with(
     status: http::StatusCode,
     retry_after: Option<&'static str>,
 ) -> (String, Arc<AtomicUsize>) {
+    flaky_method("tools/call", failures, status, retry_after).await
+}
+
+/// [`flaky_with`], for requests of `method`.
+async fn flaky_method(
+    method: &'static str,
+    failures: usize,
+    status: http::StatusCode,
+    retry_after: Option<&'static str>,
+) -> (String, Arc<AtomicUsize>) {
     let refused = Arc::new(AtomicUsize::new(0));
     let counter = refused.clone();
     let router = server().router().layer(from_fn(move |request: Request, next: Next| {
         let counter = counter.clone();
         async move {
-            let is_call = request.headers().get("mcp-method").is_some_and(|m| m == "tools/call");
+            let is_call = request.headers().get("mcp-method").is_some_and(|m| m == method);
             if is_call && counter.fetch_add(1, Ordering::SeqCst) < failures {
                 let mut response = (status, "overloaded").into_response();
                 if let Some(seconds) = retry_after {
@@ -136,4 +153,31 @@ async fn retries_end_with_the_last_answer_after_six() {
     let err = client.call_tool("setting", json!({})).await.unwrap_err();
     assert_eq!(err, ClientError::Unavailable { status: 503, retry_after: Some(0) });
     assert_eq!(refused.load(Ordering::SeqCst), 7, "the first attempt and six retries");
+}
+
+#[tokio::test]
+async fn a_tasks_answer_no_server_took_is_sent_again_at_the_next_poll_not_asked_again() {
+    // tasks/update answered 503 eight times: more than the client's six retries of one
+    // request. The answer is kept and sent again at the next poll, and the user is asked once.
+    let (url, refused) = flaky_method("tasks/update", 8, http::StatusCode::SERVICE_UNAVAILABLE, Some("0")).await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let client = Client::builder("retry-test", "1")
+        .tasks(true)
+        .on_elicit(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async {
+                Ok(roundtrip::protocol::ElicitResult {
+                    action: roundtrip::protocol::ElicitAction::Accept,
+                    content: serde_json::from_value(json!({"approve": true})).ok(),
+                })
+            }
+        })
+        .connect_http(&url)
+        .await
+        .unwrap();
+    let result = client.call_tool("approve", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("approved: Some(true)"));
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "the answer was kept, not asked for again");
+    assert!(refused.load(Ordering::SeqCst) >= 9, "eight refused, then one taken: {}", refused.load(Ordering::SeqCst));
 }

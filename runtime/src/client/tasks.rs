@@ -67,24 +67,32 @@ impl Client {
         let mut answered: HashSet<String> = HashSet::new();
         let mut interval = created.poll_interval_ms;
         let mut unreachable_since: Option<tokio::time::Instant> = None;
+        // Answers given by the callbacks that no server has taken yet: sent again at the next
+        // poll rather than asked again (the server ignores keys it already has, so sending
+        // twice is harmless).
+        let mut unsent: Option<JsonObject> = None;
         loop {
             let wait = interval.unwrap_or(500).clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
             tokio::time::sleep(Duration::from_millis(wait)).await;
-            // The task lives on in the store: a poll that found no server is tried again at the
-            // next interval, for as long as `UNREACHABLE_FOR`.
+            // The task lives on in the store: a poll or an update that found no server is tried
+            // again at the next interval, for as long as `UNREACHABLE_FOR`.
+            if let Some(answers) = unsent.take() {
+                if let Err(e) = self.update_task(&created.task_id, answers.clone()).await {
+                    unsent = Some(answers);
+                    keep_trying(e, &mut unreachable_since)?;
+                    continue;
+                }
+                unreachable_since = None;
+            }
             let got = match self.get_task(&created.task_id).await {
                 Ok(got) => {
                     unreachable_since = None;
                     got.task
                 }
-                Err(e @ (ClientError::Unreached(_) | ClientError::Unavailable { .. } | ClientError::Transport(_))) => {
-                    let since = *unreachable_since.get_or_insert_with(tokio::time::Instant::now);
-                    if since.elapsed() > UNREACHABLE_FOR {
-                        return Err(e);
-                    }
+                Err(e) => {
+                    keep_trying(e, &mut unreachable_since)?;
                     continue;
                 }
-                Err(e) => return Err(e),
             };
             interval = got.task.poll_interval_ms.or(interval);
             match got.task.status {
@@ -105,7 +113,11 @@ impl Client {
                     }))
                     .await?;
                     answered.extend(answers.iter().map(|(k, _)| k.clone()));
-                    self.update_task(&created.task_id, answers.into_iter().collect()).await?;
+                    let answers: JsonObject = answers.into_iter().collect();
+                    if let Err(e) = self.update_task(&created.task_id, answers.clone()).await {
+                        keep_trying(e, &mut unreachable_since)?;
+                        unsent = Some(answers);
+                    }
                     // Answers move the task on at once: look again soon.
                     interval = Some(POLL_BOUNDS.0.max(wait / 4));
                 }
@@ -127,5 +139,18 @@ impl Client {
                 }
             }
         }
+    }
+}
+
+/// Whether following a task goes on after `error`: a request that found no server (after the
+/// client's own retries) is tried again at the next poll, until polls have found none for
+/// [`UNREACHABLE_FOR`]; any other error ends the call.
+fn keep_trying(error: ClientError, unreachable_since: &mut Option<tokio::time::Instant>) -> Result<(), ClientError> {
+    match error {
+        ClientError::Unreached(_) | ClientError::Unavailable { .. } | ClientError::Transport(_) => {
+            let since = *unreachable_since.get_or_insert_with(tokio::time::Instant::now);
+            if since.elapsed() > UNREACHABLE_FOR { Err(error) } else { Ok(()) }
+        }
+        error => Err(error),
     }
 }

@@ -216,22 +216,28 @@ impl Client {
         let mut answered: BTreeSet<String> = BTreeSet::new();
         let mut interval = created.get("pollIntervalMs").and_then(Value::as_u64);
         let mut unreachable_since: Option<tokio::time::Instant> = None;
+        // Answers no server took yet, sent again at the next poll (`unsent` in client/tasks.rs).
+        let mut unsent: Option<Value> = None;
         loop {
             let wait = interval.unwrap_or(500).clamp(POLL_BOUNDS.0, POLL_BOUNDS.1);
             tokio::time::sleep(Duration::from_millis(wait)).await;
+            if let Some(params) = unsent.take() {
+                if let Err(e) = self.request(&who, "tasks/update", params.clone()).await {
+                    unsent = Some(params);
+                    keep_trying(e, &mut unreachable_since)?;
+                    continue;
+                }
+                unreachable_since = None;
+            }
             let got = match self.request(&who, "tasks/get", json!({"taskId": id})).await {
                 Ok(got) => {
                     unreachable_since = None;
                     got
                 }
-                Err(e @ (Failure::Unreached | Failure::Unavailable { .. })) => {
-                    let since = *unreachable_since.get_or_insert_with(tokio::time::Instant::now);
-                    if since.elapsed() > UNREACHABLE_FOR {
-                        return Err(e);
-                    }
+                Err(e) => {
+                    keep_trying(e, &mut unreachable_since)?;
                     continue;
                 }
-                Err(e) => return Err(e),
             };
             interval = got.get("pollIntervalMs").and_then(Value::as_u64).or(interval);
             match got.get("status").and_then(Value::as_str) {
@@ -253,7 +259,10 @@ impl Client {
                         fresh.iter().map(|(key, r)| (key.clone(), answer(r, &format!("t-{flow}")))).collect();
                     answered.extend(answers.keys().cloned());
                     let params = json!({"taskId": id, "inputResponses": answers});
-                    self.request(&who, "tasks/update", params).await?;
+                    if let Err(e) = self.request(&who, "tasks/update", params.clone()).await {
+                        keep_trying(e, &mut unreachable_since)?;
+                        unsent = Some(params);
+                    }
                     interval = Some(POLL_BOUNDS.0.max(wait / 4));
                 }
                 Some("completed") => {
@@ -272,6 +281,20 @@ impl Client {
                 _ => {}
             }
         }
+    }
+}
+
+/// Whether following a task goes on after `error` (`keep_trying` in client/tasks.rs): a
+/// request that found no server, even after the retry rule's tries (the real client then
+/// answers with the last failure, `Exhausted` here), is tried again at the next poll, for up
+/// to [`UNREACHABLE_FOR`]; any other error ends the call.
+fn keep_trying(error: Failure, unreachable_since: &mut Option<tokio::time::Instant>) -> Result<(), Failure> {
+    match error {
+        Failure::Unreached | Failure::Unavailable { .. } | Failure::Exhausted(_) => {
+            let since = *unreachable_since.get_or_insert_with(tokio::time::Instant::now);
+            if since.elapsed() > UNREACHABLE_FOR { Err(error) } else { Ok(()) }
+        }
+        error => Err(error),
     }
 }
 
