@@ -18,14 +18,14 @@ import pathlib
 import re
 import sys
 
-# Low to high. protocol: the wire; tls: rustls set-up; observe: what every layer notes for
+# Low to high. protocol: the wire; clock: where the time is read; tls: rustls set-up; observe: what every layer notes for
 # telemetry (knows no layer); seal: sealing states, and the principal they bind to; request:
 # what a handler sees of its request; error: a handler's error; resolve: the resolver engine;
 # task: the tasks extension; skills: SKILL.md trees; server: the registry and dispatch;
 # declare: what the macros' expansions call; auth: the resource server; otel: exporting;
 # transport: stdio and HTTP; then the calling side and the tools on top.
 ORDER = [
-    "protocol", "tls", "observe", "seal", "request", "error", "resolve", "task", "skills", "server",
+    "protocol", "clock", "tls", "observe", "seal", "request", "error", "resolve", "task", "skills", "server",
     "declare", "auth", "otel", "transport", "client", "testing", "describe", "cli", "fuzzing",
 ]
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "runtime" / "src"

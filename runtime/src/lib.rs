@@ -13,6 +13,8 @@ pub mod cli;
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(feature = "server")]
+mod clock;
+#[cfg(feature = "server")]
 mod declare;
 #[cfg(feature = "server")]
 pub mod describe;

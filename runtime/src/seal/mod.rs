@@ -62,10 +62,11 @@ pub(crate) use replay::{REDIS_RESPONSE_TIMEOUT, redis_connection};
 
 use claims::{Digest16, Stamp, digest16};
 use keys::DerivedKey;
-use policy::{Clock, PrincipalHook};
+use policy::PrincipalHook;
 use reject::Reject;
 use token::MAX_TOKEN_LEN;
 
+use crate::clock::Clock;
 use crate::protocol::{ErrorObject, JsonObject};
 
 /// The authenticated identity behind a request.

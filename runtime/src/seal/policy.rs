@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::PrincipalInput;
 use super::codec::Codec;
 use super::keys::{MIN_KEY_LEN, parse_secrets};
+use crate::clock::Clock;
 
 /// A policy that cannot be used. Reported by [`Server::security`](crate::Server::security) (or
 /// [`RequestStateSecurity::check`]), or by the key loaders when a key source cannot be read.
@@ -22,7 +23,6 @@ impl SealConfigError {
 }
 
 pub(crate) type PrincipalHook = Arc<dyn Fn(&PrincipalInput<'_>) -> Result<Option<String>, String> + Send + Sync>;
-pub(crate) type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// The default time-to-live of a sealed state.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(600);

@@ -11,6 +11,8 @@ use std::sync::Mutex;
 use futures::future::BoxFuture;
 use sha2::{Digest, Sha256};
 
+use crate::clock::{Clock, system_ms};
+
 /// A digest of a used token.
 pub type TokenDigest = [u8; 32];
 
@@ -32,12 +34,12 @@ pub trait ReplayCache: Send + Sync + 'static {
 pub struct MemoryReplayCache {
     used: Mutex<HashMap<TokenDigest, u64>>,
     /// The time, in Unix milliseconds (the system's unless a simulation set its own).
-    clock: std::sync::Arc<dyn Fn() -> u64 + Send + Sync>,
+    clock: Clock,
 }
 
 impl Default for MemoryReplayCache {
     fn default() -> Self {
-        Self { used: Mutex::default(), clock: std::sync::Arc::new(now_ms) }
+        Self { used: Mutex::default(), clock: system_ms() }
     }
 }
 
@@ -69,10 +71,6 @@ impl MemoryReplayCache {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 impl ReplayCache for MemoryReplayCache {
@@ -187,6 +185,7 @@ impl<T: ReplayCache> ReplayCache for std::sync::Arc<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::now_ms;
 
     fn digest(n: u32) -> TokenDigest {
         token_digest(&n.to_string())

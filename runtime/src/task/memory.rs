@@ -9,7 +9,8 @@ use std::sync::Mutex;
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 
-use super::store::{Clock, Modify, StoreError, TaskRecord, TaskStore, system_clock};
+use super::store::{Modify, StoreError, TaskRecord, TaskStore};
+use crate::clock::{Clock, system_ms};
 
 /// Tasks kept in memory: nothing to set up, nothing shared between processes.
 ///
@@ -24,7 +25,7 @@ pub struct MemoryStore {
 
 impl Default for MemoryStore {
     fn default() -> Self {
-        Self { records: Mutex::default(), clock: system_clock() }
+        Self { records: Mutex::default(), clock: system_ms() }
     }
 }
 

@@ -44,9 +44,9 @@ pub use context::TaskContext;
 pub(crate) use context::TaskLink;
 pub(crate) use events::Observed;
 pub use memory::MemoryStore;
-pub(crate) use store::{Clock, system_clock};
 pub use store::{Modify, StoreError, TaskRecord, TaskStore};
 
+use crate::clock::{Clock, system_ms};
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskProgress, TaskStatus};
 
 pub use crate::protocol::RUNNER_LOST;
@@ -182,7 +182,7 @@ impl Tasks {
             quota: Arc::default(),
             owner_salt: server.into(),
             events: events::Events::default(),
-            clock: system_clock(),
+            clock: system_ms(),
             halt: CancellationToken::new(),
         }
     }

@@ -147,20 +147,6 @@ pub(crate) fn iso8601(ms: u64) -> String {
     humantime::format_rfc3339_millis(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms)).to_string()
 }
 
-/// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
-}
-
-/// Where tasks, stores and replay caches read the time, in Unix milliseconds: the system
-/// clock, or a simulated one (`Server::clock`, `MemoryStore::with_clock`, tests only).
-pub(crate) type Clock = std::sync::Arc<dyn Fn() -> u64 + Send + Sync>;
-
-/// The system clock.
-pub(crate) fn system_clock() -> Clock {
-    std::sync::Arc::new(now_ms)
-}
-
 /// A shared store (several servers in one process, or one kept by the caller too).
 impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
     fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {

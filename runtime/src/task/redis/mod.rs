@@ -15,7 +15,8 @@ use futures::future::BoxFuture;
 use redis::aio::ConnectionManager;
 
 use self::announcements::Announcements;
-use super::store::{Modify, StoreError, TaskRecord, TaskStore, now_ms};
+use super::store::{Modify, StoreError, TaskRecord, TaskStore};
+use crate::clock::now_ms;
 
 /// Commits a record only if its version is still the one read, and then announces the change
 /// (the key) on channel `ARGV[4]`, when one is given.
