@@ -3,7 +3,10 @@
 //! argument), a prompt and resources, in a Tokio current-thread runtime whose clock is paused
 //! (a request that waits forever is seen at once instead of stalling the fuzzer).
 //!
-//! Each input goes three ways:
+//! Each input goes four ways:
+//! - read as the server reads it (`fuzzing::check_typed_meta`): the same message as
+//!   `Message::from_slice`, a carrier request's typed `_meta` aside, which must be what
+//!   `RequestMeta::parse_modern` reads;
 //! - decoded as one message (`serde_json` then `Message::from_value`, the step both transports
 //!   share): a refusal is `-32600`; a message re-encodes to itself; a request goes through
 //!   `Server::handle`, whose answer carries the request's id and re-decodes as a response;
@@ -26,7 +29,7 @@ use axum::Router;
 use axum::body::Body;
 use http::{HeaderName, HeaderValue, Request as HttpRequest};
 use libfuzzer_sys::fuzz_target;
-use roundtrip::fuzzing::{client_encode_header_value, client_param_headers};
+use roundtrip::fuzzing::{check_typed_meta, client_encode_header_value, client_param_headers};
 use roundtrip::prelude::*;
 use roundtrip::protocol::{CallToolResult, Message, Request, ResponseBody, Tool};
 use roundtrip::server::{Inbound, NullPeer, Outcome, ToolDef};
@@ -296,6 +299,9 @@ async fn http_post(fx: &Fixture, data: &[u8], value: Option<&Value>) {
 }
 
 fuzz_target!(|data: &[u8]| {
+    if let Err(why) = check_typed_meta(data) {
+        panic!("the server's typed reading disagrees: {why}");
+    }
     let fx = fixture();
     let value = serde_json::from_slice::<Value>(data).ok();
     fx.rt.block_on(async {

@@ -10,7 +10,7 @@
 use ::http::HeaderMap;
 use serde_json::Value;
 
-use crate::protocol::{ErrorObject, JsonObject, Request};
+use crate::protocol::{ErrorObject, JsonObject, Message, Request, RequestMeta};
 use crate::seal::{Binding, RequestStateSecurity, SealConfigError, Sealer};
 use crate::server::ToolDef;
 
@@ -60,7 +60,9 @@ pub fn decode_header_value(value: &str) -> Option<String> {
 /// The check of a 2026-07-28 request's headers (`MCP-Protocol-Version`, `Mcp-Method`,
 /// `Mcp-Name`, `Mcp-Param-*`) against its body, as the HTTP transport runs it.
 pub fn check_modern_headers(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
-    crate::transport::http::headers::check_modern(headers, request, |name| tools.iter().find(|d| d.tool.name == name))
+    crate::transport::http::headers::check_modern(headers, request, None, |name| {
+        tools.iter().find(|d| d.tool.name == name)
+    })
 }
 
 /// How the Rust client encodes a header value: plain visible ASCII as-is, anything else as
@@ -83,4 +85,39 @@ pub fn marked_headers(schema: &JsonObject) -> Vec<(String, Vec<String>)> {
     let mut marked = Vec::new();
     crate::server::marks::collect_marked(schema, &mut Vec::new(), &mut marked);
     marked
+}
+
+/// Whether the server's reading of a message (`Message::read`, which reads a carrier request's
+/// `_meta` straight into its typed form) agrees with [`Message::from_slice`]: the same message
+/// or the same refusal, and a typed `_meta` is what `RequestMeta::parse_modern` reads from the
+/// `_meta` the other left in `params`. `Err` says how they differ.
+pub fn check_typed_meta(bytes: &[u8]) -> Result<(), String> {
+    let refusal = |e: crate::protocol::MessageError| {
+        let (id, error) = e.into_error();
+        (id, error.code, error.message)
+    };
+    let read = match (Message::from_slice(bytes), Message::read(bytes)) {
+        (Err(a), Err(b)) => {
+            let (a, b) = (refusal(a), refusal(b));
+            return if a == b { Ok(()) } else { Err(format!("refused differently: {a:?} and {b:?}")) };
+        }
+        (Ok(message), Ok(read)) => (message, read),
+        (a, b) => return Err(format!("one read it, the other did not: {:?} and {:?}", a.is_ok(), b.is_ok())),
+    };
+    let (mut message, read) = read;
+    let Some(typed) = read.meta else {
+        return if message == read.message { Ok(()) } else { Err("the messages differ".to_owned()) };
+    };
+    let Message::Request(request) = &mut message else {
+        return Err("a typed _meta on what is not a request".to_owned());
+    };
+    let parsed =
+        RequestMeta::parse_modern(request.params.as_ref()).map_err(|e| format!("parse_modern refused: {e}"))?;
+    if format!("{parsed:?}") != format!("{typed:?}") {
+        return Err(format!("the typed _meta {typed:?} is not {parsed:?}"));
+    }
+    if let Some(Value::Object(params)) = &mut request.params {
+        params.remove("_meta");
+    }
+    if message == read.message { Ok(()) } else { Err("the messages differ beside _meta".to_owned()) }
 }

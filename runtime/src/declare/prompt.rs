@@ -8,7 +8,7 @@ use super::{Field, ToolSpec};
 use crate::error::Error;
 use crate::protocol::{GetPromptResult, JsonObject, Prompt, PromptArgument};
 use crate::resolve::{Graph, Values};
-use crate::server::{Outcome, PromptDef, RequestContext};
+use crate::server::{Handler, Outcome, PromptDef, RequestContext};
 
 /// Build the definition of a declared prompt.
 #[doc(hidden)]
@@ -36,5 +36,6 @@ where
         ..Prompt::new(spec.name)
     };
     let graph = Arc::new(graph);
-    PromptDef::new(prompt, declared(graph.clone(), parse, body, refused_error)).with_graph(graph)
+    PromptDef::with_handler(prompt, Handler::boxed(declared(graph.clone(), parse, body, refused_error)))
+        .with_graph(graph)
 }

@@ -11,7 +11,7 @@ use crate::protocol::{
     JsonObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, UiCsp, UiPermissions, UiResourceMeta,
 };
 use crate::resolve::{Check, Graph, Values, evaluate};
-use crate::server::{Outcome, RequestContext, ResourceDef, ResourceEntry, ResourceTemplateDef};
+use crate::server::{Handler, Outcome, RequestContext, ResourceDef, ResourceEntry, ResourceTemplateDef};
 
 /// The description of a declared resource or template.
 #[doc(hidden)]
@@ -40,7 +40,10 @@ where
         ..ResourceTemplate::new(spec.uri, spec.name)
     };
     let graph = Arc::new(graph);
-    match ResourceTemplateDef::new(template, declared(graph.clone(), parse, body, refused_error)) {
+    match ResourceTemplateDef::with_handler(
+        template,
+        Handler::boxed(declared(graph.clone(), parse, body, refused_error)),
+    ) {
         Ok(def) => ResourceEntry::Template(def.with_graph(graph)),
         // The macro parsed the same template at compile time.
         Err(e) => panic!("roundtrip: `{}` is not a valid URI template: {e}", spec.uri),

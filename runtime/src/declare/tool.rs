@@ -9,7 +9,7 @@ use super::declared::declared;
 use crate::error::Error;
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, TaskSupport, Tool, ToolAnnotations};
 use crate::resolve::{Graph, Values};
-use crate::server::{Outcome, RequestContext, ToolDef};
+use crate::server::{Handler, Outcome, RequestContext, ToolDef};
 
 /// The static description of a declared tool.
 #[doc(hidden)]
@@ -59,7 +59,9 @@ where
         let body = body.clone();
         as_task(cx, Box::new(move |cx| Box::pin(body(args, values, cx))))
     };
-    ToolDef::new(tool, declared(graph.clone(), parse, run, refused)).with_graph(graph).task_support(support)
+    ToolDef::with_handler(tool, Handler::boxed(declared(graph.clone(), parse, run, refused)))
+        .with_graph(graph)
+        .task_support(support)
 }
 
 type LegBody<T> = std::pin::Pin<Box<dyn Future<Output = Result<Outcome<T>, Error>> + Send>>;

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::instruments::instruments;
 use super::names::*;
-use crate::protocol::{META_PROTOCOL_VERSION, Request, RequestId};
+use crate::protocol::{META_PROTOCOL_VERSION, Request, RequestId, RequestMeta};
 
 /// What a request's handling learns beyond its reply, read when the span ends.
 #[derive(Debug, Default)]
@@ -42,6 +42,8 @@ pub(crate) struct Arrival<'a> {
     pub session: Option<(Option<&'a str>, &'a str)>,
     /// The client's network address, when known.
     pub client_addr: Option<std::net::IpAddr>,
+    /// The request's `_meta`, when the transport read it typed (then not in `params`).
+    pub meta: Option<&'a RequestMeta>,
 }
 
 /// The `SERVER` span of one request being handled, and what its duration is recorded with.
@@ -76,6 +78,7 @@ impl RequestSpan {
             .and_then(|m| m.get(META_PROTOCOL_VERSION))
             .and_then(Value::as_str)
             .map(str::to_owned)
+            .or_else(|| arrival.meta.and_then(|m| m.protocol_version).map(|v| v.as_str().to_owned()))
             .or_else(|| arrival.session.map(|(_, version)| version.to_owned()))
             .or_else(|| (method == "initialize").then(|| string("protocolVersion")).flatten());
         if let Some(version) = version {

@@ -4,6 +4,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{JsonObject, RequestMeta};
 
 /// A request id: a string or an integer, never `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -239,19 +242,46 @@ impl Message {
     /// assert!(matches!(Message::from_slice(b"{"), Err(MessageError::Parse(_))));
     /// ```
     pub fn from_slice(bytes: &[u8]) -> Result<Self, MessageError> {
+        Self::parse(bytes, false).map(|read| read.message)
+    }
+
+    /// [`from_slice`](Self::from_slice) as the server reads a request: the `_meta` of a
+    /// `tools/call`, `prompts/get` or `resources/read` is read straight into its typed form
+    /// when [`RequestMeta::from_wire`] takes it (a well-formed 2026-07-28 `_meta` with only the
+    /// keys the server reads), and is then not in `params`; any other `_meta` stays there.
+    ///
+    /// For speed: a carrier request's `_meta` is most of its small objects, and a `Value`
+    /// tree of it (an allocation per key, string and object) was built only to be read into
+    /// [`RequestMeta`] and dropped.
+    pub(crate) fn read(bytes: &[u8]) -> Result<Read, MessageError> {
+        Self::parse(bytes, true)
+    }
+
+    fn parse(bytes: &[u8], typed_meta: bool) -> Result<Read, MessageError> {
         if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(bytes)
-            && let Some(message) = envelope.into_message()
+            && let Some(read) = envelope.into_read(typed_meta)
         {
-            return Ok(message);
+            return Ok(read);
         }
         // serde_json's recursion limit (128) turns deep nesting into a parse error.
         let value: Value = serde_json::from_slice(bytes).map_err(MessageError::Parse)?;
         if value.is_array() {
             return Err(MessageError::Batch);
         }
-        Self::from_value(value).map_err(|(id, error)| MessageError::Invalid(id, error))
+        let message = Self::from_value(value).map_err(|(id, error)| MessageError::Invalid(id, error))?;
+        Ok(Read { message, meta: None })
     }
 }
+
+/// A message as [`Message::read`] read it.
+pub(crate) struct Read {
+    pub message: Message,
+    /// The typed `_meta` of a carrier request, taken out of its `params`.
+    pub meta: Option<Box<RequestMeta>>,
+}
+
+/// The methods that may answer `input_required`, whose `_meta` [`Message::read`] types.
+const CARRIERS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 
 /// A JSON-RPC message as it arrives, each member read once into its type. A member that is
 /// present (even `null`) is `Some`; a malformed one fails the whole envelope, and the message
@@ -264,26 +294,107 @@ struct Envelope<'a> {
     id: Option<RequestId>,
     #[serde(default, deserialize_with = "present")]
     method: Option<String>,
-    #[serde(default, deserialize_with = "present")]
-    params: Option<Value>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<Params<'a>>,
     #[serde(default, deserialize_with = "present")]
     result: Option<Value>,
     #[serde(default, deserialize_with = "present")]
     error: Option<ErrorObject>,
 }
 
-fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+/// A member that is present, even `null`, is `Some` (serde's own `Option` reads `null` as `None`).
+pub(super) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
+}
+
+/// `params` as it arrives: an object whose members are `Value`s, but for `_meta`, kept as its
+/// text until the method is known. Anything but an object fails the envelope.
+struct Params<'a> {
+    rest: JsonObject,
+    meta: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Members<'a> {
+            type Value = Params<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Params<'a>, A::Error> {
+                let mut params = Params { rest: JsonObject::new(), meta: None };
+                while let Some(Key(key)) = map.next_key()? {
+                    if key == "_meta" {
+                        // A repeated `_meta` goes the slow way, where the last one counts.
+                        if params.meta.replace(map.next_value()?).is_some() {
+                            return Err(serde::de::Error::duplicate_field("_meta"));
+                        }
+                    } else {
+                        params.rest.insert(key.into_owned(), map.next_value()?);
+                    }
+                }
+                Ok(params)
+            }
+        }
+        d.deserialize_map(Members(std::marker::PhantomData))
+    }
+}
+
+/// A member's name, borrowed from the body unless it holds escapes (serde's own `Cow` always
+/// copies).
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl<'de> serde::de::Visitor<'de> for Name {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(s)))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(Name)
+    }
+}
+
+impl Params<'_> {
+    /// The whole `params` object, `_meta` read as a `Value` (`None` only past serde_json's
+    /// recursion limit, which the slow path reports).
+    fn into_value(mut self) -> Option<Value> {
+        if let Some(meta) = self.meta {
+            self.rest.insert("_meta".to_owned(), serde_json::from_str(meta.get()).ok()?);
+        }
+        Some(Value::Object(self.rest))
+    }
 }
 
 impl Envelope<'_> {
     /// The message, when it is one exactly as [`Message::from_value`] would classify it.
-    fn into_message(self) -> Option<Message> {
-        if self.jsonrpc != Some("2.0") || self.params.as_ref().is_some_and(|p| !p.is_object()) {
+    fn into_read(self, typed_meta: bool) -> Option<Read> {
+        if self.jsonrpc != Some("2.0") {
             return None;
         }
-        let params = self.params;
-        Some(match (self.method, self.id) {
+        let mut meta = None;
+        let params = match self.params {
+            None => None,
+            Some(params) => {
+                let carrier =
+                    typed_meta && self.id.is_some() && self.method.as_deref().is_some_and(|m| CARRIERS.contains(&m));
+                meta = params.meta.filter(|_| carrier).and_then(|raw| RequestMeta::from_wire(raw.get())).map(Box::new);
+                if meta.is_some() { Some(Value::Object(params.rest)) } else { Some(params.into_value()?) }
+            }
+        };
+        let message = match (self.method, self.id) {
             (Some(method), Some(id)) => Message::Request(Request { jsonrpc: JsonRpcVersion, id, method, params }),
             (Some(method), None) => Message::Notification(Notification { jsonrpc: JsonRpcVersion, method, params }),
             (None, id) => {
@@ -294,7 +405,8 @@ impl Envelope<'_> {
                 };
                 Message::Response(Response { jsonrpc: JsonRpcVersion, id, body })
             }
-        })
+        };
+        Some(Read { message, meta })
     }
 }
 
@@ -501,5 +613,31 @@ mod tests {
         for case in cases {
             assert_eq!(outcome(Message::from_slice(case.as_bytes())), outcome(by_value(case.as_bytes())), "{case}");
         }
+    }
+
+    #[test]
+    fn the_server_reads_a_carrier_requests_meta_typed_and_leaves_every_other_meta_in_params() {
+        const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let body = |method: &str, id: &str| {
+            format!(r#"{{"jsonrpc":"2.0",{id}"method":"{method}","params":{{"name":"t","_meta":{META}}}}}"#)
+        };
+        let has_meta = |m: &Message| match m {
+            Message::Request(r) => r.params.as_ref().is_some_and(|p| p.get("_meta").is_some()),
+            Message::Notification(n) => n.params.as_ref().is_some_and(|p| p.get("_meta").is_some()),
+            Message::Response(_) => false,
+        };
+        for method in CARRIERS {
+            let read = Message::read(body(method, r#""id":1,"#).as_bytes()).expect("a request");
+            assert!(read.meta.is_some() && !has_meta(&read.message), "{method}");
+            let whole = Message::from_slice(body(method, r#""id":1,"#).as_bytes()).expect("a request");
+            assert!(has_meta(&whole), "from_slice keeps _meta in params");
+            assert!(Message::read(body(method, "").as_bytes()).expect("a notification").meta.is_none());
+        }
+        let read = Message::read(body("tools/list", r#""id":1,"#).as_bytes()).expect("a request");
+        assert!(read.meta.is_none() && has_meta(&read.message));
+        let legacy =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#;
+        let read = Message::read(legacy.as_bytes()).expect("a request");
+        assert!(read.meta.is_none() && has_meta(&read.message));
     }
 }

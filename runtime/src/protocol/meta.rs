@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::jsonrpc::present;
 use super::{ClientCapabilities, ErrorObject, Implementation, JsonObject, LoggingLevel, ProtocolVersion};
 
 /// `_meta` key: the revision a 2026 request speaks (required).
@@ -109,10 +110,47 @@ impl RequestMeta {
         })
     }
 
+    /// A 2026-07-28 `_meta` read straight from its text, when it is one [`parse_modern`]
+    /// would accept with only the keys the server reads, each well-formed; `None` for
+    /// anything else (a missing or unsupported version, a malformed value, another key such
+    /// as trace context), which then goes through [`parse_modern`] and gets its own answer.
+    ///
+    /// [`parse_modern`]: Self::parse_modern
+    pub(crate) fn from_wire(text: &str) -> Option<Self> {
+        let wire: Wire<'_> = serde_json::from_str(text).ok()?;
+        let version = ProtocolVersion::parse(&wire.version).filter(|v| v.is_modern())?;
+        Some(Self {
+            protocol_version: Some(version),
+            client_capabilities: wire.capabilities,
+            client_info: wire.client_info,
+            progress_token: wire.progress_token,
+            log_level: wire.log_level,
+        })
+    }
+
     /// The parts of a legacy request's `_meta` that matter (only the progress token).
     pub fn parse_legacy(params: Option<&Value>) -> Self {
         Self { progress_token: Self::raw(params).and_then(progress_token), ..Self::default() }
     }
+}
+
+/// The `_meta` keys the server reads, typed. The names are the `META_*` constants (serde's
+/// `rename` takes only literals; a test holds them equal).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire<'a> {
+    #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion")]
+    version: std::borrow::Cow<'a, str>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    capabilities: ClientCapabilities,
+    // `null` and absent are both none, as `parse_modern` reads them.
+    #[serde(default, rename = "io.modelcontextprotocol/clientInfo")]
+    client_info: Option<Implementation>,
+    // `null` is not a log level: only an absent one is none.
+    #[serde(default, rename = "io.modelcontextprotocol/logLevel", deserialize_with = "present")]
+    log_level: Option<LoggingLevel>,
+    #[serde(default, rename = "progressToken")]
+    progress_token: Option<ProgressToken>,
 }
 
 fn progress_token(meta: &JsonObject) -> Option<ProgressToken> {
@@ -133,4 +171,72 @@ pub enum CacheScope {
     Public,
     /// The result depends on the caller's authorization.
     Private,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What each path makes of one `_meta`: the typed one must agree with `parse_modern`
+    /// whenever it takes the text.
+    fn both(meta: &Value) -> (Option<String>, Result<String, String>) {
+        let fast = RequestMeta::from_wire(&meta.to_string()).map(|m| format!("{m:?}"));
+        let slow = RequestMeta::parse_modern(Some(&json!({ "_meta": meta })));
+        (fast, slow.map(|m| format!("{m:?}")).map_err(|e| e.message))
+    }
+
+    #[test]
+    fn the_typed_meta_agrees_with_parse_modern_which_reads_everything_unusual() {
+        let base = json!({
+            META_PROTOCOL_VERSION: "2026-07-28",
+            META_CLIENT_CAPABILITIES: {"elicitation": {"form": {}}, "x-other": [1]},
+            META_CLIENT_INFO: {"name": "c", "version": "1"},
+        });
+        let with = |key: &str, value: Value| {
+            let mut m = base.clone();
+            m[key] = value;
+            m
+        };
+        let without = |key: &str| {
+            let mut m = base.clone();
+            m.as_object_mut().map(|o| o.remove(key));
+            m
+        };
+        let taken = [
+            base.clone(),
+            with(META_LOG_LEVEL, json!("debug")),
+            with(META_PROGRESS_TOKEN, json!("p")),
+            with(META_PROGRESS_TOKEN, json!(7)),
+            with(META_PROGRESS_TOKEN, Value::Null),
+            with(META_CLIENT_INFO, Value::Null),
+            without(META_CLIENT_INFO),
+        ];
+        for meta in &taken {
+            let (fast, slow) = both(meta);
+            assert_eq!(fast.as_ref(), slow.as_ref().ok(), "{meta}");
+            assert!(fast.is_some(), "the usual _meta is read typed: {meta}");
+        }
+        let left = [
+            with(META_PROTOCOL_VERSION, json!("2025-11-25")),
+            with(META_PROTOCOL_VERSION, json!("1999-01-01")),
+            with(META_PROTOCOL_VERSION, json!(7)),
+            without(META_PROTOCOL_VERSION),
+            without(META_CLIENT_CAPABILITIES),
+            with(META_CLIENT_CAPABILITIES, json!([])),
+            with(META_CLIENT_CAPABILITIES, Value::Null),
+            with(META_CLIENT_CAPABILITIES, json!({"elicitation": 3})),
+            with(META_LOG_LEVEL, Value::Null),
+            with(META_LOG_LEVEL, json!("loud")),
+            with(META_CLIENT_INFO, json!({"name": "no version"})),
+            with(META_PROGRESS_TOKEN, json!(1.5)),
+            with("traceparent", json!("00-35f773378add94550314d89759dffb9d-8b40a16586fbb490-01")),
+            json!([]),
+            Value::Null,
+        ];
+        for meta in &left {
+            let (fast, slow) = both(meta);
+            assert_eq!(fast, None, "left to parse_modern: {meta} ({slow:?})");
+        }
+    }
 }

@@ -85,10 +85,13 @@ impl Server {
         let (input_responses, request_state) = input_fields(&mut params)?;
         let arguments = params.remove("arguments");
         let params = &params;
-        let progress_token = params
-            .get("_meta")
-            .and_then(|m| m.get(META_PROGRESS_TOKEN))
-            .and_then(|t| ProgressToken::deserialize(t).ok());
+        let progress_token = match &era {
+            Era::Modern(meta) => meta.progress_token.clone(),
+            Era::Legacy(_) => params
+                .get("_meta")
+                .and_then(|m| m.get(META_PROGRESS_TOKEN))
+                .and_then(|t| ProgressToken::deserialize(t).ok()),
+        };
         let version = match &era {
             Era::Modern(_) => ProtocolVersion::V2026_07_28,
             Era::Legacy(s) => s.version,
@@ -97,7 +100,7 @@ impl Server {
             method,
             target: target.into(),
             arguments: Arc::new(arguments),
-            uri_variables: uri_variables.into(),
+            uri_variables: if uri_variables.is_empty() { no_variables() } else { uri_variables.into() },
             input_responses,
             request_state,
             progress_token,
@@ -352,6 +355,12 @@ impl Carrier {
             task: None,
         }
     }
+}
+
+/// The URI variables of what is not a resource template, shared: none.
+fn no_variables() -> Arc<[(String, String)]> {
+    static NONE: std::sync::LazyLock<Arc<[(String, String)]>> = std::sync::LazyLock::new(|| Arc::from([]));
+    NONE.clone()
 }
 
 /// `-32021` naming the tasks extension.

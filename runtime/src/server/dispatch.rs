@@ -177,9 +177,10 @@ impl Server {
     }
 
     /// [`handle`](Self::handle), without telemetry.
-    pub(crate) async fn handle_untraced(&self, mut request: Request, inbound: Inbound) -> Reply {
+    pub(crate) async fn handle_untraced(&self, mut request: Request, mut inbound: Inbound) -> Reply {
         let id = request.id.clone();
-        match self.route(&mut request, &inbound).await {
+        let meta = inbound.meta.take();
+        match self.route(&mut request, &inbound, meta).await {
             Ok(Routed::Value(v)) => Reply {
                 response: Some(ReplyMessage::Response(Response::result(id, v))),
                 http_status: 200,
@@ -202,25 +203,40 @@ impl Server {
         }
     }
 
-    async fn route(&self, request: &mut Request, inbound: &Inbound) -> Result<Routed, Failure> {
+    /// `meta`: the request's `_meta`, when the transport read it typed (it claims 2026-07-28).
+    async fn route(
+        &self,
+        request: &mut Request,
+        inbound: &Inbound,
+        meta: Option<Box<RequestMeta>>,
+    ) -> Result<Routed, Failure> {
         let params = request.params.as_ref();
-        let claims_modern = RequestMeta::raw(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
+        let claims_modern =
+            meta.is_some() || RequestMeta::raw(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
         let legacy = !claims_modern && !inbound.modern_hint;
         match (&inbound.session, request.method.as_str()) {
             (_, "initialize") if legacy => self.initialize(params, inbound),
             (Some(session), _) if legacy => self.route_legacy(request, session, inbound).await,
-            _ => self.route_modern(request, inbound).await,
+            _ => self.route_modern(request, inbound, meta).await,
         }
     }
 
-    async fn route_modern(&self, request: &mut Request, inbound: &Inbound) -> Result<Routed, Failure> {
+    async fn route_modern(
+        &self,
+        request: &mut Request,
+        inbound: &Inbound,
+        meta: Option<Box<RequestMeta>>,
+    ) -> Result<Routed, Failure> {
         let method = request.method.as_str();
         if !MODERN_METHODS.contains(&method) {
             return Err(Failure::rejected(ErrorObject::method_not_found(method)));
         }
         self.check_offered(method)?;
         let params = request.params.as_ref();
-        let meta = RequestMeta::parse_modern(params).map_err(Failure::rejected)?;
+        let meta = match meta {
+            Some(meta) => meta,
+            None => Box::new(RequestMeta::parse_modern(params).map_err(Failure::rejected)?),
+        };
         let v = ProtocolVersion::V2026_07_28;
         let value = match method {
             "server/discover" => to_value(self.discover())?,
@@ -242,7 +258,7 @@ impl Server {
             }
             carrier => {
                 let params = request.params.take();
-                return self.carrier(carrier, params, Era::Modern(Box::new(meta)), inbound).await;
+                return self.carrier(carrier, params, Era::Modern(meta), inbound).await;
             }
         };
         Ok(Routed::Value(value))
@@ -523,6 +539,10 @@ impl Server {
 }
 
 /// Serialize a result once, for the wire.
+///
+/// (`to_raw_value` grows serde_json's 128-byte buffer to the result's size; a buffer sized
+/// ahead would save those reallocations but not `RawValue::from_string`, which parses the
+/// whole result again to check it, several times their cost.)
 pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<Box<RawValue>, Failure> {
     serde_json::value::to_raw_value(value)
         .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
@@ -545,6 +565,7 @@ fn arrival(inbound: &Inbound) -> crate::observe::Arrival<'_> {
         http: inbound.http.as_deref(),
         session: inbound.session.as_ref().map(|s| (s.id.as_deref(), s.version.as_str())),
         client_addr: inbound.client_addr,
+        meta: inbound.meta.as_deref(),
     }
 }
 

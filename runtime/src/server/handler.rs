@@ -84,6 +84,15 @@ impl<T: 'static> Handler<T> {
         Self(Arc::new(move |cx| Box::pin(f(cx))))
     }
 
+    /// Wrap a fn whose futures are boxed already (a declared item's legs), without boxing
+    /// each one again.
+    pub(crate) fn boxed<F>(f: F) -> Self
+    where
+        F: Fn(RequestContext) -> BoxFuture<'static, HandlerResult<T>> + Send + Sync + 'static,
+    {
+        Self(Arc::new(f))
+    }
+
     pub(crate) fn call(&self, cx: RequestContext) -> BoxFuture<'static, HandlerResult<T>> {
         (self.0)(cx)
     }
@@ -144,13 +153,17 @@ impl ToolDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<CallToolResult>> + Send + 'static,
     {
+        Self::with_handler(tool, Handler::new(handler))
+    }
+
+    pub(crate) fn with_handler(tool: Tool, handler: Handler<CallToolResult>) -> Self {
         Self {
             tool,
             graph: None,
             needs: Vec::new(),
             single_use: false,
             scopes: Vec::new(),
-            handler: Handler::new(handler),
+            handler,
             bundled_view: None,
             #[cfg(feature = "http")]
             header_marks: std::sync::OnceLock::new(),
@@ -316,7 +329,11 @@ impl PromptDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<GetPromptResult>> + Send + 'static,
     {
-        Self { prompt, graph: None, completer: None, needs: Vec::new(), handler: Handler::new(handler), logs: true }
+        Self::with_handler(prompt, Handler::new(handler))
+    }
+
+    pub(crate) fn with_handler(prompt: Prompt, handler: Handler<GetPromptResult>) -> Self {
+        Self { prompt, graph: None, completer: None, needs: Vec::new(), handler, logs: true }
     }
 
     /// Complete this prompt's arguments with `f(argument, typed_so_far)`.
@@ -486,16 +503,15 @@ impl ResourceTemplateDef {
         F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = HandlerResult<ReadResourceResult>> + Send + 'static,
     {
+        Self::with_handler(template, Handler::new(handler))
+    }
+
+    pub(crate) fn with_handler(
+        template: ResourceTemplate,
+        handler: Handler<ReadResourceResult>,
+    ) -> Result<Self, super::uri_template::TemplateError> {
         let matcher = UriTemplate::parse(&template.uri_template)?;
-        Ok(Self {
-            template,
-            graph: None,
-            completer: None,
-            matcher,
-            needs: Vec::new(),
-            handler: Handler::new(handler),
-            logs: true,
-        })
+        Ok(Self { template, graph: None, completer: None, matcher, needs: Vec::new(), handler, logs: true })
     }
 
     /// Complete this template's variables with `f(variable, typed_so_far)`.

@@ -41,6 +41,9 @@ pub struct Inbound {
     pub cancel: CancellationToken,
     /// How the request arrived.
     pub transport: Transport,
+    /// The request's `_meta`, when the transport read it typed from the body (then it is
+    /// not in the request's `params`; see `Message::read`).
+    pub(crate) meta: Option<Box<crate::protocol::RequestMeta>>,
 }
 
 impl fmt::Debug for Inbound {
@@ -67,6 +70,7 @@ impl Inbound {
             client_addr: None,
             cancel: CancellationToken::new(),
             transport: Transport::Memory,
+            meta: None,
         }
     }
 }

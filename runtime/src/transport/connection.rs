@@ -104,7 +104,11 @@ impl Connection {
     }
 
     async fn on_line(self: &Arc<Self>, line: &[u8]) {
-        match Message::from_slice(line) {
+        let (message, meta) = match Message::read(line) {
+            Ok(read) => (Ok(read.message), read.meta),
+            Err(e) => (Err(e), None),
+        };
+        match message {
             Err(e) => {
                 let (id, error) = e.into_error();
                 self.send(&Response::error(id, error)).await;
@@ -122,6 +126,7 @@ impl Connection {
                 inbound.session = self.session();
                 inbound.cancel = cancel.clone();
                 inbound.transport = self.transport;
+                inbound.meta = meta;
                 if request.method == "initialize" {
                     // Inline, so that the session is pinned before the next line is read.
                     let reply = self.server.handle(request, inbound).await;

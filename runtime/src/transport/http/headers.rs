@@ -61,15 +61,20 @@ pub(crate) fn decode(value: &str) -> Option<Cow<'_, str>> {
 pub(crate) fn check_modern<'t>(
     headers: &HeaderMap,
     request: &Request,
+    meta: Option<&RequestMeta>,
     tool: impl FnOnce(&str) -> Option<&'t ToolDef>,
 ) -> Result<(), ErrorObject> {
     let params = request.params.as_ref();
-    let claimed = RequestMeta::raw(params).and_then(|m| m.get(META_PROTOCOL_VERSION));
+    // Claimed in `_meta`: `Some(None)` when the claim is not a string.
+    let claimed = match meta {
+        Some(meta) => meta.protocol_version.map(|v| Some(v.as_str())),
+        None => RequestMeta::raw(params).and_then(|m| m.get(META_PROTOCOL_VERSION)).map(Value::as_str),
+    };
     match (claimed, raw(headers, &PROTOCOL_VERSION)?) {
         (Some(_), None) => {
             return Err(ErrorObject::header_mismatch("Missing required MCP-Protocol-Version header"));
         }
-        (Some(Value::String(body)), Some(header)) if body != header => {
+        (Some(Some(body)), Some(header)) if body != header => {
             return Err(ErrorObject::header_mismatch(format!(
                 "MCP-Protocol-Version header `{header}` does not match _meta[\"{META_PROTOCOL_VERSION}\"] `{body}`"
             )));
@@ -207,23 +212,36 @@ mod tests {
             ("mcp-method", "tools/call"),
             ("Mcp-Name", "=?base64?aMOpbGxv?="),
         ]);
-        assert!(check_modern(&ok, &req, |_| None).is_ok());
+        assert!(check_modern(&ok, &req, None, |_| None).is_ok());
         let wrong = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "x")]);
-        assert_eq!(check_modern(&wrong, &req, |_| None).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&wrong, &req, None, |_| None).expect_err("rejected").code, -32020);
         let missing = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call")]);
-        assert!(check_modern(&missing, &req, |_| None).expect_err("rejected").message.contains("Mcp-Name"));
+        assert!(check_modern(&missing, &req, None, |_| None).expect_err("rejected").message.contains("Mcp-Name"));
     }
 
     #[test]
     fn version_is_compared_only_when_the_body_claims_one() {
         let req = request("tools/list", json!({}));
         let h = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/list")]);
-        assert!(check_modern(&h, &req, |_| None).is_ok());
+        assert!(check_modern(&h, &req, None, |_| None).is_ok());
         let req = request("tools/list", json!({ "_meta": meta() }));
         let h = headers(&[("mcp-method", "tools/list")]);
-        assert!(check_modern(&h, &req, |_| None).expect_err("rejected").message.contains("MCP-Protocol-Version"));
+        assert!(check_modern(&h, &req, None, |_| None).expect_err("rejected").message.contains("MCP-Protocol-Version"));
         let h = headers(&[("MCP-Protocol-Version", "2025-11-25"), ("mcp-method", "tools/list")]);
-        assert_eq!(check_modern(&h, &req, |_| None).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&h, &req, None, |_| None).expect_err("rejected").code, -32020);
+    }
+
+    #[test]
+    fn a_meta_read_typed_is_compared_as_the_one_in_params() {
+        let typed = RequestMeta::parse_modern(Some(&json!({ "_meta": meta() }))).expect("a modern _meta");
+        let req = request("tools/call", json!({ "name": "t" }));
+        let ok = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
+        assert!(check_modern(&ok, &req, Some(&typed), |_| None).is_ok());
+        let missing = headers(&[("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
+        let error = check_modern(&missing, &req, Some(&typed), |_| None).expect_err("rejected");
+        assert!(error.message.contains("MCP-Protocol-Version"), "{error:?}");
+        let wrong = headers(&[("MCP-Protocol-Version", "2025-11-25"), ("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
+        assert_eq!(check_modern(&wrong, &req, Some(&typed), |_| None).expect_err("rejected").code, -32020);
     }
 
     #[test]
@@ -248,13 +266,13 @@ mod tests {
         let mut ok = headers(&base);
         ok.insert("mcp-param-region", HeaderValue::from_static("us"));
         ok.insert("mcp-param-n", HeaderValue::from_static("42.0"));
-        assert!(check_modern(&ok, &req, find).is_ok());
+        assert!(check_modern(&ok, &req, None, find).is_ok());
         let mut wrong = headers(&base);
         wrong.insert("mcp-param-region", HeaderValue::from_static("eu"));
         wrong.insert("mcp-param-n", HeaderValue::from_static("42"));
-        assert_eq!(check_modern(&wrong, &req, find).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&wrong, &req, None, find).expect_err("rejected").code, -32020);
         let mut missing = headers(&base);
         missing.insert("mcp-param-region", HeaderValue::from_static("us"));
-        assert!(check_modern(&missing, &req, find).expect_err("rejected").message.contains("Mcp-Param-N"));
+        assert!(check_modern(&missing, &req, None, find).expect_err("rejected").message.contains("Mcp-Param-N"));
     }
 }

@@ -105,18 +105,18 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
             return response;
         }
     };
-    let message = match Message::from_slice(&bytes) {
-        Ok(m) => m,
+    let read = match Message::read(&bytes) {
+        Ok(read) => read,
         Err(e) => {
             let (id, error) = e.into_error();
             return bad_request(id, error);
         }
     };
     drop(bytes);
-    match message {
+    match read.message {
         Message::Response(response) => client_response(&state, &parts, response),
         Message::Notification(notification) => notification_post(&state, &parts, &notification),
-        Message::Request(request) => request_post(state, parts, request).await,
+        Message::Request(request) => request_post(state, parts, request, read.meta).await,
     }
 }
 
@@ -179,15 +179,17 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
         .is_some_and(ProtocolVersion::is_modern)
 }
 
-async fn request_post(state: Arc<State>, parts: Parts, request: Request) -> Response {
+/// `meta`: the request's `_meta` when [`Message::read`] read it typed (then it claims
+/// 2026-07-28, and is not in `params`).
+async fn request_post(state: Arc<State>, parts: Parts, request: Request, meta: Option<Box<RequestMeta>>) -> Response {
     #[cfg(feature = "auth")]
     if let Some(refusal) = tool_scopes(&state, &parts, &request) {
         return refusal;
     }
-    let claims_modern =
-        RequestMeta::raw(request.params.as_ref()).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
+    let claims_modern = meta.is_some()
+        || RequestMeta::raw(request.params.as_ref()).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
     if claims_modern || is_modern_header(&parts.headers) {
-        modern(state, parts, request).await
+        modern(state, parts, request, meta).await
     } else {
         // Boxed: the legacy path's future (sessions, `initialize`) is larger than the
         // 2026-07-28 one, and would otherwise size the future every request allocates
@@ -256,14 +258,16 @@ fn null_peer() -> Arc<dyn Peer> {
 }
 
 /// The 2026-07-28 stateless path: headers must agree with the body; no session.
-async fn modern(state: Arc<State>, parts: Parts, request: Request) -> Response {
-    if let Err(e) = headers::check_modern(&parts.headers, &request, |name| state.server.tool_def(name)) {
+async fn modern(state: Arc<State>, parts: Parts, request: Request, meta: Option<Box<RequestMeta>>) -> Response {
+    if let Err(e) = headers::check_modern(&parts.headers, &request, meta.as_deref(), |name| state.server.tool_def(name))
+    {
         return bad_request(Some(request.id), e);
     }
     if request.method == "subscriptions/listen" {
         return listen(state, parts, request).await;
     }
-    let inbound = inbound(&state, parts, true, &request.method);
+    let mut inbound = inbound(&state, parts, true, &request.method);
+    inbound.meta = meta;
     match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(response) => response,
