@@ -39,6 +39,7 @@ mod limits;
 mod playground;
 mod post;
 mod respond;
+mod served;
 mod sessions;
 mod stream;
 mod streams;
@@ -50,6 +51,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::ServiceExt as _;
 use axum::extract::{Request, State as AxumState};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -402,10 +404,16 @@ impl Server {
         if let Err(e) = self.check() {
             panic!("roundtrip: {e}");
         }
-        self.build_router(options, None, CancellationToken::new())
+        self.build_router(options, None, CancellationToken::new()).0
     }
 
-    fn build_router(&self, options: HttpOptions, loopback: Option<bool>, shutdown: CancellationToken) -> Router {
+    /// The endpoint's router and the state it shares with [`Served`](served::Served).
+    fn build_router(
+        &self,
+        options: HttpOptions,
+        loopback: Option<bool>,
+        shutdown: CancellationToken,
+    ) -> (Router, Arc<State>) {
         let policy = HostPolicy::new(&options.allowed_hosts, options.allowed_origins.as_deref(), loopback);
         let path = endpoint_path(&options.path);
         #[cfg(feature = "playground")]
@@ -433,7 +441,8 @@ impl Server {
             policy,
             shutdown,
         });
-        let router = Router::new().route(&path, any(endpoint));
+        let router = Router::new()
+            .route(&path, any(|AxumState(state): AxumState<Arc<State>>, request| endpoint(state, request)));
         #[cfg(feature = "playground")]
         let router = if state.playground.is_some() { playground::mount(router, &path) } else { router };
         let router = router.layer(limits::LimitLayer(state.clone()));
@@ -442,7 +451,7 @@ impl Server {
             Some(metadata) => router.merge(metadata),
             None => router,
         };
-        router.with_state(state)
+        (router.with_state(state.clone()), state)
     }
 
     /// Serve at `http://{addr}/mcp` until an I/O error.
@@ -498,10 +507,10 @@ impl Server {
         let path = endpoint_path(&options.path);
         let limits = options.conn_limits();
         conn::check_file_limit(limits.max_connections);
-        let router = self.build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone());
+        let (router, state) = self.build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone());
         Ok(HttpServer {
             listener,
-            router,
+            service: served::Served::new(&path, state, router),
             local_addr,
             path,
             shutdown,
@@ -516,7 +525,7 @@ impl Server {
 #[derive(Debug)]
 pub struct HttpServer {
     listener: TcpListener,
-    router: Router,
+    service: served::Served,
     local_addr: SocketAddr,
     path: String,
     shutdown: CancellationToken,
@@ -552,14 +561,40 @@ impl HttpServer {
     /// # Panics
     /// When a route of `routes` is one the endpoint serves (axum's `Router::merge`).
     pub fn merge(mut self, routes: Router) -> Self {
-        self.router = self.router.merge(routes);
+        self.service.router = self.service.router.merge(routes);
         self
+    }
+
+    /// The service [`run`](Self::run) serves, to drive the server in process (a test, a
+    /// benchmark, a connection loop of your own) without its socket: the endpoint, and the
+    /// playground and routes merged in beside it. The connection limits, which belong to the
+    /// socket, do not apply; everything else does.
+    ///
+    /// ```
+    /// # async fn demo() -> std::io::Result<()> {
+    /// use roundtrip::prelude::*;
+    /// use tower::ServiceExt;
+    ///
+    /// let bound = Server::new("demo", "1.0.0").bind_http("127.0.0.1:0").await?;
+    /// let request = http::Request::get("/mcp").body(axum::body::Body::empty()).expect("a request");
+    /// let response = bound.service().oneshot(request).await.expect("infallible");
+    /// assert_eq!(response.status(), 400); // a GET stream needs a legacy session
+    /// # Ok(()) }
+    /// ```
+    pub fn service(
+        &self,
+    ) -> impl tower::Service<Request, Response = Response, Error = std::convert::Infallible, Future: Send + 'static>
+    + Clone
+    + Send
+    + Sync
+    + 'static {
+        self.service.clone()
     }
 
     /// Serve until an I/O error, with the connection limits of its [`HttpOptions`].
     pub async fn run(self) -> io::Result<()> {
         let listener = LimitedListener::new(self.listener, self.limits);
-        axum::serve(listener, self.router.into_make_service_with_connect_info::<ConnTracker>()).await
+        axum::serve(listener, self.service.into_make_service_with_connect_info::<ConnTracker>()).await
     }
 
     /// Serve until `signal` completes, then cancel every request in flight (ending open
@@ -568,7 +603,7 @@ impl HttpServer {
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let shutdown = self.shutdown.clone();
         let listener = LimitedListener::new(self.listener, self.limits);
-        axum::serve(listener, self.router.into_make_service_with_connect_info::<ConnTracker>())
+        axum::serve(listener, self.service.into_make_service_with_connect_info::<ConnTracker>())
             .with_graceful_shutdown(async move {
                 signal.await;
                 shutdown.cancel();
@@ -603,7 +638,7 @@ pub(super) fn method_not_allowed() -> Response {
     response
 }
 
-async fn endpoint(AxumState(state): AxumState<Arc<State>>, request: Request) -> Response {
+async fn endpoint(state: Arc<State>, request: Request) -> Response {
     #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
     let (mut parts, body) = request.into_parts();
     if let Err(refusal) = state.policy.check(&parts.headers) {
