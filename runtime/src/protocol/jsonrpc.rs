@@ -253,6 +253,7 @@ impl Message {
     /// For speed: a carrier request's `_meta` is most of its small objects, and a `Value`
     /// tree of it (an allocation per key, string and object) was built only to be read into
     /// [`RequestMeta`] and dropped.
+    #[cfg(feature = "server")]
     pub(crate) fn read(bytes: &[u8]) -> Result<Read, MessageError> {
         Self::parse(bytes, true)
     }
@@ -276,7 +277,9 @@ impl Message {
 /// A message as [`Message::read`] read it.
 pub(crate) struct Read {
     pub message: Message,
-    /// The typed `_meta` of a carrier request, taken out of its `params`.
+    /// The typed `_meta` of a carrier request, taken out of its `params` (only a server reads
+    /// it).
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub meta: Option<Box<RequestMeta>>,
 }
 
