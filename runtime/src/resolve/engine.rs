@@ -15,8 +15,8 @@ use super::{Answer, template::Template};
 
 use crate::error::Error;
 use crate::protocol::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, InputRequest, JsonObject,
-    ListRootsParams, ListRootsResult,
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, InputRequest, JsonObject, ListRootsParams,
+    ListRootsResult,
 };
 use crate::request::{InputRequired, RequestContext};
 
@@ -335,6 +335,20 @@ fn hex_pin(digest: &[u8]) -> String {
     pin
 }
 
+/// An answer read as an [`ElicitResult`](crate::protocol::ElicitResult) is (`None` where that would fail), borrowing its
+/// content instead of copying it: what the user did, and the submitted form.
+fn elicit_result(answer: &Value) -> Option<(ElicitAction, Option<&JsonObject>)> {
+    // The carrier lets only objects through as answers.
+    let answer = answer.as_object()?;
+    let action = ElicitAction::deserialize(answer.get("action")?).ok()?;
+    let content = match answer.get("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(content)) => Some(content),
+        Some(_) => return None,
+    };
+    Some((action, content))
+}
+
 /// The same question again, saying what was wrong with the answer.
 fn reask(request: InputRequest, why: &str) -> InputRequest {
     match request {
@@ -374,20 +388,19 @@ fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record, St
 pub fn interpret(question: &Question, answer: &Value) -> Result<Resolved, String> {
     let value = match (&question.request, &question.extract) {
         (InputRequest::Elicit(params), extract) => {
-            let result =
-                ElicitResult::deserialize(answer).map_err(|_| "the answer is not an elicitation result".to_owned())?;
-            match result.action {
+            let (action, content) = elicit_result(answer).ok_or("the answer is not an elicitation result")?;
+            match action {
                 ElicitAction::Decline => return Ok(Resolved::Declined),
                 ElicitAction::Cancel => return Ok(Resolved::Cancelled),
                 ElicitAction::Accept => {}
             }
             match (params, extract) {
                 (ElicitParams::Form(form_params), Extract::Form | Extract::Property(_)) => {
-                    let content = result.content.ok_or("the form was accepted without content")?;
-                    form::validate(&form_params.requested_schema, &content)?;
+                    let content = content.ok_or("the form was accepted without content")?;
+                    form::validate(&form_params.requested_schema, content)?;
                     match extract {
                         Extract::Property(p) => content.get(p).cloned().unwrap_or(Value::Null),
-                        _ => Value::Object(content),
+                        _ => Value::Object(content.clone()),
                     }
                 }
                 _ => Value::Null,
@@ -422,5 +435,40 @@ pub fn requested_schema(generated: &Value, property: Option<&str>) -> Result<Jso
     match property {
         Some(p) => form::single_property_form(p, generated),
         None => form::form_schema(generated),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ElicitResult;
+    use serde_json::json;
+
+    #[test]
+    fn an_answer_is_read_as_an_elicit_result_would_read_it() {
+        let answers = [
+            json!({"action": "accept", "content": {"region": "eu"}}),
+            json!({"action": "accept", "content": {"a": [1, {"b": null}]}, "_meta": {"x": 1}}),
+            json!({"action": "accept", "content": null}),
+            json!({"action": "accept"}),
+            json!({"action": "decline"}),
+            json!({"action": "cancel", "content": {}}),
+            json!({"action": "accept", "content": "text"}),
+            json!({"action": "accept", "content": [1]}),
+            json!({"action": "ACCEPT"}),
+            json!({"action": 1}),
+            json!({"action": null}),
+            json!({"content": {}}),
+            json!({}),
+        ];
+        for answer in &answers {
+            let typed = ElicitResult::deserialize(answer).ok();
+            let read = elicit_result(answer);
+            assert_eq!(
+                read.map(|(action, content)| (action, content.cloned())),
+                typed.map(|r| (r.action, r.content)),
+                "{answer}"
+            );
+        }
     }
 }
