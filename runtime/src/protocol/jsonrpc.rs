@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{JsonObject, RequestMeta};
+use super::{JsonObject, RequestMeta, Text};
 
 /// A request id: a string or an integer, never `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -327,7 +327,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Params<'a>, A::Error> {
                 let mut params = Params { rest: JsonObject::new(), meta: None };
-                while let Some(Key(key)) = map.next_key()? {
+                while let Some(Text(key)) = map.next_key()? {
                     if key == "_meta" {
                         // A repeated `_meta` goes the slow way, where the last one counts.
                         if params.meta.replace(map.next_value()?).is_some() {
@@ -341,32 +341,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
             }
         }
         d.deserialize_map(Members(std::marker::PhantomData))
-    }
-}
-
-/// A member's name, borrowed from the body unless it holds escapes (serde's own `Cow` always
-/// copies).
-struct Key<'de>(std::borrow::Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl<'de> serde::de::Visitor<'de> for Name {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(s)))
-            }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(s.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(s)))
-            }
-        }
-        d.deserialize_str(Name)
     }
 }
 

@@ -42,3 +42,37 @@ pub use version::*;
 
 /// A JSON object (`serde_json::Map<String, Value>`).
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// A string read from JSON, borrowed from the input unless it holds escapes. (serde's own
+/// `Cow<str>` copies, except as a field marked `#[serde(borrow)]`; this one borrows anywhere,
+/// as a map's key or value too.)
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Text<'a>(pub std::borrow::Cow<'a, str>);
+
+impl serde::Serialize for Text<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(std::borrow::Cow::Borrowed(s)))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Text<'a>, E> {
+                Ok(Text(std::borrow::Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Text<'a>, E> {
+                Ok(Text(std::borrow::Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(Visitor(std::marker::PhantomData))
+    }
+}

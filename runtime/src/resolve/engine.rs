@@ -1,6 +1,7 @@
 //! One leg of a declarative flow: evaluate what is known, record new answers, ask every
 //! question whose inputs are known, or hand the values to the body.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::de::DeserializeOwned;
@@ -16,19 +17,23 @@ use super::{Answer, template::Template};
 use crate::error::Error;
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, InputRequest, JsonObject, ListRootsParams,
-    ListRootsResult,
+    ListRootsResult, Text,
 };
 use crate::request::{InputRequired, RequestContext};
 
 /// The plaintext state a declarative flow carries between legs (sealed on the wire).
+///
+/// Names and pins borrow from the opened plaintext (read) or from the graph and this leg's
+/// pins (written), instead of a copy of each: a leg reads and writes one of each per question.
+/// The names are parameter names and the pins hex digits, so they hold no escapes to undo.
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct FlowState {
+struct FlowState<'a> {
     /// Recorded answers by parameter.
-    #[serde(default, rename = "r")]
-    records: HashMap<String, Record>,
+    #[serde(borrow, default, rename = "r")]
+    records: HashMap<&'a str, Record<'a>>,
     /// The pins of the questions asked in the previous leg, by parameter.
-    #[serde(default, rename = "q")]
-    asked: HashMap<String, String>,
+    #[serde(borrow, default, rename = "q")]
+    asked: HashMap<&'a str, Text<'a>>,
     /// How many rounds of questions the flow has asked (for telemetry).
     #[serde(default, rename = "n", skip_serializing_if = "is_zero")]
     rounds: u32,
@@ -39,10 +44,10 @@ fn is_zero(n: &u32) -> bool {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Record {
+struct Record<'a> {
     /// The pin of the question this answers.
-    #[serde(rename = "p")]
-    pin: String,
+    #[serde(borrow, rename = "p")]
+    pin: Cow<'a, str>,
     /// `a`ccepted, `d`eclined or `c`ancelled.
     #[serde(rename = "o")]
     outcome: char,
@@ -123,7 +128,9 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
     if graph.nodes().is_empty() {
         return Ok(Leg::Ready(Values::default()));
     }
-    let mut previous: FlowState = cx.state().unwrap_or_default();
+    // A state that does not read as a flow's (a key with an escape would be one) starts over.
+    let mut previous: FlowState<'_> =
+        cx.raw_state().and_then(|bytes| serde_json::from_slice(bytes).ok()).unwrap_or_default();
     let mut known: HashMap<&str, Value> = graph.arguments().iter().map(|a| (*a, argument(a))).collect();
     let mut values = Values::default();
     let mut next = FlowState { rounds: previous.rounds + 1, ..FlowState::default() };
@@ -143,7 +150,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             _ => None,
         };
         let recorded_with = match &input_pin {
-            Some(p) if previous.records.get(node.name).is_some_and(|r| &r.pin == p) => {
+            Some(p) if previous.records.get(node.name).is_some_and(|r| r.pin == p.as_str()) => {
                 previous.records.remove(node.name)
             }
             _ => None,
@@ -158,8 +165,8 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             None => match question_for(node, &known, cx).await? {
                 Resolution::Value(v) => {
                     if let Some(p) = input_pin {
-                        let record = Record { pin: p, outcome: 'a', value: v.clone() };
-                        next.records.insert(node.name.to_owned(), record);
+                        let record = Record { pin: p.into(), outcome: 'a', value: v.clone() };
+                        next.records.insert(node.name, record);
                     }
                     known.insert(node.name, v.clone());
                     values.0.insert(node.name, Resolved::Accepted(v));
@@ -175,29 +182,33 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             }
             (_, request) => pin(node.static_pin, request),
         };
-        let recorded = previous.records.remove(node.name).filter(|r| r.pin == pin);
+        let recorded = previous.records.remove(node.name).filter(|r| r.pin == pin.as_str());
         let record = match recorded {
             Some(r) => Some(r),
-            None if previous.asked.get(node.name) == Some(&pin) => match cx.input_response(node.name) {
-                Some(answer) => match accept(node, &question, answer) {
-                    Ok(record) => Some(Record { pin: input_pin.clone().unwrap_or_else(|| pin.clone()), ..record }),
-                    Err(why) => {
-                        tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer refused: {why}");
-                        reasked += 1;
-                        round = round.ask(node.name, reask(question.request.clone(), &why));
-                        next.asked.insert(node.name.to_owned(), pin);
-                        continue;
-                    }
-                },
-                None => None,
-            },
+            None if previous.asked.get(node.name).is_some_and(|asked| asked.0 == pin) => {
+                match cx.input_response(node.name) {
+                    Some(answer) => match accept(node, &question, answer) {
+                        Ok(record) => {
+                            Some(Record { pin: input_pin.clone().unwrap_or_else(|| pin.clone()).into(), ..record })
+                        }
+                        Err(why) => {
+                            tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer refused: {why}");
+                            reasked += 1;
+                            round = round.ask(node.name, reask(question.request.clone(), &why));
+                            next.asked.insert(node.name, Text(pin.into()));
+                            continue;
+                        }
+                    },
+                    None => None,
+                }
+            }
             None => None,
         };
         let Some(record) = record else {
             // Asked on the previous leg in another form (a `with` fn's options changed, as when
             // a slot was taken meanwhile) and answered: asked anew, saying why when the answer
             // does not fit the question as it is now.
-            let changed = previous.asked.get(node.name).is_some_and(|asked| *asked != pin);
+            let changed = previous.asked.get(node.name).is_some_and(|asked| asked.0 != pin);
             let refused = match cx.input_response(node.name) {
                 Some(answer) if changed => accept(node, &question, answer).err(),
                 _ => None,
@@ -211,7 +222,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
                 None => question.request,
             };
             round = round.ask(node.name, request);
-            next.asked.insert(node.name.to_owned(), pin);
+            next.asked.insert(node.name, Text(pin.into()));
             continue;
         };
         if let Some(leg) = settle(node, record, &mut known, &mut values, &mut next) {
@@ -236,12 +247,12 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
 
 /// Take a recorded outcome: the value becomes known and travels on in the state; a refusal of
 /// a bare-typed parameter ends the call.
-fn settle(
+fn settle<'a>(
     node: &Node,
-    record: Record,
+    record: Record<'a>,
     known: &mut HashMap<&'static str, Value>,
     values: &mut Values,
-    next: &mut FlowState,
+    next: &mut FlowState<'a>,
 ) -> Option<Leg> {
     let outcome = match record.outcome {
         'a' => Resolved::Accepted(record.value.clone()),
@@ -253,7 +264,7 @@ fn settle(
     }
     known.insert(node.name, if let Resolved::Accepted(v) = &outcome { v.clone() } else { Value::Null });
     values.0.insert(node.name, outcome);
-    next.records.insert(node.name.to_owned(), record);
+    next.records.insert(node.name, record);
     None
 }
 
@@ -371,8 +382,8 @@ fn no_longer(why: &str) -> String {
 }
 
 /// Turn an answer into a record, or say in plain words why it does not fit.
-fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record, String> {
-    let record = |outcome, value| Record { pin: String::new(), outcome, value };
+fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record<'static>, String> {
+    let record = |outcome, value| Record { pin: Cow::Borrowed(""), outcome, value };
     match interpret(question, answer)? {
         Resolved::Accepted(value) => {
             (node.check)(&value)?;
