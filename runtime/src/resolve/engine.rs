@@ -346,8 +346,9 @@ fn hex_pin(digest: &[u8]) -> String {
     pin
 }
 
-/// An answer read as an [`ElicitResult`](crate::protocol::ElicitResult) is (`None` where that would fail), borrowing its
-/// content instead of copying it: what the user did, and the submitted form.
+/// An answer read the way [`ElicitResult`](crate::protocol::ElicitResult) reads one (`None`
+/// where that fails), borrowing its content instead of copying it: what the user did, and the
+/// submitted form.
 fn elicit_result(answer: &Value) -> Option<(ElicitAction, Option<&JsonObject>)> {
     // The carrier lets only objects through as answers.
     let answer = answer.as_object()?;
