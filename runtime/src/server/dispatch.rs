@@ -13,9 +13,9 @@ use super::{Server, subscriptions};
 use crate::protocol::ResponseBody;
 use crate::protocol::{
     CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
-    InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_PROTOCOL_VERSION, META_SERVER_INFO,
-    ProtocolVersion, Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities,
-    TASKS_EXTENSION, TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
+    InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_SERVER_INFO, ProtocolVersion, Request,
+    RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION,
+    TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
 };
 use crate::request::Session;
 #[cfg(feature = "otel")]
@@ -211,8 +211,7 @@ impl Server {
         meta: Option<Box<RequestMeta>>,
     ) -> Result<Routed, Failure> {
         let params = request.params.as_ref();
-        let claims_modern =
-            meta.is_some() || RequestMeta::raw(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
+        let claims_modern = RequestMeta::claims_version(params, meta.as_deref());
         let legacy = !claims_modern && !inbound.modern_hint;
         match (&inbound.session, request.method.as_str()) {
             (_, "initialize") if legacy => self.initialize(params, inbound),

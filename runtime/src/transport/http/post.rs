@@ -18,8 +18,8 @@ use super::sessions::LegacySession;
 use super::stream::{NoSession, legacy_target};
 use crate::auth::AuthPrincipal;
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, Implementation, META_PROTOCOL_VERSION, Message, Notification, ProtocolVersion,
-    Request, RequestId, RequestMeta, Response as RpcResponse,
+    ClientCapabilities, ErrorObject, Implementation, Message, Notification, ProtocolVersion, Request, RequestId,
+    RequestMeta, Response as RpcResponse,
 };
 use crate::server::{Inbound, NullPeer, Peer, Principal, Session};
 
@@ -186,8 +186,7 @@ async fn request_post(state: Arc<State>, parts: Parts, request: Request, meta: O
     if let Some(refusal) = tool_scopes(&state, &parts, &request) {
         return refusal;
     }
-    let claims_modern = meta.is_some()
-        || RequestMeta::raw(request.params.as_ref()).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION));
+    let claims_modern = RequestMeta::claims_version(request.params.as_ref(), meta.as_deref());
     if claims_modern || is_modern_header(&parts.headers) {
         modern(state, parts, request, meta).await
     } else {
