@@ -11,6 +11,7 @@
 //! cargo bench -p roundtrip --bench per_leg                  # 20 000 legs per row
 //! cargo bench -p roundtrip --bench per_leg -- --iterations 50000
 //! cargo bench -p roundtrip --bench per_leg -- --provision-only   # the first three rows (for profiling)
+//! cargo bench -p roundtrip --bench per_leg -- --only-leg 2       # replay one of them alone (1, 2 or 3)
 //! ```
 //!
 //! Rows:
@@ -128,15 +129,21 @@ struct Leg {
 }
 
 async fn send(endpoint: &impl Endpoint, leg: &Leg) -> (u16, bytes::Bytes) {
-    let request = http::Request::post("/mcp")
-        .header("host", "127.0.0.1")
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", leg.tool)
-        .body(Body::from(leg.body.clone()))
-        .unwrap();
+    use http::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+    // Built as hyper hands a parsed request to its service: the method, path and values point
+    // into bytes already there, and only names that are not standard ones are copied (hyper's
+    // `HeaderName::from_bytes`), so the bench's own allocations are those a socket's would be.
+    let mut request = http::Request::new(Body::from(leg.body.clone()));
+    *request.method_mut() = http::Method::POST;
+    *request.uri_mut() = http::Uri::from_static("/mcp");
+    let headers = request.headers_mut();
+    headers.insert(HOST, HeaderValue::from_static("127.0.0.1"));
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+    for (name, value) in [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", leg.tool)]
+    {
+        headers.insert(HeaderName::from_bytes(name.as_bytes()).unwrap(), HeaderValue::from_static(value));
+    }
     let response = endpoint.clone().oneshot(request).await.unwrap();
     let status = response.status().as_u16();
     (status, axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap())
@@ -303,7 +310,15 @@ fn main() {
         let plain_leg = Leg { tool: "plain", body: body("plain", json!({}), None).into() };
         let plain_done = result(&service, &plain_leg).await;
         assert_eq!(plain_done["resultType"], "complete", "{plain_done}");
-        let costs = replay(&service, &[leg1, leg2, plain_leg.clone()], iterations).await;
+        let legs = [leg1, leg2, plain_leg.clone()];
+        // One leg alone, for a profiler (dhat, callgrind) to see only its allocations and calls.
+        if let Some(only) = args.iter().position(|a| a == "--only-leg").and_then(|i| args.get(i + 1)) {
+            let i: usize = only.parse().ok().filter(|i| (1..=3).contains(i)).expect("--only-leg 1, 2 or 3");
+            let cost = &replay(&service, &legs[i - 1..i], iterations).await[0];
+            row(["provision leg 1 (asks)", "provision leg 2 (completes)", "plain tools/call"][i - 1], cost, None);
+            return;
+        }
+        let costs = replay(&service, &legs, iterations).await;
         row("provision leg 1 (asks)", &costs[0], Some(state.len()));
         row("provision leg 2 (completes)", &costs[1], None);
         row("plain tools/call", &costs[2], None);
