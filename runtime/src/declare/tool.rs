@@ -4,6 +4,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use futures::future::Either;
+
 use super::ToolReturn;
 use super::declared::declared;
 use crate::error::Error;
@@ -52,12 +54,14 @@ where
     };
     let support = spec.task;
     let body = Arc::new(body);
-    let run = move |args: A, values: Values, cx: RequestContext| -> LegBody<CallToolResult> {
+    // The body runs inside the leg's own (boxed) future, so it is not boxed again; only a
+    // body started as a task is.
+    let run = move |args: A, values: Values, cx: RequestContext| {
         if support == TaskSupport::Forbidden || !cx.accepts_tasks() {
-            return Box::pin(body(args, values, cx));
+            return Either::Left(body(args, values, cx));
         }
         let body = body.clone();
-        as_task(cx, Box::new(move |cx| Box::pin(body(args, values, cx))))
+        Either::Right(as_task(cx, Box::new(move |cx| Box::pin(body(args, values, cx)))))
     };
     ToolDef::with_handler(tool, Handler::boxed(declared(graph.clone(), parse, run, refused)))
         .with_graph(graph)

@@ -121,9 +121,8 @@ fn convert<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, Error> {
 /// the answer is checked against the question as it is now (options that changed re-ask).
 pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> {
     let inputs = cx.inputs();
-    let argument = |a: &str| inputs.get(a).cloned().unwrap_or(Value::Null);
     for check in graph.checks() {
-        (check.f)(check.args.iter().map(|a| argument(a)).collect(), cx).await?;
+        (check.f)(check.args.iter().map(|a| inputs.get(*a).cloned().unwrap_or(Value::Null)).collect(), cx).await?;
     }
     if graph.nodes().is_empty() {
         return Ok(Leg::Ready(Values::default()));
@@ -131,20 +130,19 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
     // A state that does not read as a flow's (a key with an escape would be one) starts over.
     let mut previous: FlowState<'_> =
         cx.raw_state().and_then(|bytes| serde_json::from_slice(bytes).ok()).unwrap_or_default();
-    let mut known: HashMap<&str, Value> = graph.arguments().iter().map(|a| (*a, argument(a))).collect();
     let mut values = Values::default();
     let mut next = FlowState { rounds: previous.rounds + 1, ..FlowState::default() };
     let mut round = InputRequired::new();
     let mut reasked = 0;
     for (i, node) in graph.nodes().iter().enumerate() {
-        let deps = node.resolver.deps();
-        if !deps.iter().all(|d| known.contains_key(d)) {
+        let known = Known { graph, arguments: &inputs, values: &values };
+        if !node.resolver.each_dep().all(|d| known.get(d).is_some()) {
             continue; // waits for an answer of this round
         }
         // A `with` fn's outcome is recorded under a pin of its inputs, so it runs once.
         let input_pin = match &node.resolver {
             Resolver::With { args, .. } => {
-                let inputs: Vec<&Value> = args.iter().map(|a| known.get(a).unwrap_or(&Value::Null)).collect();
+                let inputs: Vec<&Value> = args.iter().map(|a| known.get(a).unwrap_or(&NULL)).collect();
                 Some(pin(node.static_pin, &inputs))
             }
             _ => None,
@@ -157,7 +155,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
         };
         let question = match recorded_with {
             Some(record) => {
-                if let Some(leg) = settle(node, record, &mut known, &mut values, &mut next) {
+                if let Some(leg) = settle(node, record, &mut values, &mut next) {
                     return Ok(leg);
                 }
                 continue;
@@ -165,10 +163,9 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             None => match question_for(node, &known, cx).await? {
                 Resolution::Value(v) => {
                     if let Some(p) = input_pin {
-                        let record = Record { pin: p.into(), outcome: 'a', value: v.clone() };
+                        let record = Record { pin: p.to_cow(), outcome: 'a', value: v.clone() };
                         next.records.insert(node.name, record);
                     }
-                    known.insert(node.name, v.clone());
                     values.0.insert(node.name, Resolved::Accepted(v));
                     continue;
                 }
@@ -183,32 +180,32 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             (_, request) => pin(node.static_pin, request),
         };
         let recorded = previous.records.remove(node.name).filter(|r| r.pin == pin.as_str());
-        let record = match recorded {
-            Some(r) => Some(r),
-            None if previous.asked.get(node.name).is_some_and(|asked| asked.0 == pin) => {
-                match cx.input_response(node.name) {
-                    Some(answer) => match accept(node, &question, answer) {
-                        Ok(record) => {
-                            Some(Record { pin: input_pin.clone().unwrap_or_else(|| pin.clone()).into(), ..record })
-                        }
-                        Err(why) => {
-                            tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer refused: {why}");
-                            reasked += 1;
-                            round = round.ask(node.name, reask(question.request.clone(), &why));
-                            next.asked.insert(node.name, Text(pin.into()));
-                            continue;
-                        }
-                    },
-                    None => None,
-                }
-            }
-            None => None,
+        let asked = previous.asked.get(node.name).filter(|asked| asked.0 == pin.as_str());
+        let record = match (recorded, asked) {
+            (Some(r), _) => Some(r),
+            // The answer is recorded under the pin it answers, as the previous leg wrote it.
+            (None, Some(asked)) => match cx.input_response(node.name) {
+                Some(answer) => match accept(node, &question, answer) {
+                    Ok(record) => {
+                        Some(Record { pin: input_pin.map_or_else(|| asked.0.clone(), Pin::to_cow), ..record })
+                    }
+                    Err(why) => {
+                        tracing::debug!(target: "roundtrip::resolve", param = node.name, "answer refused: {why}");
+                        reasked += 1;
+                        round = round.ask(node.name, reask(question.request.clone(), &why));
+                        next.asked.insert(node.name, Text(pin.to_cow()));
+                        continue;
+                    }
+                },
+                None => None,
+            },
+            (None, None) => None,
         };
         let Some(record) = record else {
             // Asked on the previous leg in another form (a `with` fn's options changed, as when
             // a slot was taken meanwhile) and answered: asked anew, saying why when the answer
             // does not fit the question as it is now.
-            let changed = previous.asked.get(node.name).is_some_and(|asked| asked.0 != pin);
+            let changed = previous.asked.get(node.name).is_some_and(|asked| asked.0 != pin.as_str());
             let refused = match cx.input_response(node.name) {
                 Some(answer) if changed => accept(node, &question, answer).err(),
                 _ => None,
@@ -222,10 +219,10 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
                 None => question.request,
             };
             round = round.ask(node.name, request);
-            next.asked.insert(node.name, Text(pin.into()));
+            next.asked.insert(node.name, Text(pin.to_cow()));
             continue;
         };
-        if let Some(leg) = settle(node, record, &mut known, &mut values, &mut next) {
+        if let Some(leg) = settle(node, record, &mut values, &mut next) {
             return Ok(leg);
         }
     }
@@ -247,13 +244,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
 
 /// Take a recorded outcome: the value becomes known and travels on in the state; a refusal of
 /// a bare-typed parameter ends the call.
-fn settle<'a>(
-    node: &Node,
-    record: Record<'a>,
-    known: &mut HashMap<&'static str, Value>,
-    values: &mut Values,
-    next: &mut FlowState<'a>,
-) -> Option<Leg> {
+fn settle<'a>(node: &Node, record: Record<'a>, values: &mut Values, next: &mut FlowState<'a>) -> Option<Leg> {
     let outcome = match record.outcome {
         'a' => Resolved::Accepted(record.value.clone()),
         'd' => Resolved::Declined,
@@ -262,14 +253,37 @@ fn settle<'a>(
     if !node.refusable && !matches!(outcome, Resolved::Accepted(_)) {
         return Some(Leg::Refused { name: node.name, outcome });
     }
-    known.insert(node.name, if let Resolved::Accepted(v) = &outcome { v.clone() } else { Value::Null });
     values.0.insert(node.name, outcome);
     next.records.insert(node.name, record);
     None
 }
 
+/// What a question's template or a `with` fn sees: the arguments, and the values resolved so
+/// far (`null` for a question declined or cancelled). Read where they lie, not copied.
+struct Known<'a> {
+    graph: &'a Graph,
+    arguments: &'a JsonObject,
+    values: &'a Values,
+}
+
+/// `null`, for an argument not given and a refused question.
+static NULL: Value = Value::Null;
+
+impl<'a> Known<'a> {
+    /// The value of `name`, if it is known yet.
+    fn get(&self, name: &str) -> Option<&'a Value> {
+        if self.graph.arguments().contains(&name) {
+            return Some(self.arguments.get(name).unwrap_or(&NULL));
+        }
+        match self.values.0.get(name)? {
+            Resolved::Accepted(v) => Some(v),
+            Resolved::Declined | Resolved::Cancelled => Some(&NULL),
+        }
+    }
+}
+
 /// The question of a node given known values (a `with` resolver may answer instead).
-async fn question_for(node: &Node, known: &HashMap<&str, Value>, cx: &RequestContext) -> Result<Resolution, Error> {
+async fn question_for(node: &Node, known: &Known<'_>, cx: &RequestContext) -> Result<Resolution, Error> {
     let render = |t: &Template| t.render(&|k: &str| known.get(k)).unwrap_or_default();
     Ok(Resolution::Ask(match &node.resolver {
         Resolver::Elicit { message, schema, property } => match property {
@@ -304,7 +318,7 @@ async fn question_for(node: &Node, known: &HashMap<&str, Value>, cx: &RequestCon
 
 /// The pin of a declared elicitation: the declaration's digest, the digest of its requested
 /// schema and the rendered message (the whole question as sent, without serializing it).
-fn elicitation_pin(static_pin: &str, schema: &[u8; 32], message: &str) -> String {
+fn elicitation_pin(static_pin: &str, schema: &[u8; 32], message: &str) -> Pin {
     let mut h = Sha256::new();
     h.update(static_pin.as_bytes());
     h.update([1]);
@@ -315,7 +329,7 @@ fn elicitation_pin(static_pin: &str, schema: &[u8; 32], message: &str) -> String
 
 /// The pin of a rendered question (the declaration's digest and the question as sent), or of
 /// a `with` fn's inputs.
-fn pin(static_pin: &str, request: &impl Serialize) -> String {
+fn pin(static_pin: &str, request: &impl Serialize) -> Pin {
     /// Feeds the serialized question straight into the digest: no intermediate buffer.
     struct Digest<'a>(&'a mut Sha256);
     impl std::io::Write for Digest<'_> {
@@ -335,15 +349,30 @@ fn pin(static_pin: &str, request: &impl Serialize) -> String {
     hex_pin(&h.finalize())
 }
 
-/// The first 96 bits of a digest, in hex.
-fn hex_pin(digest: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut pin = String::with_capacity(24);
-    for b in digest.iter().take(12) {
-        pin.push(char::from(HEX[usize::from(b >> 4)]));
-        pin.push(char::from(HEX[usize::from(b & 0xf)]));
+/// A question's pin: the first 96 bits of a digest, in hex, on the stack (a leg compares it
+/// with the one the state carries, and copies it only into a state it writes).
+#[derive(Clone, Copy)]
+struct Pin([u8; 24]);
+
+impl Pin {
+    fn as_str(&self) -> &str {
+        // Only hex digits are ever written.
+        std::str::from_utf8(&self.0).unwrap_or_default()
     }
-    pin
+
+    fn to_cow<'a>(self) -> Cow<'a, str> {
+        Cow::Owned(self.as_str().to_owned())
+    }
+}
+
+fn hex_pin(digest: &[u8]) -> Pin {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut pin = [0; 24];
+    for (i, b) in digest.iter().take(12).enumerate() {
+        pin[2 * i] = HEX[usize::from(b >> 4)];
+        pin[2 * i + 1] = HEX[usize::from(b & 0xf)];
+    }
+    Pin(pin)
 }
 
 /// An answer read the way [`ElicitResult`](crate::protocol::ElicitResult) reads one (`None`

@@ -111,13 +111,19 @@ impl fmt::Debug for Resolver {
 impl Resolver {
     /// The parameters this resolver depends on.
     pub fn deps(&self) -> Vec<&'static str> {
-        match self {
-            Self::Elicit { message, .. } => message.refs().collect(),
-            Self::ElicitUrl { url, message } => url.refs().chain(message.refs()).collect(),
-            Self::Sample { prompt, .. } => prompt.refs().collect(),
-            Self::Roots => Vec::new(),
-            Self::With { args, .. } => args.to_vec(),
-        }
+        self.each_dep().collect()
+    }
+
+    /// [`deps`](Self::deps) without collecting them (a leg asks this of every node).
+    pub(crate) fn each_dep(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let (templates, args): ([Option<&Template>; 2], &[&'static str]) = match self {
+            Self::Elicit { message, .. } => ([Some(message), None], &[]),
+            Self::ElicitUrl { url, message } => ([Some(url), Some(message)], &[]),
+            Self::Sample { prompt, .. } => ([Some(prompt), None], &[]),
+            Self::Roots => ([None, None], &[]),
+            Self::With { args, .. } => ([None, None], args),
+        };
+        templates.into_iter().flatten().flat_map(Template::refs).chain(args.iter().copied())
     }
 
     /// A digest of an elicitation's requested schema (the part of its question that never

@@ -26,7 +26,10 @@ impl Template {
 
     /// Render with known values; `None` if a referenced value is not known yet.
     pub fn render<'v>(&self, known: &impl Fn(&str) -> Option<&'v Value>) -> Option<String> {
-        let mut out = String::new();
+        // Sized once for the text and a short value in each placeholder (growing from empty
+        // reallocated on most messages).
+        let capacity = self.0.iter().map(|p| if let Part::Lit(l) = p { l.len() } else { 16 }).sum();
+        let mut out = String::with_capacity(capacity);
         for part in self.0 {
             match part {
                 Part::Lit(l) => out.push_str(l),

@@ -96,9 +96,9 @@ impl Server {
             Era::Modern(_) => ProtocolVersion::V2026_07_28,
             Era::Legacy(s) => s.version,
         };
-        let carrier = |method, target: &str, arguments, uri_variables: Vec<(String, String)>| Carrier {
+        let carrier = |method, target: Arc<str>, arguments, uri_variables: Vec<(String, String)>| Carrier {
             method,
-            target: target.into(),
+            target,
             arguments: Arc::new(arguments),
             uri_variables: if uri_variables.is_empty() { no_variables() } else { uri_variables.into() },
             input_responses,
@@ -109,7 +109,7 @@ impl Server {
         match method {
             "tools/call" => {
                 let name = required_str(params, "name")?;
-                let Some(&i) = self.inner.tool_index.get(name) else {
+                let Some((name, &i)) = self.inner.tool_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown tool: {name}"))));
                 };
                 let arguments = match arguments {
@@ -125,13 +125,15 @@ impl Server {
                     return Err(Failure::rejected(tasks_required()));
                 }
                 let handler = def.handler.clone();
-                let carrier =
-                    Carrier { single_use: def.single_use, ..carrier("tools/call", name, arguments, Vec::new()) };
+                let carrier = Carrier {
+                    single_use: def.single_use,
+                    ..carrier("tools/call", Arc::clone(name), arguments, Vec::new())
+                };
                 self.run(&handler, carrier, era, inbound).await
             }
             "prompts/get" => {
                 let name = required_str(params, "name")?;
-                let Some(&i) = self.inner.prompt_index.get(name) else {
+                let Some((name, &i)) = self.inner.prompt_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown prompt: {name}"))));
                 };
                 let def = &self.inner.prompts[i];
@@ -150,7 +152,7 @@ impl Server {
                     }
                 }
                 let handler = def.handler.clone();
-                self.run(&handler, carrier("prompts/get", name, arguments, Vec::new()), era, inbound).await
+                self.run(&handler, carrier("prompts/get", Arc::clone(name), arguments, Vec::new()), era, inbound).await
             }
             _ => {
                 let uri = required_str(params, "uri")?;
@@ -182,7 +184,8 @@ impl Server {
                         if version.is_modern() { codes::INVALID_PARAMS } else { codes::LEGACY_RESOURCE_NOT_FOUND };
                     return Err(ErrorObject::new(code, "Resource not found").with_data(json!({ "uri": uri })).into());
                 };
-                self.run(&handler, carrier("resources/read", uri, JsonObject::new(), uri_variables), era, inbound).await
+                let carrier = carrier("resources/read", uri.into(), JsonObject::new(), uri_variables);
+                self.run(&handler, carrier, era, inbound).await
             }
         }
     }

@@ -513,7 +513,7 @@ impl Server {
             .ok_or_else(|| ErrorObject::invalid_params("completion/complete needs ref and argument"))?;
         let own = match &params.reference {
             CompletionRef::Prompt { name } => {
-                self.inner.prompt_index.get(name).and_then(|&i| self.inner.prompts[i].completer.clone())
+                self.inner.prompt_index.get(name.as_str()).and_then(|&i| self.inner.prompts[i].completer.clone())
             }
             CompletionRef::Resource { uri } => {
                 self.inner.templates.iter().find(|t| t.template.uri_template == *uri).and_then(|t| t.completer.clone())

@@ -63,9 +63,10 @@ struct Inner {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolDef>,
-    tool_index: HashMap<String, usize>,
+    /// By name; the key is the target of each call (shared, not copied per request).
+    tool_index: HashMap<Arc<str>, usize>,
     prompts: Vec<PromptDef>,
-    prompt_index: HashMap<String, usize>,
+    prompt_index: HashMap<Arc<str>, usize>,
     resources: Vec<ResourceDef>,
     templates: Vec<ResourceTemplateDef>,
     completer: Option<ServerCompleter>,
@@ -258,10 +259,10 @@ impl Server {
         #[cfg(feature = "http")]
         let def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
         let inner = self.inner_mut();
-        match inner.tool_index.get(&def.tool.name) {
+        match inner.tool_index.get(def.tool.name.as_str()) {
             Some(&i) => inner.tools[i] = def,
             None => {
-                inner.tool_index.insert(def.tool.name.clone(), inner.tools.len());
+                inner.tool_index.insert(def.tool.name.as_str().into(), inner.tools.len());
                 inner.tools.push(def);
             }
         }
@@ -282,10 +283,10 @@ impl Server {
     /// Register a prompt; a later prompt with the same name replaces the earlier one.
     pub fn prompt(mut self, def: PromptDef) -> Self {
         let inner = self.inner_mut();
-        match inner.prompt_index.get(&def.prompt.name) {
+        match inner.prompt_index.get(def.prompt.name.as_str()) {
             Some(&i) => inner.prompts[i] = def,
             None => {
-                inner.prompt_index.insert(def.prompt.name.clone(), inner.prompts.len());
+                inner.prompt_index.insert(def.prompt.name.as_str().into(), inner.prompts.len());
                 inner.prompts.push(def);
             }
         }
