@@ -2,8 +2,6 @@
 //! integer-valued numbers written as integers (`2.0` ≡ `2`, `-0.0` ≡ `0`), strings with the
 //! minimal escaping. Two argument objects that mean the same digest the same.
 
-use std::io::Write as _;
-
 use serde_json::{Number, Value};
 use sha2::{Digest, Sha256};
 
@@ -11,9 +9,73 @@ use crate::protocol::JsonObject;
 
 /// SHA-256 of the canonical form of `arguments`.
 pub(crate) fn arguments_digest(arguments: &JsonObject) -> [u8; 32] {
-    let mut out = Vec::with_capacity(256);
+    let mut out = Feed { hasher: Sha256::new(), buf: [0; FEED], len: 0 };
     write_object(arguments, &mut out);
-    Sha256::digest(&out).into()
+    out.flush();
+    out.hasher.finalize().into()
+}
+
+/// Where canonical text goes: a buffer, or straight into a digest.
+trait Out: std::io::Write {
+    fn push(&mut self, byte: u8) {
+        self.put(&[byte]);
+    }
+
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Out for Vec<u8> {
+    fn push(&mut self, byte: u8) {
+        Vec::push(self, byte);
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+const FEED: usize = 256;
+
+/// Canonical text fed to the digest through a buffer on the stack, a block at a time (the
+/// arguments are digested on every leg that seals or opens a state; a heap buffer for them
+/// was an allocation each time).
+struct Feed {
+    hasher: Sha256,
+    buf: [u8; FEED],
+    len: usize,
+}
+
+impl Feed {
+    fn flush(&mut self) {
+        self.hasher.update(&self.buf[..self.len]);
+        self.len = 0;
+    }
+}
+
+impl Out for Feed {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.len + bytes.len() > FEED {
+            self.flush();
+            if bytes.len() > FEED {
+                self.hasher.update(bytes);
+                return;
+            }
+        }
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+}
+
+impl std::io::Write for Feed {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.put(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Feed::flush(self);
+        Ok(())
+    }
 }
 
 /// The canonical text of `value`.
@@ -24,11 +86,11 @@ pub(crate) fn canonical(value: &Value) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn write_value(value: &Value, out: &mut Vec<u8>) {
+fn write_value(value: &Value, out: &mut impl Out) {
     match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Null => out.put(b"null"),
+        Value::Bool(true) => out.put(b"true"),
+        Value::Bool(false) => out.put(b"false"),
         Value::Number(n) => write_number(n, out),
         Value::String(s) => write_string(s, out),
         Value::Array(items) => {
@@ -45,13 +107,13 @@ fn write_value(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
-fn write_object(map: &JsonObject, out: &mut Vec<u8>) {
+fn write_object(map: &JsonObject, out: &mut impl Out) {
     write_map(map.iter(), out);
 }
 
 /// An object from its entries in any order. serde_json's default map iterates in key order
 /// already; sort only when the entries are not (e.g. with its `preserve_order` feature).
-fn write_map<'a, I>(entries: I, out: &mut Vec<u8>)
+fn write_map<'a, I>(entries: I, out: &mut impl Out)
 where
     I: Iterator<Item = (&'a String, &'a Value)> + Clone,
 {
@@ -69,7 +131,7 @@ where
     out.push(b'}');
 }
 
-fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut Vec<u8>) {
+fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut impl Out) {
     for (i, (key, value)) in entries.enumerate() {
         if i > 0 {
             out.push(b',');
@@ -84,8 +146,8 @@ fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out
 const I64_MIN_F: f64 = -9_223_372_036_854_775_808.0;
 const U64_END_F: f64 = 18_446_744_073_709_551_616.0;
 
-fn write_number(n: &Number, out: &mut Vec<u8>) {
-    // Writing to a Vec cannot fail.
+fn write_number(n: &Number, out: &mut impl Out) {
+    // Writing to a Vec or a digest cannot fail.
     let _ = if let Some(i) = n.as_i64() {
         write!(out, "{i}")
     } else if let Some(u) = n.as_u64() {
@@ -105,7 +167,7 @@ fn write_number(n: &Number, out: &mut Vec<u8>) {
     };
 }
 
-fn write_string(s: &str, out: &mut Vec<u8>) {
+fn write_string(s: &str, out: &mut impl Out) {
     out.push(b'"');
     // Only ASCII bytes are ever escaped, and no byte of a multi-byte UTF-8 sequence is ASCII:
     // copy the runs between escapes whole.
@@ -123,15 +185,15 @@ fn write_string(s: &str, out: &mut Vec<u8>) {
             0..0x20 => b"",
             _ => continue,
         };
-        out.extend_from_slice(&bytes[run..i]);
+        out.put(&bytes[run..i]);
         if escape.is_empty() {
             let _ = write!(out, "\\u{b:04x}");
         } else {
-            out.extend_from_slice(escape);
+            out.put(escape);
         }
         run = i + 1;
     }
-    out.extend_from_slice(&bytes[run..]);
+    out.put(&bytes[run..]);
     out.push(b'"');
 }
 
@@ -173,6 +235,23 @@ mod tests {
         let mut out = Vec::new();
         write_map(entries.iter().copied(), &mut out);
         assert_eq!(String::from_utf8_lossy(&out), r#"{"a":1,"b":2,"é":1}"#);
+    }
+
+    #[test]
+    fn the_digest_fed_through_the_stack_buffer_is_the_digest_of_the_canonical_text() {
+        let long = "é\"x".repeat(150);
+        let cases = [
+            json!({}),
+            json!({"a": 1}),
+            json!({"name": "orders", "n": 2.0}),
+            json!({"long": long, "after": [1, 2, {"z": null, "y": long}]}),
+            json!({"k": "x".repeat(FEED - 10), "l": "y".repeat(FEED), "m": "z".repeat(3 * FEED + 1)}),
+            Value::Object((0..200).map(|i| (format!("key{i}"), json!(i))).collect()),
+        ];
+        for case in cases {
+            let text = canonical(&case);
+            assert_eq!(arguments_digest(&obj(case)), <[u8; 32]>::from(Sha256::digest(text.as_bytes())), "{text}");
+        }
     }
 
     #[test]
