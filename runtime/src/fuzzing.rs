@@ -119,5 +119,19 @@ pub fn check_typed_meta(bytes: &[u8]) -> Result<(), String> {
     if let Some(Value::Object(params)) = &mut request.params {
         params.remove("_meta");
     }
-    if message == read.message { Ok(()) } else { Err("the messages differ beside _meta".to_owned()) }
+    // Answers kept as text read as the map the `Value` path holds.
+    let mut typed_message = read.message;
+    if let (Some(answers), Message::Request(typed_request)) = (read.answers, &mut typed_message) {
+        let Some(Value::Object(params)) = &mut typed_request.params else {
+            return Err("answers kept as text from params that are not an object".to_owned());
+        };
+        if params.insert("inputResponses".to_owned(), Value::Object(answers.map().clone())).is_some() {
+            return Err("answers kept as text are in params too".to_owned());
+        }
+    }
+    if message == typed_message {
+        Ok(())
+    } else {
+        Err("the messages differ beside _meta and inputResponses".to_owned())
+    }
 }

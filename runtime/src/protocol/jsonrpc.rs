@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{JsonObject, RequestMeta, Text};
+use super::{Answers, JsonObject, RequestMeta, Text};
 
 /// A request id: a string or an integer, never `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -249,10 +249,12 @@ impl Message {
     /// `tools/call`, `prompts/get` or `resources/read` is read straight into its typed form
     /// when [`RequestMeta::from_wire`] takes it (a well-formed 2026-07-28 `_meta` with only the
     /// keys the server reads), and is then not in `params`; any other `_meta` stays there.
+    /// With it, the request's `inputResponses` are kept as their text
+    /// ([`Answers::from_text`]) when they are an object of objects, each key once.
     ///
-    /// For speed: a carrier request's `_meta` is most of its small objects, and a `Value`
-    /// tree of it (an allocation per key, string and object) was built only to be read into
-    /// [`RequestMeta`] and dropped.
+    /// For speed: a carrier request's `_meta` and answers are most of its small objects, and
+    /// a `Value` tree of them (an allocation per key, string and object) was built only to be
+    /// read once and dropped.
     #[cfg(feature = "server")]
     pub(crate) fn read(bytes: &[u8]) -> Result<Read, MessageError> {
         Self::parse(bytes, true)
@@ -270,7 +272,7 @@ impl Message {
             return Err(MessageError::Batch);
         }
         let message = Self::from_value(value).map_err(|(id, error)| MessageError::Invalid(id, error))?;
-        Ok(Read { message, meta: None })
+        Ok(Read { message, meta: None, answers: None })
     }
 }
 
@@ -281,7 +283,15 @@ pub(crate) struct Read {
     /// it).
     #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub meta: Option<Box<RequestMeta>>,
+    /// Its `inputResponses` as they arrived, taken out of its `params` with a typed `_meta`
+    /// when [`Answers::from_text`] takes them.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub answers: Option<Answers>,
 }
+
+/// What [`Message::read`] took out of a request's `params`, typed: its `_meta` and its answers.
+#[cfg(feature = "server")]
+pub(crate) type Taken = (Option<Box<RequestMeta>>, Option<Answers>);
 
 /// The methods that may answer `input_required`, whose `_meta` [`Message::read`] types.
 const CARRIERS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -310,11 +320,13 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: 
     T::deserialize(d).map(Some)
 }
 
-/// `params` as it arrives: an object whose members are `Value`s, but for `_meta`, kept as its
-/// text until the method is known. Anything but an object fails the envelope.
+/// `params` as it arrives: an object whose members are `Value`s, but for `_meta` and
+/// `inputResponses`, kept as their text until the method is known. Anything but an object
+/// fails the envelope.
 struct Params<'a> {
     rest: JsonObject,
     meta: Option<&'a RawValue>,
+    input_responses: Option<&'a RawValue>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
@@ -326,12 +338,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
                 f.write_str("an object")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Params<'a>, A::Error> {
-                let mut params = Params { rest: JsonObject::new(), meta: None };
+                let mut params = Params { rest: JsonObject::new(), meta: None, input_responses: None };
                 while let Some(Text(key)) = map.next_key()? {
+                    // A repeated member kept as text goes the slow way, where the last one counts.
                     if key == "_meta" {
-                        // A repeated `_meta` goes the slow way, where the last one counts.
                         if params.meta.replace(map.next_value()?).is_some() {
                             return Err(serde::de::Error::duplicate_field("_meta"));
+                        }
+                    } else if key == "inputResponses" {
+                        if params.input_responses.replace(map.next_value()?).is_some() {
+                            return Err(serde::de::Error::duplicate_field("inputResponses"));
                         }
                     } else {
                         params.rest.insert(key.into_owned(), map.next_value()?);
@@ -345,13 +361,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
 }
 
 impl Params<'_> {
-    /// The whole `params` object, `_meta` read as a `Value` (`None` only past serde_json's
-    /// recursion limit, which the slow path reports).
+    /// The whole `params` object, the members kept as text read as `Value`s (`None` only past
+    /// serde_json's recursion limit, which the slow path reports).
     fn into_value(mut self) -> Option<Value> {
-        if let Some(meta) = self.meta {
+        if let Some(meta) = self.meta.take() {
             self.rest.insert("_meta".to_owned(), serde_json::from_str(meta.get()).ok()?);
         }
+        self.answers_into_value()?;
         Some(Value::Object(self.rest))
+    }
+
+    /// `inputResponses`, if kept as text, read into `rest` as a `Value`.
+    fn answers_into_value(&mut self) -> Option<()> {
+        if let Some(answers) = self.input_responses.take() {
+            self.rest.insert("inputResponses".to_owned(), serde_json::from_str(answers.get()).ok()?);
+        }
+        Some(())
     }
 }
 
@@ -361,14 +386,23 @@ impl Envelope<'_> {
         if self.jsonrpc != Some("2.0") {
             return None;
         }
-        let mut meta = None;
+        let (mut meta, mut answers) = (None, None);
         let params = match self.params {
             None => None,
-            Some(params) => {
+            Some(mut params) => {
                 let carrier =
                     typed_meta && self.id.is_some() && self.method.as_deref().is_some_and(|m| CARRIERS.contains(&m));
                 meta = params.meta.filter(|_| carrier).and_then(|raw| RequestMeta::from_wire(raw.get())).map(Box::new);
-                if meta.is_some() { Some(Value::Object(params.rest)) } else { Some(params.into_value()?) }
+                if meta.is_some() {
+                    // A 2026-07-28 carrier request: its answers stay text too, when they can.
+                    answers = params.input_responses.and_then(Answers::from_text);
+                    if answers.is_none() {
+                        params.answers_into_value()?;
+                    }
+                    Some(Value::Object(params.rest))
+                } else {
+                    Some(params.into_value()?)
+                }
             }
         };
         let message = match (self.method, self.id) {
@@ -383,7 +417,7 @@ impl Envelope<'_> {
                 Message::Response(Response { jsonrpc: JsonRpcVersion, id, body })
             }
         };
-        Some(Read { message, meta })
+        Some(Read { message, meta, answers })
     }
 }
 

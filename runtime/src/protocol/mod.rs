@@ -4,6 +4,7 @@
 //! Results are era-neutral structs; the fields only one era carries (`resultType`, `ttlMs`,
 //! `cacheScope`) are optional and filled in by the server for the era it answers.
 
+mod answers;
 mod apps;
 mod capabilities;
 mod completion;
@@ -22,6 +23,7 @@ mod tasks;
 mod tools;
 mod version;
 
+pub(crate) use answers::{AnswerRef, Answers};
 pub use apps::*;
 pub use capabilities::*;
 pub use completion::*;

@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 use super::caller::AuthPrincipal;
 use super::peer::{Peer, Session, Transport};
 use crate::protocol::{
-    ClientCapabilities, CreateMessageResult, ElicitResult, ErrorObject, JsonObject, ListRootsResult, LoggingLevel,
-    Notification, ProgressToken, ProtocolVersion, RequestMeta,
+    AnswerRef, Answers, ClientCapabilities, CreateMessageResult, ElicitResult, ErrorObject, JsonObject,
+    ListRootsResult, LoggingLevel, Notification, ProgressToken, ProtocolVersion, RequestMeta,
 };
 
 /// Which log notifications a request gets.
@@ -34,7 +34,7 @@ pub struct RequestContext {
     pub(crate) target: Arc<str>,
     pub(crate) arguments: Arc<JsonObject>,
     pub(crate) uri_variables: Arc<[(String, String)]>,
-    pub(crate) input_responses: JsonObject,
+    pub(crate) input_responses: Answers,
     pub(crate) state: Option<Vec<u8>>,
     pub(crate) meta: RequestMeta,
     pub(crate) version: ProtocolVersion,
@@ -181,11 +181,16 @@ impl RequestContext {
 
     /// The raw answers of the previous round, by key (empty on a first leg).
     pub fn input_responses(&self) -> &JsonObject {
-        &self.input_responses
+        self.input_responses.map()
     }
 
     /// The raw answer under `key`.
     pub fn input_response(&self, key: &str) -> Option<&Value> {
+        self.input_responses.map().get(key)
+    }
+
+    /// The answer under `key` where it lies (read into its type without a `Value` of it).
+    pub(crate) fn answer(&self, key: &str) -> Option<AnswerRef<'_>> {
         self.input_responses.get(key)
     }
 
@@ -205,7 +210,7 @@ impl RequestContext {
     }
 
     fn parsed<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
-        serde_json::from_value(self.input_responses.get(key)?.clone()).ok()
+        self.input_responses.get(key)?.read()
     }
 
     /// The verified state of the previous round as the type it was stored with.

@@ -16,8 +16,8 @@ use super::{Answer, template::Template};
 
 use crate::error::Error;
 use crate::protocol::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, InputRequest, JsonObject, ListRootsParams,
-    ListRootsResult, Text,
+    AnswerRef, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, InputRequest,
+    JsonObject, ListRootsParams, ListRootsResult, Text,
 };
 use crate::request::{InputRequired, RequestContext};
 
@@ -184,7 +184,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
         let record = match (recorded, asked) {
             (Some(r), _) => Some(r),
             // The answer is recorded under the pin it answers, as the previous leg wrote it.
-            (None, Some(asked)) => match cx.input_response(node.name) {
+            (None, Some(asked)) => match cx.answer(node.name) {
                 Some(answer) => match accept(node, &question, answer) {
                     Ok(record) => {
                         Some(Record { pin: input_pin.map_or_else(|| asked.0.clone(), Pin::to_cow), ..record })
@@ -206,7 +206,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             // a slot was taken meanwhile) and answered: asked anew, saying why when the answer
             // does not fit the question as it is now.
             let changed = previous.asked.get(node.name).is_some_and(|asked| asked.0 != pin.as_str());
-            let refused = match cx.input_response(node.name) {
+            let refused = match cx.answer(node.name) {
                 Some(answer) if changed => accept(node, &question, answer).err(),
                 _ => None,
             };
@@ -412,9 +412,9 @@ fn no_longer(why: &str) -> String {
 }
 
 /// Turn an answer into a record, or say in plain words why it does not fit.
-fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record<'static>, String> {
+fn accept(node: &Node, question: &Question, answer: AnswerRef<'_>) -> Result<Record<'static>, String> {
     let record = |outcome, value| Record { pin: Cow::Borrowed(""), outcome, value };
-    match interpret(question, answer)? {
+    match read_answer(question, answer)? {
         Resolved::Accepted(value) => {
             (node.check)(&value)?;
             Ok(record('a', value))
@@ -427,9 +427,21 @@ fn accept(node: &Node, question: &Question, answer: &Value) -> Result<Record<'st
 /// What an answer to `question` says: the value it gives (checked against the form), a
 /// decline or a cancel; or, in plain words, why it does not fit.
 pub fn interpret(question: &Question, answer: &Value) -> Result<Resolved, String> {
+    read_answer(question, AnswerRef::Value(answer))
+}
+
+/// [`interpret`] for an answer where it lies: a `Value`, or the text it arrived as (read
+/// into its type, without a `Value` of it).
+fn read_answer(question: &Question, answer: AnswerRef<'_>) -> Result<Resolved, String> {
     let value = match (&question.request, &question.extract) {
         (InputRequest::Elicit(params), extract) => {
-            let (action, content) = elicit_result(answer).ok_or("the answer is not an elicitation result")?;
+            let (action, content) = match answer {
+                AnswerRef::Value(v) => elicit_result(v).map(|(action, content)| (action, content.map(Cow::Borrowed))),
+                AnswerRef::Text(_) => {
+                    answer.read::<ElicitResult>().map(|result| (result.action, result.content.map(Cow::Owned)))
+                }
+            }
+            .ok_or("the answer is not an elicitation result")?;
             match action {
                 ElicitAction::Decline => return Ok(Resolved::Declined),
                 ElicitAction::Cancel => return Ok(Resolved::Cancelled),
@@ -438,10 +450,13 @@ pub fn interpret(question: &Question, answer: &Value) -> Result<Resolved, String
             match (params, extract) {
                 (ElicitParams::Form(form_params), Extract::Form | Extract::Property(_)) => {
                     let content = content.ok_or("the form was accepted without content")?;
-                    form::validate(&form_params.requested_schema, content)?;
-                    match extract {
-                        Extract::Property(p) => content.get(p).cloned().unwrap_or(Value::Null),
-                        _ => Value::Object(content.clone()),
+                    form::validate(&form_params.requested_schema, &content)?;
+                    match (extract, content) {
+                        (Extract::Property(p), Cow::Owned(mut content)) => content.remove(p).unwrap_or(Value::Null),
+                        (Extract::Property(p), Cow::Borrowed(content)) => {
+                            content.get(p).cloned().unwrap_or(Value::Null)
+                        }
+                        (_, content) => Value::Object(content.into_owned()),
                     }
                 }
                 _ => Value::Null,
@@ -449,7 +464,7 @@ pub fn interpret(question: &Question, answer: &Value) -> Result<Resolved, String
         }
         (InputRequest::CreateMessage(_), extract) => {
             let result =
-                CreateMessageResult::deserialize(answer).map_err(|_| "the answer is not a model reply".to_owned())?;
+                answer.read::<CreateMessageResult>().ok_or_else(|| "the answer is not a model reply".to_owned())?;
             match extract {
                 Extract::SampleResult => serde_json::to_value(&result).map_err(|e| e.to_string())?,
                 _ => Value::String(result.content.as_text().ok_or("the model's reply has no text")?.to_owned()),
@@ -457,7 +472,7 @@ pub fn interpret(question: &Question, answer: &Value) -> Result<Resolved, String
         }
         (InputRequest::ListRoots(_), _) => {
             let result =
-                ListRootsResult::deserialize(answer).map_err(|_| "the answer is not a list of roots".to_owned())?;
+                answer.read::<ListRootsResult>().ok_or_else(|| "the answer is not a list of roots".to_owned())?;
             serde_json::to_value(result.roots).map_err(|e| e.to_string())?
         }
     };

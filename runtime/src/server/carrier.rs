@@ -12,8 +12,8 @@ use super::dispatch::{Era, Failure, Routed, to_json};
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult, InputRequest,
-    InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion,
+    Answers, CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult,
+    InputRequest, InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion,
     ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, TaskResultType, TaskSupport, capability_value, codes,
 };
 use crate::request::{LogFilter, RequestContext};
@@ -26,7 +26,7 @@ pub(crate) struct Carrier {
     pub target: Arc<str>,
     pub arguments: Arc<JsonObject>,
     pub uri_variables: Arc<[(String, String)]>,
-    pub input_responses: JsonObject,
+    pub input_responses: Answers,
     pub request_state: Option<Value>,
     /// The request's own progress token (legacy requests carry it outside any envelope).
     pub progress_token: Option<ProgressToken>,
@@ -76,13 +76,14 @@ impl Server {
         params: Option<Value>,
         era: Era<'_>,
         inbound: &Inbound,
+        answers: Option<Answers>,
     ) -> Result<Routed, Failure> {
         let mut params = match params {
             None => JsonObject::new(),
             Some(Value::Object(p)) => p,
             Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("params must be an object"))),
         };
-        let (input_responses, request_state) = input_fields(&mut params)?;
+        let (input_responses, request_state) = input_fields(&mut params, answers)?;
         let arguments = params.remove("arguments");
         let params = &params;
         let progress_token = match &era {
@@ -331,7 +332,7 @@ impl Carrier {
         &self,
         server: &Server,
         inbound: &Inbound,
-        (input_responses, state): (JsonObject, Option<Vec<u8>>),
+        (input_responses, state): (Answers, Option<Vec<u8>>),
         (meta, owner): (RequestMeta, Option<String>),
         version: ProtocolVersion,
         log: LogFilter,
@@ -375,21 +376,25 @@ fn binding<'a>(carrier: &'a Carrier, principal: Option<&'a str>) -> Binding<'a> 
     Binding { method: carrier.method, target: &carrier.target, arguments: &carrier.arguments, principal }
 }
 
-/// `inputResponses` (absent or `null`: none; otherwise an object of objects) and
+/// `inputResponses` (absent or `null`: none; otherwise an object of objects; `given` when
+/// the transport kept them as text, which it does only for an object of objects) and
 /// `requestState` (absent or `null`: none; otherwise it must be a string, checked when it is
 /// unsealed so that every malformed state gets the same answer).
-fn input_fields(params: &mut JsonObject) -> Result<(JsonObject, Option<Value>), Failure> {
-    let input_responses = match params.remove("inputResponses") {
-        None | Some(Value::Null) => JsonObject::new(),
-        Some(Value::Object(map)) => {
+fn input_fields(params: &mut JsonObject, given: Option<Answers>) -> Result<(Answers, Option<Value>), Failure> {
+    let input_responses = match (given, params.remove("inputResponses")) {
+        (Some(answers), _) => answers,
+        (None, None | Some(Value::Null)) => Answers::default(),
+        (None, Some(Value::Object(map))) => {
             if let Some((key, _)) = map.iter().find(|(_, v)| !v.is_object()) {
                 return Err(Failure::rejected(ErrorObject::invalid_params(format!(
                     "inputResponses[\"{key}\"] must be an object (an elicitation, sampling or roots result)"
                 ))));
             }
-            map
+            Answers::from_map(map)
         }
-        Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("inputResponses must be an object"))),
+        (None, Some(_)) => {
+            return Err(Failure::rejected(ErrorObject::invalid_params("inputResponses must be an object")));
+        }
     };
     let request_state = match params.remove("requestState") {
         None | Some(Value::Null) => None,

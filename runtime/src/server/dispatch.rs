@@ -14,7 +14,7 @@ use crate::protocol::ResponseBody;
 use crate::protocol::{
     CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
     InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_SERVER_INFO, ProtocolVersion, Request,
-    RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION,
+    RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION, Taken,
     TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
 };
 use crate::request::Session;
@@ -179,8 +179,8 @@ impl Server {
     /// [`handle`](Self::handle), without telemetry.
     pub(crate) async fn handle_untraced(&self, mut request: Request, mut inbound: Inbound) -> Reply {
         let id = request.id.clone();
-        let meta = inbound.meta.take();
-        match self.route(&mut request, &inbound, meta).await {
+        let taken = (inbound.meta.take(), inbound.answers.take());
+        match self.route(&mut request, &inbound, taken).await {
             Ok(Routed::Value(v)) => Reply {
                 response: Some(ReplyMessage::Response(Response::result(id, v))),
                 http_status: 200,
@@ -203,20 +203,16 @@ impl Server {
         }
     }
 
-    /// `meta`: the request's `_meta`, when the transport read it typed (it claims 2026-07-28).
-    async fn route(
-        &self,
-        request: &mut Request,
-        inbound: &Inbound,
-        meta: Option<Box<RequestMeta>>,
-    ) -> Result<Routed, Failure> {
+    /// `taken`: the request's `_meta`, when the transport read it typed (it claims
+    /// 2026-07-28), and its answers, when the transport kept them as text.
+    async fn route(&self, request: &mut Request, inbound: &Inbound, (meta, answers): Taken) -> Result<Routed, Failure> {
         let params = request.params.as_ref();
         let claims_modern = RequestMeta::claims_version(params, meta.as_deref());
         let legacy = !claims_modern && !inbound.modern_hint;
         match (&inbound.session, request.method.as_str()) {
             (_, "initialize") if legacy => self.initialize(params, inbound),
             (Some(session), _) if legacy => self.route_legacy(request, session, inbound).await,
-            _ => self.route_modern(request, inbound, meta).await,
+            _ => self.route_modern(request, inbound, (meta, answers)).await,
         }
     }
 
@@ -224,7 +220,7 @@ impl Server {
         &self,
         request: &mut Request,
         inbound: &Inbound,
-        meta: Option<Box<RequestMeta>>,
+        (meta, answers): Taken,
     ) -> Result<Routed, Failure> {
         let method = request.method.as_str();
         if !MODERN_METHODS.contains(&method) {
@@ -257,7 +253,7 @@ impl Server {
             }
             carrier => {
                 let params = request.params.take();
-                return self.carrier(carrier, params, Era::Modern(meta), inbound).await;
+                return self.carrier(carrier, params, Era::Modern(meta), inbound, answers).await;
             }
         };
         Ok(Routed::Value(value))
@@ -318,7 +314,7 @@ impl Server {
             "tools/call" | "prompts/get" | "resources/read" => {
                 self.check_offered(method)?;
                 let params = request.params.take();
-                return self.carrier(method, params, Era::Legacy(session), inbound).await;
+                return self.carrier(method, params, Era::Legacy(session), inbound, None).await;
             }
             _ => return Err(Failure::rejected(ErrorObject::method_not_found(method))),
         };

@@ -10,7 +10,7 @@ use super::carrier::{Carrier, CompleteResult, check_capabilities};
 use super::dispatch::Failure;
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
-use crate::protocol::{ErrorObject, JsonObject, RequestMeta};
+use crate::protocol::{Answers, ErrorObject, JsonObject, RequestMeta};
 use crate::request::LogFilter;
 use crate::request::Session;
 
@@ -89,7 +89,7 @@ impl Server {
                 answers = try_join_all(pending) => answers?,
                 () = inbound.cancel.cancelled() => return Ok(None),
             };
-            input_responses = answers.into_iter().collect::<JsonObject>();
+            input_responses = Answers::from_map(answers.into_iter().collect::<JsonObject>());
             state = next_state;
         }
         Err(ErrorObject::internal(format!(

@@ -44,6 +44,9 @@ pub struct Inbound {
     /// The request's `_meta`, when the transport read it typed from the body (then it is
     /// not in the request's `params`; see `Message::read`).
     pub(crate) meta: Option<Box<crate::protocol::RequestMeta>>,
+    /// The request's `inputResponses` as they arrived, when the transport kept them as text
+    /// (then they are not in the request's `params`; see `Message::read`).
+    pub(crate) answers: Option<crate::protocol::Answers>,
 }
 
 impl fmt::Debug for Inbound {
@@ -71,6 +74,7 @@ impl Inbound {
             cancel: CancellationToken::new(),
             transport: Transport::Memory,
             meta: None,
+            answers: None,
         }
     }
 }

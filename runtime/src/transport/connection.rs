@@ -104,9 +104,9 @@ impl Connection {
     }
 
     async fn on_line(self: &Arc<Self>, line: &[u8]) {
-        let (message, meta) = match Message::read(line) {
-            Ok(read) => (Ok(read.message), read.meta),
-            Err(e) => (Err(e), None),
+        let (message, meta, answers) = match Message::read(line) {
+            Ok(read) => (Ok(read.message), read.meta, read.answers),
+            Err(e) => (Err(e), None, None),
         };
         match message {
             Err(e) => {
@@ -127,6 +127,7 @@ impl Connection {
                 inbound.cancel = cancel.clone();
                 inbound.transport = self.transport;
                 inbound.meta = meta;
+                inbound.answers = answers;
                 if request.method == "initialize" {
                     // Inline, so that the session is pinned before the next line is read.
                     let reply = self.server.handle(request, inbound).await;

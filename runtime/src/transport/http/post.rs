@@ -19,7 +19,7 @@ use super::stream::{NoSession, legacy_target};
 use crate::auth::AuthPrincipal;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, Message, Notification, ProtocolVersion, Request, RequestId,
-    RequestMeta, Response as RpcResponse,
+    RequestMeta, Response as RpcResponse, Taken,
 };
 use crate::server::{Inbound, NullPeer, Peer, Principal, Session};
 
@@ -116,7 +116,7 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
     match read.message {
         Message::Response(response) => client_response(&state, &parts, response),
         Message::Notification(notification) => notification_post(&state, &parts, &notification),
-        Message::Request(request) => request_post(state, parts, request, read.meta).await,
+        Message::Request(request) => request_post(state, parts, request, (read.meta, read.answers)).await,
     }
 }
 
@@ -179,16 +179,17 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
         .is_some_and(ProtocolVersion::is_modern)
 }
 
-/// `meta`: the request's `_meta` when [`Message::read`] read it typed (then it claims
-/// 2026-07-28, and is not in `params`).
-async fn request_post(state: Arc<State>, parts: Parts, request: Request, meta: Option<Box<RequestMeta>>) -> Response {
+/// `taken`: the request's `_meta` when [`Message::read`] read it typed (then it claims
+/// 2026-07-28, and is not in `params`), and its answers when it kept them as text.
+async fn request_post(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
+    let meta = &taken.0;
     #[cfg(feature = "auth")]
     if let Some(refusal) = tool_scopes(&state, &parts, &request) {
         return refusal;
     }
     let claims_modern = RequestMeta::claims_version(request.params.as_ref(), meta.as_deref());
     if claims_modern || is_modern_header(&parts.headers) {
-        modern(state, parts, request, meta).await
+        modern(state, parts, request, taken).await
     } else {
         // Boxed: the legacy path's future (sessions, `initialize`) is larger than the
         // 2026-07-28 one, and would otherwise size the future every request allocates
@@ -257,7 +258,7 @@ fn null_peer() -> Arc<dyn Peer> {
 }
 
 /// The 2026-07-28 stateless path: headers must agree with the body; no session.
-async fn modern(state: Arc<State>, parts: Parts, request: Request, meta: Option<Box<RequestMeta>>) -> Response {
+async fn modern(state: Arc<State>, parts: Parts, request: Request, (meta, answers): Taken) -> Response {
     if let Err(e) = headers::check_modern(&parts.headers, &request, meta.as_deref(), |name| state.server.tool_def(name))
     {
         return bad_request(Some(request.id), e);
@@ -267,6 +268,7 @@ async fn modern(state: Arc<State>, parts: Parts, request: Request, meta: Option<
     }
     let mut inbound = inbound(&state, parts, true, &request.method);
     inbound.meta = meta;
+    inbound.answers = answers;
     match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(response) => response,
