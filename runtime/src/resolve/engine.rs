@@ -501,6 +501,48 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn an_answer_kept_as_text_reads_as_its_value_does() {
+        let schema = json!({"type": "object", "properties": {"region": {"type": "string", "enum": ["eu", "us"]}},
+            "required": ["region"]});
+        let Value::Object(schema) = schema else { unreachable!() };
+        let questions = [
+            Question::property("Where?", schema.clone(), "region"),
+            Question::form("Where?", schema),
+            Question::sample("Say", 10),
+            Question { request: InputRequest::ListRoots(ListRootsParams::default()), extract: Extract::Roots },
+        ];
+        let answers = [
+            r#"{"action": "accept", "content": {"region": "eu"}}"#,
+            r#"{"action": "accept", "content": {"region": "mars"}}"#,
+            r#"{"action": "accept", "content": {"region": "us", "extra": [1, {"b": null}]}, "_meta": {"x": 1}}"#,
+            r#"{"action": "accept", "content": {}}"#,
+            r#"{"action": "accept", "content": null}"#,
+            r#"{"action": "accept"}"#,
+            r#"{"action": "decline"}"#,
+            r#"{"action": "cancel", "content": {"region": "eu"}}"#,
+            r#"{"action": "accept", "content": "text"}"#,
+            r#"{"action": "ACCEPT"}"#,
+            r#"{"content": {}}"#,
+            r#"{"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}"#,
+            r#"{"role": "assistant", "content": {"type": "image", "data": "", "mimeType": "image/png"}, "model": "m"}"#,
+            r#"{"roots": [{"uri": "file:///a", "name": "a"}]}"#,
+            r#"{"roots": "none"}"#,
+            r#"{}"#,
+        ];
+        for question in &questions {
+            for text in answers {
+                let value: Value = serde_json::from_str(text).expect("json");
+                assert_eq!(
+                    read_answer(question, AnswerRef::Text(text)),
+                    read_answer(question, AnswerRef::Value(&value)),
+                    "{text} to {:?}",
+                    question.request
+                );
+            }
+        }
+    }
+
+    #[test]
     fn an_answer_is_read_as_an_elicit_result_would_read_it() {
         let answers = [
             json!({"action": "accept", "content": {"region": "eu"}}),
