@@ -12,8 +12,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -69,21 +68,12 @@ impl Answers {
     /// or taken the way the map path does).
     pub(crate) fn from_text(raw: &RawValue) -> Option<Self> {
         let text = raw.get();
-        let Members(mut members) = serde_json::from_str(text).ok()?;
-        if members.iter().any(|(_, answer)| !answer.get().starts_with('{')) {
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let mut entries = Entries { base: text.as_ptr() as usize }.deserialize(&mut reader).ok()?;
+        entries.sort_unstable_by(|a, b| text[a.0.clone()].cmp(&text[b.0.clone()]));
+        if entries.windows(2).any(|pair| text[pair[0].0.clone()] == text[pair[1].0.clone()]) {
             return None;
         }
-        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        if members.windows(2).any(|pair| pair[0].0 == pair[1].0) {
-            return None;
-        }
-        // Every key and answer is a slice of `text`: keep where each lies.
-        let base = text.as_ptr() as usize;
-        let range = |s: &str| {
-            let start = s.as_ptr() as usize - base;
-            start..start + s.len()
-        };
-        let entries = members.iter().map(|(key, answer)| (range(key), range(answer.get()))).collect();
         Some(Self(Held::Text { text: text.into(), entries, map: OnceLock::new() }))
     }
 
@@ -129,26 +119,42 @@ impl fmt::Debug for Answers {
     }
 }
 
-/// The members of an object, keys borrowed (a key with an escape fails the read).
-struct Members<'a>(Vec<(&'a str, &'a RawValue)>);
+/// Where each member of an object of objects lies in its text (which starts at `base`): the
+/// key (borrowed: a key with an escape fails the read) and the answer (an object, or the read
+/// fails).
+struct Entries {
+    base: usize,
+}
 
-impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visitor<'a> {
-            type Value = Members<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
+impl<'de> DeserializeSeed<'de> for Entries {
+    type Value = Vec<(Range<usize>, Range<usize>)>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Entries {
+    type Value = Vec<(Range<usize>, Range<usize>)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of objects")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let range = |s: &str| {
+            let start = s.as_ptr() as usize - self.base;
+            start..start + s.len()
+        };
+        let mut entries = Vec::with_capacity(1);
+        while let Some(key) = map.next_key::<&'de str>()? {
+            let answer = map.next_value::<&'de RawValue>()?.get();
+            if !answer.starts_with('{') {
+                return Err(serde::de::Error::custom("an answer that is not an object"));
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Members<'a>, A::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(1));
-                while let Some(key) = map.next_key::<&'a str>()? {
-                    members.push((key, map.next_value::<&'a RawValue>()?));
-                }
-                Ok(Members(members))
-            }
+            entries.push((range(key), range(answer)));
         }
-        d.deserialize_map(Visitor(std::marker::PhantomData))
+        Ok(entries)
     }
 }
 
