@@ -264,7 +264,9 @@ async fn modern(state: Arc<State>, parts: Parts, request: Request, (meta, answer
         return bad_request(Some(request.id), e);
     }
     if request.method == "subscriptions/listen" {
-        return listen(state, parts, request).await;
+        // Boxed: inline, the long-lived stream's future more than doubled the future of every
+        // request to the endpoint (8.8 KB against 3.9 KB, allocated and copied per request).
+        return Box::pin(listen(state, parts, request)).await;
     }
     let mut inbound = inbound(&state, parts, true, &request.method);
     inbound.meta = meta;
