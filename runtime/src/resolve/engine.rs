@@ -239,14 +239,23 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
         return Err(Error::internal("the resolver graph could not make progress"));
     }
     crate::observe::round(previous.rounds);
+    // The accepted values `settle` moved to the body's values go back into the state.
+    for (name, record) in &mut next.records {
+        if let (true, Some(Resolved::Accepted(value))) = (record.value.is_null(), values.0.get(name)) {
+            record.value = value.clone();
+        }
+    }
     Ok(Leg::Ask(round.state(&next)))
 }
 
 /// Take a recorded outcome: the value becomes known and travels on in the state; a refusal of
 /// a bare-typed parameter ends the call.
-fn settle<'a>(node: &Node, record: Record<'a>, values: &mut Values, next: &mut FlowState<'a>) -> Option<Leg> {
+///
+/// An accepted value moves to the body's values: a leg that completes writes no state, and a
+/// leg that asks copies it back into the record before it writes one.
+fn settle<'a>(node: &Node, mut record: Record<'a>, values: &mut Values, next: &mut FlowState<'a>) -> Option<Leg> {
     let outcome = match record.outcome {
-        'a' => Resolved::Accepted(record.value.clone()),
+        'a' => Resolved::Accepted(std::mem::take(&mut record.value)),
         'd' => Resolved::Declined,
         _ => Resolved::Cancelled,
     };
