@@ -211,6 +211,6 @@ impl crate::resolve::Question {
     /// ```
     pub fn elicit<T: Elicit + FormSchema>(message: impl Into<String>, property: &str) -> Self {
         let schema = elicit_schema::<T>(property);
-        if T::SINGLE { Self::property(message, schema, property) } else { Self::form(message, schema) }
+        if T::SINGLE { Self::property(message, schema, property.to_owned()) } else { Self::form(message, schema) }
     }
 }

@@ -461,9 +461,11 @@ fn read_answer(question: &Question, answer: AnswerRef<'_>) -> Result<Resolved, S
                     let content = content.ok_or("the form was accepted without content")?;
                     form::validate(&form_params.requested_schema, &content)?;
                     match (extract, content) {
-                        (Extract::Property(p), Cow::Owned(mut content)) => content.remove(p).unwrap_or(Value::Null),
+                        (Extract::Property(p), Cow::Owned(mut content)) => {
+                            content.remove(p.as_ref()).unwrap_or(Value::Null)
+                        }
                         (Extract::Property(p), Cow::Borrowed(content)) => {
-                            content.get(p).cloned().unwrap_or(Value::Null)
+                            content.get(p.as_ref()).cloned().unwrap_or(Value::Null)
                         }
                         (_, content) => Value::Object(content.into_owned()),
                     }

@@ -2,6 +2,7 @@
 //! parameter's value. A `with` fn builds them at run time, e.g. a choice whose options come
 //! from the application's state.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -28,8 +29,8 @@ pub struct Question {
 pub enum Extract {
     /// The whole accepted form.
     Form,
-    /// One property of the accepted form.
-    Property(String),
+    /// One property of the accepted form (a declared question's name is not copied per leg).
+    Property(Cow<'static, str>),
     /// URL-mode consent: the value is `null` (see [`Consent`](super::Consent)).
     Consent,
     /// The text of the model's reply.
@@ -50,7 +51,7 @@ impl Question {
     pub fn property(
         message: impl Into<String>,
         schema: impl Into<Arc<JsonObject>>,
-        property: impl Into<String>,
+        property: impl Into<Cow<'static, str>>,
     ) -> Self {
         Self {
             request: InputRequest::Elicit(ElicitParams::form(message, schema)),
@@ -74,7 +75,7 @@ impl Question {
         options: impl IntoIterator<Item = (V, T)>,
     ) -> Self {
         let schema = json!({"type": "string", "oneOf": titled(options)});
-        Self::property(message, one_property(property, schema), property)
+        Self::property(message, one_property(property, schema), property.to_owned())
     }
 
     /// [`choice`](Self::choice), refused where it is built when `options` is empty: nobody
@@ -113,7 +114,7 @@ impl Question {
         options: impl IntoIterator<Item = (V, T)>,
     ) -> Self {
         let schema = json!({"type": "array", "items": {"anyOf": titled(options)}});
-        Self::property(message, one_property(property, schema), property)
+        Self::property(message, one_property(property, schema), property.to_owned())
     }
 
     /// The first form property that asks to choose among no options at all (a
@@ -135,7 +136,7 @@ impl Question {
 
     /// A yes/no question; the answer is a `bool`.
     pub fn confirm(message: impl Into<String>, property: &str) -> Self {
-        Self::property(message, one_property(property, json!({"type": "boolean"})), property)
+        Self::property(message, one_property(property, json!({"type": "boolean"})), property.to_owned())
     }
 
     /// Fill form property `property` with `value` as its default (e.g. taken from state).

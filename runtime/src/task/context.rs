@@ -303,7 +303,7 @@ impl TaskContext {
     /// form), declined or cancelled. An answer that does not fit is asked again, saying why.
     pub async fn ask(&self, question: Question) -> Result<Answer<Value>, Error> {
         let base = match &question.extract {
-            Extract::Property(p) => p.clone(),
+            Extract::Property(p) => p.clone().into_owned(),
             _ => "input".to_owned(),
         };
         if let Some(property) = question.without_choices() {
