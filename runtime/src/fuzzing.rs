@@ -105,7 +105,8 @@ pub fn check_typed_meta(bytes: &[u8]) -> Result<(), String> {
         (a, b) => return Err(format!("one read it, the other did not: {:?} and {:?}", a.is_ok(), b.is_ok())),
     };
     let (mut message, read) = read;
-    let Some(typed) = read.meta else {
+    let taken = read.taken;
+    let Some(typed) = taken.meta else {
         return if message == read.message { Ok(()) } else { Err("the messages differ".to_owned()) };
     };
     let Message::Request(request) = &mut message else {
@@ -119,19 +120,25 @@ pub fn check_typed_meta(bytes: &[u8]) -> Result<(), String> {
     if let Some(Value::Object(params)) = &mut request.params {
         params.remove("_meta");
     }
-    // Answers kept as text read as the map the `Value` path holds.
+    // Answers kept as text read as the map the `Value` path holds, and the state taken is the
+    // one it holds.
     let mut typed_message = read.message;
-    if let (Some(answers), Message::Request(typed_request)) = (read.answers, &mut typed_message) {
+    if let Message::Request(typed_request) = &mut typed_message {
         let Some(Value::Object(params)) = &mut typed_request.params else {
-            return Err("answers kept as text from params that are not an object".to_owned());
+            return Err("a typed _meta from params that are not an object".to_owned());
         };
-        if params.insert("inputResponses".to_owned(), Value::Object(answers.map().clone())).is_some() {
-            return Err("answers kept as text are in params too".to_owned());
+        let answers = taken.answers.map(|a| Value::Object(a.map().clone()));
+        for (key, value) in [("inputResponses", answers), ("requestState", taken.state)] {
+            if let Some(value) = value
+                && params.insert(key.to_owned(), value).is_some()
+            {
+                return Err(format!("{key} taken out of params is in them too"));
+            }
         }
     }
     if message == typed_message {
         Ok(())
     } else {
-        Err("the messages differ beside _meta and inputResponses".to_owned())
+        Err("the messages differ beside _meta, inputResponses and requestState".to_owned())
     }
 }

@@ -8,6 +8,9 @@
 //! map. Either way the map is there for whoever asks for it
 //! ([`RequestContext::input_responses`](crate::request::RequestContext::input_responses)).
 
+// Only a server reads a request's answers (a client builds a message's `params` itself).
+#![cfg_attr(not(feature = "server"), allow(dead_code))]
+
 use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;

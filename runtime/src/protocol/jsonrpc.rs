@@ -272,26 +272,31 @@ impl Message {
             return Err(MessageError::Batch);
         }
         let message = Self::from_value(value).map_err(|(id, error)| MessageError::Invalid(id, error))?;
-        Ok(Read { message, meta: None, answers: None })
+        Ok(Read { message, taken: Taken::default() })
     }
 }
 
 /// A message as [`Message::read`] read it.
 pub(crate) struct Read {
     pub message: Message,
-    /// The typed `_meta` of a carrier request, taken out of its `params` (only a server reads
-    /// it).
+    /// What was taken out of a carrier request's `params` (only a server reads it).
     #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub meta: Option<Box<RequestMeta>>,
-    /// Its `inputResponses` as they arrived, taken out of its `params` with a typed `_meta`
-    /// when [`Answers::from_text`] takes them.
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
-    pub answers: Option<Answers>,
+    pub taken: Taken,
 }
 
-/// What [`Message::read`] took out of a request's `params`, typed: its `_meta` and its answers.
-#[cfg(feature = "server")]
-pub(crate) type Taken = (Option<Box<RequestMeta>>, Option<Answers>);
+/// What [`Message::read`] takes out of a 2026-07-28 carrier request's `params`: its `_meta`
+/// read into its type and, with it, the previous round's answers and state. What is taken is
+/// not in `params`; anything else stays there.
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+pub(crate) struct Taken {
+    /// `_meta`, when [`RequestMeta::from_wire`] takes it (then the request claims 2026-07-28).
+    pub meta: Option<Box<RequestMeta>>,
+    /// `inputResponses` as they arrived, when [`Answers::from_text`] takes them.
+    pub answers: Option<Answers>,
+    /// `requestState` as it is (a string, or anything else for the unsealing to refuse).
+    pub state: Option<Value>,
+}
 
 /// The methods that may answer `input_required`, whose `_meta` [`Message::read`] types.
 const CARRIERS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -320,13 +325,14 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: 
     T::deserialize(d).map(Some)
 }
 
-/// `params` as it arrives: an object whose members are `Value`s, but for `_meta` and
-/// `inputResponses`, kept as their text until the method is known. Anything but an object
-/// fails the envelope.
+/// `params` as it arrives: an object whose members are `Value`s, but for `_meta`,
+/// `inputResponses` and `requestState`, kept as their text until the method is known.
+/// Anything but an object fails the envelope.
 struct Params<'a> {
     rest: JsonObject,
     meta: Option<&'a RawValue>,
     input_responses: Option<&'a RawValue>,
+    request_state: Option<&'a RawValue>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
@@ -338,7 +344,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
                 f.write_str("an object")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Params<'a>, A::Error> {
-                let mut params = Params { rest: JsonObject::new(), meta: None, input_responses: None };
+                let mut params =
+                    Params { rest: JsonObject::new(), meta: None, input_responses: None, request_state: None };
                 while let Some(Text(key)) = map.next_key()? {
                     // A repeated member kept as text goes the slow way, where the last one counts.
                     if key == "_meta" {
@@ -348,6 +355,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
                     } else if key == "inputResponses" {
                         if params.input_responses.replace(map.next_value()?).is_some() {
                             return Err(serde::de::Error::duplicate_field("inputResponses"));
+                        }
+                    } else if key == "requestState" {
+                        if params.request_state.replace(map.next_value()?).is_some() {
+                            return Err(serde::de::Error::duplicate_field("requestState"));
                         }
                     } else {
                         params.rest.insert(key.into_owned(), map.next_value()?);
@@ -368,6 +379,9 @@ impl Params<'_> {
             self.rest.insert("_meta".to_owned(), serde_json::from_str(meta.get()).ok()?);
         }
         self.answers_into_value()?;
+        if let Some(state) = self.request_state.take() {
+            self.rest.insert("requestState".to_owned(), serde_json::from_str(state.get()).ok()?);
+        }
         Some(Value::Object(self.rest))
     }
 
@@ -386,18 +400,23 @@ impl Envelope<'_> {
         if self.jsonrpc != Some("2.0") {
             return None;
         }
-        let (mut meta, mut answers) = (None, None);
+        let mut taken = Taken::default();
         let params = match self.params {
             None => None,
             Some(mut params) => {
                 let carrier =
                     typed_meta && self.id.is_some() && self.method.as_deref().is_some_and(|m| CARRIERS.contains(&m));
-                meta = params.meta.filter(|_| carrier).and_then(|raw| RequestMeta::from_wire(raw.get())).map(Box::new);
-                if meta.is_some() {
-                    // A 2026-07-28 carrier request: its answers stay text too, when they can.
-                    answers = params.input_responses.and_then(Answers::from_text);
-                    if answers.is_none() {
+                taken.meta =
+                    params.meta.filter(|_| carrier).and_then(|raw| RequestMeta::from_wire(raw.get())).map(Box::new);
+                if taken.meta.is_some() {
+                    // A 2026-07-28 carrier request: its answers stay text too, when they can,
+                    // and its state is taken as it is.
+                    taken.answers = params.input_responses.and_then(Answers::from_text);
+                    if taken.answers.is_none() {
                         params.answers_into_value()?;
+                    }
+                    if let Some(state) = params.request_state {
+                        taken.state = Some(serde_json::from_str(state.get()).ok()?);
                     }
                     Some(Value::Object(params.rest))
                 } else {
@@ -417,7 +436,7 @@ impl Envelope<'_> {
                 Message::Response(Response { jsonrpc: JsonRpcVersion, id, body })
             }
         };
-        Some(Read { message, meta, answers })
+        Some(Read { message, taken })
     }
 }
 
@@ -639,16 +658,16 @@ mod tests {
         };
         for method in CARRIERS {
             let read = Message::read(body(method, r#""id":1,"#).as_bytes()).expect("a request");
-            assert!(read.meta.is_some() && !has_meta(&read.message), "{method}");
+            assert!(read.taken.meta.is_some() && !has_meta(&read.message), "{method}");
             let whole = Message::from_slice(body(method, r#""id":1,"#).as_bytes()).expect("a request");
             assert!(has_meta(&whole), "from_slice keeps _meta in params");
-            assert!(Message::read(body(method, "").as_bytes()).expect("a notification").meta.is_none());
+            assert!(Message::read(body(method, "").as_bytes()).expect("a notification").taken.meta.is_none());
         }
         let read = Message::read(body("tools/list", r#""id":1,"#).as_bytes()).expect("a request");
-        assert!(read.meta.is_none() && has_meta(&read.message));
+        assert!(read.taken.meta.is_none() && has_meta(&read.message));
         let legacy =
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#;
         let read = Message::read(legacy.as_bytes()).expect("a request");
-        assert!(read.meta.is_none() && has_meta(&read.message));
+        assert!(read.taken.meta.is_none() && has_meta(&read.message));
     }
 }

@@ -23,6 +23,8 @@ mod tasks;
 mod tools;
 mod version;
 
+// Only a server reads a request's answers.
+#[cfg_attr(not(feature = "server"), allow(unused_imports))]
 pub(crate) use answers::{AnswerRef, Answers};
 pub use apps::*;
 pub use capabilities::*;

@@ -14,7 +14,8 @@ use super::peer::Inbound;
 use crate::protocol::{
     Answers, CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult,
     InputRequest, InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion,
-    ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, TaskResultType, TaskSupport, capability_value, codes,
+    ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, Taken, TaskResultType, TaskSupport, capability_value,
+    codes,
 };
 use crate::request::{LogFilter, RequestContext};
 use crate::seal::{Binding, PrincipalInput};
@@ -76,14 +77,14 @@ impl Server {
         params: Option<Value>,
         era: Era<'_>,
         inbound: &Inbound,
-        answers: Option<Answers>,
+        taken: Taken,
     ) -> Result<Routed, Failure> {
         let mut params = match params {
             None => JsonObject::new(),
             Some(Value::Object(p)) => p,
             Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("params must be an object"))),
         };
-        let (input_responses, request_state) = input_fields(&mut params, answers)?;
+        let (input_responses, request_state) = input_fields(&mut params, taken)?;
         let arguments = params.remove("arguments");
         let params = &params;
         let progress_token = match &era {
@@ -376,12 +377,13 @@ fn binding<'a>(carrier: &'a Carrier, principal: Option<&'a str>) -> Binding<'a> 
     Binding { method: carrier.method, target: &carrier.target, arguments: &carrier.arguments, principal }
 }
 
-/// `inputResponses` (absent or `null`: none; otherwise an object of objects; `given` when
-/// the transport kept them as text, which it does only for an object of objects) and
+/// `inputResponses` (absent or `null`: none; otherwise an object of objects) and
 /// `requestState` (absent or `null`: none; otherwise it must be a string, checked when it is
-/// unsealed so that every malformed state gets the same answer).
-fn input_fields(params: &mut JsonObject, given: Option<Answers>) -> Result<(Answers, Option<Value>), Failure> {
-    let input_responses = match (given, params.remove("inputResponses")) {
+/// unsealed so that every malformed state gets the same answer), from `params` or as the
+/// transport took them (answers only when they are an object of objects; its `_meta` is in
+/// the era by now).
+fn input_fields(params: &mut JsonObject, taken: Taken) -> Result<(Answers, Option<Value>), Failure> {
+    let input_responses = match (taken.answers, params.remove("inputResponses")) {
         (Some(answers), _) => answers,
         (None, None | Some(Value::Null)) => Answers::default(),
         (None, Some(Value::Object(map))) => {
@@ -396,7 +398,7 @@ fn input_fields(params: &mut JsonObject, given: Option<Answers>) -> Result<(Answ
             return Err(Failure::rejected(ErrorObject::invalid_params("inputResponses must be an object")));
         }
     };
-    let request_state = match params.remove("requestState") {
+    let request_state = match taken.state.or_else(|| params.remove("requestState")) {
         None | Some(Value::Null) => None,
         Some(v) => Some(v),
     };

@@ -179,7 +179,7 @@ impl Server {
     /// [`handle`](Self::handle), without telemetry.
     pub(crate) async fn handle_untraced(&self, mut request: Request, mut inbound: Inbound) -> Reply {
         let id = request.id.clone();
-        let taken = (inbound.meta.take(), inbound.answers.take());
+        let taken = std::mem::take(&mut inbound.taken);
         match self.route(&mut request, &inbound, taken).await {
             Ok(Routed::Value(v)) => Reply {
                 response: Some(ReplyMessage::Response(Response::result(id, v))),
@@ -203,16 +203,16 @@ impl Server {
         }
     }
 
-    /// `taken`: the request's `_meta`, when the transport read it typed (it claims
-    /// 2026-07-28), and its answers, when the transport kept them as text.
-    async fn route(&self, request: &mut Request, inbound: &Inbound, (meta, answers): Taken) -> Result<Routed, Failure> {
+    /// `taken`: what the transport took out of `params`, typed (a `_meta` taken claims
+    /// 2026-07-28).
+    async fn route(&self, request: &mut Request, inbound: &Inbound, taken: Taken) -> Result<Routed, Failure> {
         let params = request.params.as_ref();
-        let claims_modern = RequestMeta::claims_version(params, meta.as_deref());
+        let claims_modern = RequestMeta::claims_version(params, taken.meta.as_deref());
         let legacy = !claims_modern && !inbound.modern_hint;
         match (&inbound.session, request.method.as_str()) {
             (_, "initialize") if legacy => self.initialize(params, inbound),
             (Some(session), _) if legacy => self.route_legacy(request, session, inbound).await,
-            _ => self.route_modern(request, inbound, (meta, answers)).await,
+            _ => self.route_modern(request, inbound, taken).await,
         }
     }
 
@@ -220,7 +220,7 @@ impl Server {
         &self,
         request: &mut Request,
         inbound: &Inbound,
-        (meta, answers): Taken,
+        mut taken: Taken,
     ) -> Result<Routed, Failure> {
         let method = request.method.as_str();
         if !MODERN_METHODS.contains(&method) {
@@ -228,7 +228,7 @@ impl Server {
         }
         self.check_offered(method)?;
         let params = request.params.as_ref();
-        let meta = match meta {
+        let meta = match taken.meta.take() {
             Some(meta) => meta,
             None => Box::new(RequestMeta::parse_modern(params).map_err(Failure::rejected)?),
         };
@@ -253,7 +253,7 @@ impl Server {
             }
             carrier => {
                 let params = request.params.take();
-                return self.carrier(carrier, params, Era::Modern(meta), inbound, answers).await;
+                return self.carrier(carrier, params, Era::Modern(meta), inbound, taken).await;
             }
         };
         Ok(Routed::Value(value))
@@ -314,7 +314,7 @@ impl Server {
             "tools/call" | "prompts/get" | "resources/read" => {
                 self.check_offered(method)?;
                 let params = request.params.take();
-                return self.carrier(method, params, Era::Legacy(session), inbound, None).await;
+                return self.carrier(method, params, Era::Legacy(session), inbound, Taken::default()).await;
             }
             _ => return Err(Failure::rejected(ErrorObject::method_not_found(method))),
         };
@@ -560,7 +560,7 @@ fn arrival(inbound: &Inbound) -> crate::observe::Arrival<'_> {
         http: inbound.http.as_deref(),
         session: inbound.session.as_ref().map(|s| (s.id.as_deref(), s.version.as_str())),
         client_addr: inbound.client_addr,
-        meta: inbound.meta.as_deref(),
+        meta: inbound.taken.meta.as_deref(),
     }
 }
 

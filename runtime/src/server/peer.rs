@@ -41,12 +41,9 @@ pub struct Inbound {
     pub cancel: CancellationToken,
     /// How the request arrived.
     pub transport: Transport,
-    /// The request's `_meta`, when the transport read it typed from the body (then it is
-    /// not in the request's `params`; see `Message::read`).
-    pub(crate) meta: Option<Box<crate::protocol::RequestMeta>>,
-    /// The request's `inputResponses` as they arrived, when the transport kept them as text
-    /// (then they are not in the request's `params`; see `Message::read`).
-    pub(crate) answers: Option<crate::protocol::Answers>,
+    /// What the transport took out of the request's `params`, typed (its `_meta`, answers
+    /// and state; then they are not in `params`; see `Message::read`).
+    pub(crate) taken: crate::protocol::Taken,
 }
 
 impl fmt::Debug for Inbound {
@@ -73,8 +70,7 @@ impl Inbound {
             client_addr: None,
             cancel: CancellationToken::new(),
             transport: Transport::Memory,
-            meta: None,
-            answers: None,
+            taken: crate::protocol::Taken::default(),
         }
     }
 }

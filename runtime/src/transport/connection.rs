@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::pending::Pending;
-use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response};
+use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response, Taken};
 use crate::server::{Inbound, ListChange, Peer, Server, Session, Transport};
 
 /// The longest line (one JSON-RPC message) a connection accepts.
@@ -104,9 +104,9 @@ impl Connection {
     }
 
     async fn on_line(self: &Arc<Self>, line: &[u8]) {
-        let (message, meta, answers) = match Message::read(line) {
-            Ok(read) => (Ok(read.message), read.meta, read.answers),
-            Err(e) => (Err(e), None, None),
+        let (message, taken) = match Message::read(line) {
+            Ok(read) => (Ok(read.message), read.taken),
+            Err(e) => (Err(e), Taken::default()),
         };
         match message {
             Err(e) => {
@@ -126,8 +126,7 @@ impl Connection {
                 inbound.session = self.session();
                 inbound.cancel = cancel.clone();
                 inbound.transport = self.transport;
-                inbound.meta = meta;
-                inbound.answers = answers;
+                inbound.taken = taken;
                 if request.method == "initialize" {
                     // Inline, so that the session is pinned before the next line is read.
                     let reply = self.server.handle(request, inbound).await;

@@ -116,7 +116,7 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
     match read.message {
         Message::Response(response) => client_response(&state, &parts, response),
         Message::Notification(notification) => notification_post(&state, &parts, &notification),
-        Message::Request(request) => request_post(state, parts, request, (read.meta, read.answers)).await,
+        Message::Request(request) => request_post(state, parts, request, read.taken).await,
     }
 }
 
@@ -182,7 +182,7 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
 /// `taken`: the request's `_meta` when [`Message::read`] read it typed (then it claims
 /// 2026-07-28, and is not in `params`), and its answers when it kept them as text.
 async fn request_post(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
-    let meta = &taken.0;
+    let meta = &taken.meta;
     #[cfg(feature = "auth")]
     if let Some(refusal) = tool_scopes(&state, &parts, &request) {
         return refusal;
@@ -258,8 +258,9 @@ fn null_peer() -> Arc<dyn Peer> {
 }
 
 /// The 2026-07-28 stateless path: headers must agree with the body; no session.
-async fn modern(state: Arc<State>, parts: Parts, request: Request, (meta, answers): Taken) -> Response {
-    if let Err(e) = headers::check_modern(&parts.headers, &request, meta.as_deref(), |name| state.server.tool_def(name))
+async fn modern(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
+    if let Err(e) =
+        headers::check_modern(&parts.headers, &request, taken.meta.as_deref(), |name| state.server.tool_def(name))
     {
         return bad_request(Some(request.id), e);
     }
@@ -269,8 +270,7 @@ async fn modern(state: Arc<State>, parts: Parts, request: Request, (meta, answer
         return Box::pin(listen(state, parts, request)).await;
     }
     let mut inbound = inbound(&state, parts, true, &request.method);
-    inbound.meta = meta;
-    inbound.answers = answers;
+    inbound.taken = taken;
     match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(response) => response,
