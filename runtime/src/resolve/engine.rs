@@ -440,7 +440,9 @@ pub fn interpret(question: &Question, answer: &Value) -> Result<Resolved, String
 }
 
 /// [`interpret`] for an answer where it lies: a `Value`, or the text it arrived as (read
-/// into its type, without a `Value` of it).
+/// into its type, without a `Value` of it). The two read alike but for an answer that repeats
+/// one of its own members (`"action"` twice): read as text it is no result, and is asked
+/// again; a `Value` of it kept the last.
 fn read_answer(question: &Question, answer: AnswerRef<'_>) -> Result<Resolved, String> {
     let value = match (&question.request, &question.extract) {
         (InputRequest::Elicit(params), extract) => {
@@ -540,6 +542,11 @@ mod tests {
             r#"{"roots": "none"}"#,
             r#"{}"#,
         ];
+        // The one difference: an answer that repeats a member of its own is no result as text.
+        let repeated = r#"{"action": "decline", "action": "accept", "content": {"region": "eu"}}"#;
+        let as_value: Value = serde_json::from_str(repeated).expect("json");
+        assert_eq!(read_answer(&questions[0], AnswerRef::Value(&as_value)), Ok(Resolved::Accepted(json!("eu"))));
+        assert!(read_answer(&questions[0], AnswerRef::Text(repeated)).is_err());
         for question in &questions {
             for text in answers {
                 let value: Value = serde_json::from_str(text).expect("json");
