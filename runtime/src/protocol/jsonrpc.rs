@@ -347,21 +347,17 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
                 let mut params =
                     Params { rest: JsonObject::new(), meta: None, input_responses: None, request_state: None };
                 while let Some(Text(key)) = map.next_key()? {
-                    // A repeated member kept as text goes the slow way, where the last one counts.
-                    if key == "_meta" {
-                        if params.meta.replace(map.next_value()?).is_some() {
-                            return Err(serde::de::Error::duplicate_field("_meta"));
+                    match params.kept(&key) {
+                        // A repeated member kept as text goes the slow way, where the last one
+                        // counts.
+                        Some((name, slot)) => {
+                            if slot.replace(map.next_value()?).is_some() {
+                                return Err(serde::de::Error::duplicate_field(name));
+                            }
                         }
-                    } else if key == "inputResponses" {
-                        if params.input_responses.replace(map.next_value()?).is_some() {
-                            return Err(serde::de::Error::duplicate_field("inputResponses"));
+                        None => {
+                            params.rest.insert(key.into_owned(), map.next_value()?);
                         }
-                    } else if key == "requestState" {
-                        if params.request_state.replace(map.next_value()?).is_some() {
-                            return Err(serde::de::Error::duplicate_field("requestState"));
-                        }
-                    } else {
-                        params.rest.insert(key.into_owned(), map.next_value()?);
                     }
                 }
                 Ok(params)
@@ -371,26 +367,35 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
     }
 }
 
-impl Params<'_> {
-    /// The whole `params` object, the members kept as text read as `Value`s (`None` only past
-    /// serde_json's recursion limit, which the slow path reports).
-    fn into_value(mut self) -> Option<Value> {
-        if let Some(meta) = self.meta.take() {
-            self.rest.insert("_meta".to_owned(), serde_json::from_str(meta.get()).ok()?);
+/// The members of `params` kept as their text.
+const KEPT: [&str; 3] = ["_meta", "inputResponses", "requestState"];
+
+impl<'a> Params<'a> {
+    /// The member `key` is kept in, if it is one of [`KEPT`].
+    fn kept(&mut self, key: &str) -> Option<(&'static str, &mut Option<&'a RawValue>)> {
+        match key {
+            "_meta" => Some(("_meta", &mut self.meta)),
+            "inputResponses" => Some(("inputResponses", &mut self.input_responses)),
+            "requestState" => Some(("requestState", &mut self.request_state)),
+            _ => None,
         }
-        self.answers_into_value()?;
-        if let Some(state) = self.request_state.take() {
-            self.rest.insert("requestState".to_owned(), serde_json::from_str(state.get()).ok()?);
-        }
-        Some(Value::Object(self.rest))
     }
 
-    /// `inputResponses`, if kept as text, read into `rest` as a `Value`.
-    fn answers_into_value(&mut self) -> Option<()> {
-        if let Some(answers) = self.input_responses.take() {
-            self.rest.insert("inputResponses".to_owned(), serde_json::from_str(answers.get()).ok()?);
+    /// The member `key`, if kept as text, read into `rest` as a `Value` (`None` only past
+    /// serde_json's recursion limit, which the slow path reports).
+    fn put_back(&mut self, key: &str) -> Option<()> {
+        if let Some(raw) = self.kept(key).and_then(|(_, slot)| slot.take()) {
+            self.rest.insert(key.to_owned(), serde_json::from_str(raw.get()).ok()?);
         }
         Some(())
+    }
+
+    /// The whole `params` object, every member kept as text read as a `Value`.
+    fn into_value(mut self) -> Option<Value> {
+        for key in KEPT {
+            self.put_back(key)?;
+        }
+        Some(Value::Object(self.rest))
     }
 }
 
@@ -413,7 +418,7 @@ impl Envelope<'_> {
                     // and its state is taken as it is.
                     taken.answers = params.input_responses.and_then(Answers::from_text);
                     if taken.answers.is_none() {
-                        params.answers_into_value()?;
+                        params.put_back("inputResponses")?;
                     }
                     if let Some(state) = params.request_state {
                         taken.state = Some(serde_json::from_str(state.get()).ok()?);

@@ -179,15 +179,13 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
         .is_some_and(ProtocolVersion::is_modern)
 }
 
-/// `taken`: the request's `_meta` when [`Message::read`] read it typed (then it claims
-/// 2026-07-28, and is not in `params`), and its answers when it kept them as text.
+/// `taken`: what [`Message::read`] took out of `params` (a `_meta` it took claims 2026-07-28).
 async fn request_post(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
-    let meta = &taken.meta;
     #[cfg(feature = "auth")]
     if let Some(refusal) = tool_scopes(&state, &parts, &request) {
         return refusal;
     }
-    let claims_modern = RequestMeta::claims_version(request.params.as_ref(), meta.as_deref());
+    let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
     if claims_modern || is_modern_header(&parts.headers) {
         modern(state, parts, request, taken).await
     } else {
