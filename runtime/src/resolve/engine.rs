@@ -339,22 +339,12 @@ fn elicitation_pin(static_pin: &str, schema: &[u8; 32], message: &str) -> Pin {
 /// The pin of a rendered question (the declaration's digest and the question as sent), or of
 /// a `with` fn's inputs.
 fn pin(static_pin: &str, request: &impl Serialize) -> Pin {
-    /// Feeds the serialized question straight into the digest: no intermediate buffer.
-    struct Digest<'a>(&'a mut Sha256);
-    impl std::io::Write for Digest<'_> {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.update(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let mut h = Sha256::new();
     h.update(static_pin.as_bytes());
     h.update([0]);
-    // Serializing a question into a writer that never fails cannot fail.
-    let _ = serde_json::to_writer(Digest(&mut h), request);
+    // The question serialized straight into the digest (a `Sha256` is an `io::Write` that
+    // never fails), with no buffer in between.
+    let _ = serde_json::to_writer(&mut h, request);
     hex_pin(&h.finalize())
 }
 

@@ -7,12 +7,13 @@ use sha2::{Digest, Sha256};
 
 use crate::protocol::JsonObject;
 
-/// SHA-256 of the canonical form of `arguments`.
+/// SHA-256 of the canonical form of `arguments`, written straight into the digest (the
+/// arguments are digested on every leg that seals or opens a state; a copy of their text was
+/// an allocation each time).
 pub(crate) fn arguments_digest(arguments: &JsonObject) -> [u8; 32] {
-    let mut out = Feed { hasher: Sha256::new(), buf: [0; FEED], len: 0 };
+    let mut out = Sha256::new();
     write_object(arguments, &mut out);
-    out.flush();
-    out.hasher.finalize().into()
+    out.finalize().into()
 }
 
 /// Where canonical text goes: a buffer, or straight into a digest.
@@ -34,47 +35,9 @@ impl Out for Vec<u8> {
     }
 }
 
-const FEED: usize = 256;
-
-/// Canonical text fed to the digest through a buffer on the stack, a block at a time (the
-/// arguments are digested on every leg that seals or opens a state; a heap buffer for them
-/// was an allocation each time).
-struct Feed {
-    hasher: Sha256,
-    buf: [u8; FEED],
-    len: usize,
-}
-
-impl Feed {
-    fn flush(&mut self) {
-        self.hasher.update(&self.buf[..self.len]);
-        self.len = 0;
-    }
-}
-
-impl Out for Feed {
+impl Out for Sha256 {
     fn put(&mut self, bytes: &[u8]) {
-        if self.len + bytes.len() > FEED {
-            self.flush();
-            if bytes.len() > FEED {
-                self.hasher.update(bytes);
-                return;
-            }
-        }
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
-    }
-}
-
-impl std::io::Write for Feed {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.put(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Feed::flush(self);
-        Ok(())
+        self.update(bytes);
     }
 }
 
@@ -238,14 +201,14 @@ mod tests {
     }
 
     #[test]
-    fn the_digest_fed_through_the_stack_buffer_is_the_digest_of_the_canonical_text() {
+    fn the_digest_written_into_sha256_is_the_digest_of_the_canonical_text() {
         let long = "é\"x".repeat(150);
         let cases = [
             json!({}),
             json!({"a": 1}),
             json!({"name": "orders", "n": 2.0}),
             json!({"long": long, "after": [1, 2, {"z": null, "y": long}]}),
-            json!({"k": "x".repeat(FEED - 10), "l": "y".repeat(FEED), "m": "z".repeat(3 * FEED + 1)}),
+            json!({"k": "x".repeat(246), "l": "y".repeat(256), "m": "z".repeat(769)}),
             Value::Object((0..200).map(|i| (format!("key{i}"), json!(i))).collect()),
         ];
         for case in cases {
