@@ -6,7 +6,10 @@ use serde_json::Value;
 use super::JsonObject;
 
 /// What a client can do. Unknown fields are kept.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// (`Deserialize` is written out: every 2026-07-28 request carries these, and a derived
+/// `#[serde(flatten)]` reads the whole object into a buffer of serde's own first.)
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClientCapabilities {
     /// Elicitation support (`{}` means form mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -26,6 +29,54 @@ pub struct ClientCapabilities {
     /// Anything else the client declared.
     #[serde(flatten)]
     pub other: JsonObject,
+}
+
+impl<'de> Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = ClientCapabilities;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of client capabilities")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ClientCapabilities, A::Error> {
+                fn once<'de, T: Deserialize<'de>, A: serde::de::MapAccess<'de>>(
+                    map: &mut A,
+                    slot: &mut Option<Option<T>>,
+                    name: &'static str,
+                ) -> Result<(), A::Error> {
+                    if slot.replace(map.next_value()?).is_some() {
+                        return Err(serde::de::Error::duplicate_field(name));
+                    }
+                    Ok(())
+                }
+                let (mut elicitation, mut sampling, mut roots, mut experimental, mut extensions) =
+                    (None, None, None, None, None);
+                let mut other = JsonObject::new();
+                while let Some(super::Text(key)) = map.next_key()? {
+                    match &*key {
+                        "elicitation" => once(&mut map, &mut elicitation, "elicitation")?,
+                        "sampling" => once(&mut map, &mut sampling, "sampling")?,
+                        "roots" => once(&mut map, &mut roots, "roots")?,
+                        "experimental" => once(&mut map, &mut experimental, "experimental")?,
+                        "extensions" => once(&mut map, &mut extensions, "extensions")?,
+                        _ => {
+                            other.insert(key.into_owned(), map.next_value()?);
+                        }
+                    }
+                }
+                Ok(ClientCapabilities {
+                    elicitation: elicitation.flatten(),
+                    sampling: sampling.flatten(),
+                    roots: roots.flatten(),
+                    experimental: experimental.flatten(),
+                    extensions: extensions.flatten(),
+                    other,
+                })
+            }
+        }
+        d.deserialize_map(Members)
+    }
 }
 
 /// The client's elicitation modes.
@@ -139,4 +190,40 @@ pub fn capability_value(name: &str) -> Value {
     let mut m = JsonObject::new();
     m.insert(name.to_owned(), Value::Object(JsonObject::new()));
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn client_capabilities_read_known_members_typed_and_keep_the_rest() {
+        let caps: ClientCapabilities = serde_json::from_value(json!({
+            "elicitation": {"form": {}},
+            "sampling": null,
+            "roots": {"listChanged": true},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "vendor": {"x": 1},
+        }))
+        .unwrap();
+        assert!(caps.elicitation_form() && !caps.elicitation_url());
+        assert!(!caps.sampling(), "null is none");
+        assert!(caps.roots() && caps.has_extension("io.modelcontextprotocol/tasks"));
+        assert_eq!(caps.other, json!({"vendor": {"x": 1}}).as_object().cloned().unwrap());
+        // What is written reads back the same.
+        let again: ClientCapabilities = serde_json::from_value(serde_json::to_value(&caps).unwrap()).unwrap();
+        assert_eq!(again, caps);
+        // From text, with borrowed keys, the same.
+        let text = serde_json::to_string(&caps).unwrap();
+        assert_eq!(serde_json::from_str::<ClientCapabilities>(&text).unwrap(), caps);
+    }
+
+    #[test]
+    fn client_capabilities_refuse_what_is_not_an_object_or_is_said_twice() {
+        assert!(serde_json::from_str::<ClientCapabilities>(r#"{"roots":{},"roots":{}}"#).is_err());
+        assert!(serde_json::from_str::<ClientCapabilities>(r#"{"elicitation":1}"#).is_err());
+        assert!(serde_json::from_str::<ClientCapabilities>(r#"[]"#).is_err());
+        assert_eq!(serde_json::from_str::<ClientCapabilities>("{}").unwrap(), ClientCapabilities::default());
+    }
 }

@@ -415,21 +415,22 @@ fn required_str<'a>(params: &'a JsonObject, key: &str) -> Result<&'a str, Failur
 /// `-32021` for the first input request the client did not declare support for.
 pub(crate) fn check_capabilities(requests: &InputRequests, caps: &ClientCapabilities) -> Result<(), ErrorObject> {
     for request in requests.values() {
-        let (ok, name, required) = match request {
+        // What is missing is built only when something is (each is a small `Value` tree).
+        let (ok, name, required): (bool, &str, fn() -> Value) = match request {
             InputRequest::Elicit(ElicitParams::Form(_)) => {
-                (caps.elicitation_form(), "elicitation", json!({"elicitation": {}}))
+                (caps.elicitation_form(), "elicitation", || json!({"elicitation": {}}))
             }
             InputRequest::Elicit(ElicitParams::Url(_)) => {
-                (caps.elicitation_url(), "elicitation (url mode)", json!({"elicitation": {"url": {}}}))
+                (caps.elicitation_url(), "elicitation (url mode)", || json!({"elicitation": {"url": {}}}))
             }
             InputRequest::CreateMessage(p) if p.tools.is_some() || p.tool_choice.is_some() => {
-                (caps.sampling_tools(), "sampling (with tools)", json!({"sampling": {"tools": {}}}))
+                (caps.sampling_tools(), "sampling (with tools)", || json!({"sampling": {"tools": {}}}))
             }
-            InputRequest::CreateMessage(_) => (caps.sampling(), "sampling", capability_value("sampling")),
-            InputRequest::ListRoots(_) => (caps.roots(), "roots", capability_value("roots")),
+            InputRequest::CreateMessage(_) => (caps.sampling(), "sampling", || capability_value("sampling")),
+            InputRequest::ListRoots(_) => (caps.roots(), "roots", || capability_value("roots")),
         };
         if !ok {
-            return Err(ErrorObject::missing_capability(name, required));
+            return Err(ErrorObject::missing_capability(name, required()));
         }
     }
     Ok(())
