@@ -261,7 +261,11 @@ impl Message {
     }
 
     fn parse(bytes: &[u8], typed_meta: bool) -> Result<Read, MessageError> {
-        if let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(bytes)
+        // For speed: the body is checked as UTF-8 once, in one pass, and read as text;
+        // `from_slice` checks every string and kept member again on its own. Bytes that are not
+        // UTF-8 go the slow way, whose error says where.
+        if let Ok(text) = std::str::from_utf8(bytes)
+            && let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(text)
             && let Some(read) = envelope.into_read(typed_meta)
         {
             return Ok(read);
