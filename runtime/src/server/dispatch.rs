@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::peer::Inbound;
+use super::result_json::ResultJson;
 use super::{Server, subscriptions};
 #[cfg(feature = "otel")]
 use crate::protocol::ResponseBody;
@@ -50,11 +51,20 @@ pub enum ReplyMessage {
         /// The request answered.
         id: RequestId,
         /// The `result` member.
-        json: Box<RawValue>,
+        json: ResultJson,
     },
 }
 
 impl ReplyMessage {
+    /// The message as the bytes to send (a serialized result is written around where it
+    /// lies, without a copy).
+    pub(crate) fn into_bytes(self) -> Bytes {
+        match self {
+            Self::Result { id, json } => json.into_message(&id),
+            Self::Response(r) => Bytes::from(serde_json::to_vec(&r).unwrap_or_else(|_| b"{}".to_vec())),
+        }
+    }
+
     /// As a [`Response`] (a serialized result is parsed back; for tests and inspection).
     pub fn into_response(self) -> Response {
         match self {
@@ -127,7 +137,7 @@ impl From<ErrorObject> for Failure {
 pub(crate) enum Routed {
     Value(Value),
     /// A result serialized once, from its typed form.
-    Json(Box<RawValue>),
+    Json(ResultJson),
     NewSession(Value, Arc<Session>),
     /// Cancelled: send nothing.
     Silent,
@@ -429,7 +439,7 @@ impl Server {
         method: &str,
         params: Option<&Value>,
         version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, Failure> {
+    ) -> Result<ResultJson, Failure> {
         #[cfg(feature = "skills")]
         if let Some(skills) = self.skill_set() {
             let hints = crate::skills::Hints {
@@ -442,7 +452,7 @@ impl Server {
                 "skills/get" => skills.get(params, hints),
                 _ => skills.read_directory(params, hints),
             };
-            return answer.map_err(Failure::in_band);
+            return answer.map(|raw| ResultJson::from(&*raw)).map_err(Failure::in_band);
         }
         let _ = (params, version);
         Err(Failure::rejected(ErrorObject::method_not_found(method)))
@@ -534,12 +544,8 @@ impl Server {
 }
 
 /// Serialize a result once, for the wire.
-///
-/// (`to_raw_value` grows serde_json's 128-byte buffer to the result's size; a buffer sized
-/// ahead would save those reallocations but not `RawValue::from_string`, which parses the
-/// whole result again to check it, several times their cost.)
-pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<Box<RawValue>, Failure> {
-    serde_json::value::to_raw_value(value)
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<ResultJson, Failure> {
+    ResultJson::serialize(value)
         .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
 }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock};
 
-use serde_json::value::RawValue;
+use super::result_json::ResultJson;
 
 use serde_json::json;
 
@@ -29,7 +29,7 @@ type ListKey = (&'static str, ProtocolVersion, bool);
 /// empty cache.
 #[derive(Default)]
 pub(crate) struct ListCache {
-    lists: Mutex<HashMap<ListKey, Box<RawValue>>>,
+    lists: Mutex<HashMap<ListKey, ResultJson>>,
     /// Whether the server has a view, found once.
     pub(super) apps: OnceLock<bool>,
 }
@@ -58,7 +58,7 @@ impl Server {
         method: &str,
         version: ProtocolVersion,
         capabilities: &ClientCapabilities,
-    ) -> Result<Box<RawValue>, Failure> {
+    ) -> Result<ResultJson, Failure> {
         let Some(&method) = LIST_METHODS.iter().find(|m| **m == method) else {
             return Err(Failure::rejected(crate::protocol::ErrorObject::method_not_found(method)));
         };
@@ -93,7 +93,7 @@ impl Server {
         inbound: &super::Inbound,
         version: ProtocolVersion,
         capabilities: &ClientCapabilities,
-    ) -> Result<Option<Box<RawValue>>, Failure> {
+    ) -> Result<Option<ResultJson>, Failure> {
         let Some(auth) = inbound.auth.as_deref().filter(|_| inbound.tools_by_scope) else { return Ok(None) };
         if self.inner.tools.iter().all(|d| d.scopes.is_empty()) {
             return Ok(None);

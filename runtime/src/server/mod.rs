@@ -23,6 +23,7 @@ mod lists;
 pub(crate) mod marks;
 mod peer;
 mod per_caller;
+mod result_json;
 mod state;
 mod subscriptions;
 pub mod uri_template;
@@ -41,6 +42,7 @@ pub use handler::{
 pub(crate) use marks::HeaderMark;
 pub use peer::{Inbound, Principal};
 pub use per_caller::PerCaller;
+pub use result_json::ResultJson;
 pub use state::StateNeed;
 pub(crate) use state::States;
 pub use subscriptions::ListChange;

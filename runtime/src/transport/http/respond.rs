@@ -320,14 +320,8 @@ pub(super) fn sse_response(stream: impl Stream<Item = Result<Bytes, Infallible>>
 pub(super) fn reply_response(reply: Reply) -> Response {
     match reply.response {
         Some(response) => {
-            // A serialized result is most of the body, and counting the rest is cheap: size the
-            // buffer exactly, so that the body shares it as it is.
-            let capacity = match &response {
-                ReplyMessage::Result { json, .. } => serialized_len(&response).unwrap_or(json.get().len() + 64),
-                ReplyMessage::Response(_) => 256,
-            };
             let status = StatusCode::from_u16(reply.http_status).unwrap_or(StatusCode::OK);
-            let mut answer = json_body(status, &response, capacity);
+            let mut answer = bytes_body(status, response.into_bytes());
             if status == StatusCode::SERVICE_UNAVAILABLE {
                 // A store did not answer (see `Reply::http_status`): say when to try again.
                 answer
@@ -342,38 +336,20 @@ pub(super) fn reply_response(reply: Reply) -> Response {
 
 /// A JSON body with a status.
 pub(super) fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    json_body(status, body, 256)
-}
-
-/// A JSON body with a status, serialized into a buffer of `capacity` bytes to start with
-/// (the body without a copy; a buffer filled exactly is shared without another allocation).
-fn json_body<T: Serialize>(status: StatusCode, body: &T, capacity: usize) -> Response {
-    let mut buf = Vec::with_capacity(capacity);
+    let mut buf = Vec::with_capacity(256);
     let bytes = match serde_json::to_writer(&mut buf, body) {
         Ok(()) => Bytes::from(buf),
         Err(_) => Bytes::from_static(b"{}"),
     };
+    bytes_body(status, bytes)
+}
+
+/// A JSON body with a status.
+fn bytes_body(status: StatusCode, bytes: Bytes) -> Response {
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
-}
-
-/// How long `value` is serialized, by a pass that writes nothing.
-fn serialized_len(value: &impl Serialize) -> Option<usize> {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    serde_json::to_writer(&mut count, value).ok()?;
-    Some(count.0)
 }
 
 /// A JSON-RPC error with a status.

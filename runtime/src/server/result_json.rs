@@ -1,0 +1,153 @@
+//! A result serialized once for the wire, with room in front for the response around it.
+//!
+//! For speed: a result used to be serialized into a `Box<RawValue>` (serde_json's buffer
+//! grown from 128 bytes, then shrunk into the box) and copied into the response body after a
+//! pass that measured it. Here it is written once into a buffer that starts large enough for
+//! most results, with [`ROOM`] bytes kept in front, where the response's opening
+//! (`{"jsonrpc":"2.0","id":…,"result":`) goes when it is sent: the body is that same buffer.
+
+use bytes::{Buf, Bytes};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::protocol::RequestId;
+
+/// Bytes kept in front of a result: `{"jsonrpc":"2.0","id":` and `,"result":` take 32, so an
+/// id of up to 48 bytes (a quoted UUID takes 38) is written in place; a longer one costs a
+/// copy of the result.
+const ROOM: usize = 80;
+
+/// The first capacity of the buffer: most results (a text, a question and its state) fit.
+const FIRST_CAPACITY: usize = 1024;
+
+/// The text of a result (the `result` member of a response), serialized from its typed form.
+#[derive(Clone)]
+pub struct ResultJson {
+    /// [`ROOM`] spaces, then the result's JSON text.
+    text: String,
+}
+
+impl ResultJson {
+    /// `value` serialized.
+    pub(crate) fn serialize<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Self> {
+        let mut buf = Vec::with_capacity(FIRST_CAPACITY);
+        buf.resize(ROOM, b' ');
+        serde_json::to_writer(&mut buf, value)?;
+        // serde_json writes UTF-8 only; the check is one quick pass.
+        let text = String::from_utf8(buf).map_err(|e| serde::ser::Error::custom(e.utf8_error()))?;
+        Ok(Self { text })
+    }
+
+    /// The result's JSON text.
+    pub fn get(&self) -> &str {
+        &self.text[ROOM..]
+    }
+
+    /// The whole response message `{"jsonrpc":"2.0","id":…,"result":…}` answering `id`,
+    /// written around the result where it lies.
+    pub(crate) fn into_message(self, id: &RequestId) -> Bytes {
+        let mut head = [0u8; ROOM];
+        let written = {
+            let mut w: &mut [u8] = &mut head;
+            let fits = std::io::Write::write_all(&mut w, br#"{"jsonrpc":"2.0","id":"#).is_ok()
+                && serde_json::to_writer(&mut w, id).is_ok()
+                && std::io::Write::write_all(&mut w, br#","result":"#).is_ok();
+            fits.then(|| ROOM - w.len())
+        };
+        let mut buf = self.text.into_bytes();
+        match written {
+            Some(len) => {
+                buf[ROOM - len..ROOM].copy_from_slice(&head[..len]);
+                buf.push(b'}');
+                let mut bytes = Bytes::from(buf);
+                bytes.advance(ROOM - len);
+                bytes
+            }
+            // An id too long for the room: the message is written anew.
+            None => {
+                let mut message = Vec::with_capacity(buf.len() + 64);
+                message.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                // A `RequestId` is a string or a number, which serialize without fail.
+                let _ = serde_json::to_writer(&mut message, id);
+                message.extend_from_slice(br#","result":"#);
+                message.extend_from_slice(&buf[ROOM..]);
+                message.push(b'}');
+                Bytes::from(message)
+            }
+        }
+    }
+
+    /// As a `RawValue`, for a serializer to write as it is (checked by one scan).
+    pub(crate) fn as_raw(&self) -> Option<&RawValue> {
+        serde_json::from_str(self.get()).ok()
+    }
+}
+
+impl From<&RawValue> for ResultJson {
+    fn from(raw: &RawValue) -> Self {
+        let mut text = String::with_capacity(ROOM + raw.get().len() + 1);
+        text.extend(std::iter::repeat_n(' ', ROOM));
+        text.push_str(raw.get());
+        Self { text }
+    }
+}
+
+impl std::fmt::Debug for ResultJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ResultJson").field(&self.get()).finish()
+    }
+}
+
+impl Serialize for ResultJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.as_raw() {
+            Some(raw) => raw.serialize(s),
+            None => Err(serde::ser::Error::custom("a result that is not JSON")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    fn message(id: RequestId, result: &Value) -> Value {
+        let bytes = ResultJson::serialize(result).unwrap().into_message(&id);
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn the_message_is_written_around_the_result_for_every_kind_of_id() {
+        let result = json!({"content": [{"type": "text", "text": "héllo \"quoted\""}], "isError": false});
+        for id in [
+            RequestId::Number(7),
+            RequestId::Number(-123456789012),
+            RequestId::String("a".into()),
+            RequestId::String("6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f".into()),
+            // Longer than the room in front: written anew.
+            RequestId::String("x".repeat(200)),
+            RequestId::String("\"\\\u{1}".into()),
+        ] {
+            let expected = json!({"jsonrpc": "2.0", "id": id, "result": result});
+            assert_eq!(message(id, &result), expected);
+        }
+    }
+
+    #[test]
+    fn a_result_larger_than_the_first_buffer_is_whole() {
+        let result = json!({"text": "y".repeat(5000)});
+        assert_eq!(message(RequestId::Number(1), &result)["result"], result);
+        let json = ResultJson::serialize(&result).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(json.get()).unwrap(), result);
+        assert_eq!(serde_json::to_value(&json).unwrap(), result);
+    }
+
+    #[test]
+    fn a_raw_value_reads_the_same() {
+        let raw = serde_json::value::to_raw_value(&json!([1, {"a": null}])).unwrap();
+        let json = ResultJson::from(&*raw);
+        assert_eq!(json.get(), raw.get());
+        assert_eq!(&message(RequestId::Number(2), &json!([1, {"a": null}]))["result"], &json!([1, {"a": null}]));
+    }
+}
