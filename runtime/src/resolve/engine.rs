@@ -4,6 +4,12 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+/// The engine's maps, by parameter name. For speed, hashed with FxHash (`rustc-hash`): a leg
+/// looks names up several times per question, and SipHash costs several times more on a short
+/// name. The keys are the declaration's names, or names from a state this server sealed: no
+/// caller chooses them, so none can flood a table.
+type ByName<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -30,10 +36,10 @@ use crate::request::{InputRequired, RequestContext};
 struct FlowState<'a> {
     /// Recorded answers by parameter.
     #[serde(borrow, default, rename = "r")]
-    records: HashMap<&'a str, Record<'a>>,
+    records: ByName<&'a str, Record<'a>>,
     /// The pins of the questions asked in the previous leg, by parameter.
     #[serde(borrow, default, rename = "q")]
-    asked: HashMap<&'a str, Text<'a>>,
+    asked: ByName<&'a str, Text<'a>>,
     /// How many rounds of questions the flow has asked (for telemetry).
     #[serde(default, rename = "n", skip_serializing_if = "is_zero")]
     rounds: u32,
@@ -85,7 +91,7 @@ pub enum Leg {
 
 /// The resolved values handed to the body.
 #[derive(Debug, Default)]
-pub struct Values(HashMap<&'static str, Resolved>);
+pub struct Values(ByName<&'static str, Resolved>);
 
 impl Values {
     /// A bare-typed parameter's value.

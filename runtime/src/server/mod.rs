@@ -60,15 +60,20 @@ pub struct Server {
     inner: Arc<Inner>,
 }
 
+/// Where each registered name is, by name. For speed, hashed with FxHash (`rustc-hash`): every
+/// call looks its name up, and SipHash costs several times more on a short name. Callers only
+/// look names up; the keys are the server's own, so no caller can flood the table.
+type NameIndex = HashMap<Arc<str>, usize, rustc_hash::FxBuildHasher>;
+
 #[derive(Clone)]
 struct Inner {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolDef>,
     /// By name; the key is the target of each call (shared, not copied per request).
-    tool_index: HashMap<Arc<str>, usize>,
+    tool_index: NameIndex,
     prompts: Vec<PromptDef>,
-    prompt_index: HashMap<Arc<str>, usize>,
+    prompt_index: NameIndex,
     resources: Vec<ResourceDef>,
     templates: Vec<ResourceTemplateDef>,
     completer: Option<ServerCompleter>,
@@ -197,9 +202,9 @@ impl Server {
                 info: Implementation { name, version: version.into(), title: None },
                 instructions: None,
                 tools: Vec::new(),
-                tool_index: HashMap::new(),
+                tool_index: NameIndex::default(),
                 prompts: Vec::new(),
-                prompt_index: HashMap::new(),
+                prompt_index: NameIndex::default(),
                 resources: Vec::new(),
                 templates: Vec::new(),
                 completer: None,
