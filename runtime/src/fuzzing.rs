@@ -60,7 +60,7 @@ pub fn decode_header_value(value: &str) -> Option<String> {
 /// The check of a 2026-07-28 request's headers (`MCP-Protocol-Version`, `Mcp-Method`,
 /// `Mcp-Name`, `Mcp-Param-*`) against its body, as the HTTP transport runs it.
 pub fn check_modern_headers(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
-    crate::transport::http::headers::check_modern(headers, request, None, |name| {
+    crate::transport::http::headers::check_modern(headers, request, &Default::default(), |name| {
         tools.iter().find(|d| d.tool.name == name)
     })
 }
@@ -128,7 +128,13 @@ pub fn check_typed_meta(bytes: &[u8]) -> Result<(), String> {
             return Err("a typed _meta from params that are not an object".to_owned());
         };
         let answers = taken.answers.map(|a| Value::Object(a.map().clone()));
-        for (key, value) in [("inputResponses", answers), ("requestState", taken.state)] {
+        let taken_apart = [
+            ("inputResponses", answers),
+            ("requestState", taken.state),
+            ("name", taken.name),
+            ("arguments", taken.arguments),
+        ];
+        for (key, value) in taken_apart {
             if let Some(value) = value
                 && params.insert(key.to_owned(), value).is_some()
             {
@@ -136,9 +142,5 @@ pub fn check_typed_meta(bytes: &[u8]) -> Result<(), String> {
             }
         }
     }
-    if message == typed_message {
-        Ok(())
-    } else {
-        Err("the messages differ beside _meta, inputResponses and requestState".to_owned())
-    }
+    if message == typed_message { Ok(()) } else { Err("the messages differ beside what was taken apart".to_owned()) }
 }

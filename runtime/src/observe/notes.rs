@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::instruments::instruments;
 use super::names::*;
-use crate::protocol::{META_PROTOCOL_VERSION, Request, RequestId, RequestMeta};
+use crate::protocol::{META_PROTOCOL_VERSION, Request, RequestId, Taken};
 
 /// What a request's handling learns beyond its reply, read when the span ends.
 #[derive(Debug, Default)]
@@ -42,8 +42,9 @@ pub(crate) struct Arrival<'a> {
     pub session: Option<(Option<&'a str>, &'a str)>,
     /// The client's network address, when known.
     pub client_addr: Option<std::net::IpAddr>,
-    /// The request's `_meta`, when the transport read it typed (then not in `params`).
-    pub meta: Option<&'a RequestMeta>,
+    /// What the transport took out of the request's `params` (its `_meta` read typed, its
+    /// `name`…), then not in them.
+    pub taken: &'a Taken,
 }
 
 /// The `SERVER` span of one request being handled, and what its duration is recorded with.
@@ -61,7 +62,7 @@ impl RequestSpan {
         let params = request.params.as_ref();
         let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
         let method = request.method.as_str();
-        let string = |key: &str| params.and_then(|p| p.get(key)).and_then(Value::as_str).map(str::to_owned);
+        let string = |key: &str| arrival.taken.param(params, key).and_then(Value::as_str).map(str::to_owned);
         // Low-cardinality attributes: on the span and on the metric.
         let mut common = vec![KeyValue::new(MCP_METHOD_NAME, method.to_owned())];
         let target = match method {
@@ -78,7 +79,7 @@ impl RequestSpan {
             .and_then(|m| m.get(META_PROTOCOL_VERSION))
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .or_else(|| arrival.meta.and_then(|m| m.protocol_version).map(|v| v.as_str().to_owned()))
+            .or_else(|| arrival.taken.meta.as_deref().and_then(|m| m.protocol_version).map(|v| v.as_str().to_owned()))
             .or_else(|| arrival.session.map(|(_, version)| version.to_owned()))
             .or_else(|| (method == "initialize").then(|| string("protocolVersion")).flatten());
         if let Some(version) = version {

@@ -250,7 +250,8 @@ impl Message {
     /// when [`RequestMeta::from_wire`] takes it (a well-formed 2026-07-28 `_meta` with only the
     /// keys the server reads), and is then not in `params`; any other `_meta` stays there.
     /// With it, the request's `inputResponses` are kept as their text
-    /// ([`Answers::from_text`]) when they are an object of objects, each key once.
+    /// ([`Answers::from_text`]) when they are an object of objects, each key once, and its
+    /// `requestState`, `name` and `arguments` are taken out as they are (see [`Taken`]).
     ///
     /// For speed: a carrier request's `_meta` and answers are most of its small objects, and
     /// a `Value` tree of them (an allocation per key, string and object) was built only to be
@@ -289,8 +290,9 @@ pub(crate) struct Read {
 }
 
 /// What [`Message::read`] takes out of a 2026-07-28 carrier request's `params`: its `_meta`
-/// read into its type and, with it, the previous round's answers and state. What is taken is
-/// not in `params`; anything else stays there.
+/// read into its type and, with it, the previous round's answers and state, and the call's
+/// `name` and `arguments`. What is taken is not in `params` (read a member with
+/// [`Taken::param`]); anything else stays there.
 #[derive(Debug, Clone, Default)]
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) struct Taken {
@@ -300,6 +302,23 @@ pub(crate) struct Taken {
     pub answers: Option<Answers>,
     /// `requestState` as it is (a string, or anything else for the unsealing to refuse).
     pub state: Option<Value>,
+    /// `name`, a string (what a `tools/call` or `prompts/get` calls).
+    pub name: Option<Value>,
+    /// `arguments` as they are.
+    pub arguments: Option<Value>,
+}
+
+impl Taken {
+    /// The member `key` of a request's `params` wherever it is: taken, or still in `params`.
+    #[cfg_attr(not(all(feature = "server", any(feature = "http", feature = "otel"))), allow(dead_code))]
+    pub fn param<'a>(&'a self, params: Option<&'a Value>, key: &str) -> Option<&'a Value> {
+        let taken = match key {
+            "name" => self.name.as_ref(),
+            "arguments" => self.arguments.as_ref(),
+            _ => None,
+        };
+        taken.or_else(|| params?.get(key))
+    }
 }
 
 /// The methods that may answer `input_required`, whose `_meta` [`Message::read`] types.
@@ -330,13 +349,19 @@ pub(super) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: 
 }
 
 /// `params` as it arrives: an object whose members are `Value`s, but for `_meta`,
-/// `inputResponses` and `requestState`, kept as their text until the method is known.
-/// Anything but an object fails the envelope.
+/// `inputResponses` and `requestState`, kept as their text until the method is known, and
+/// `name` (a string, or the envelope fails) and `arguments`, kept apart. Anything but an
+/// object fails the envelope.
+///
+/// For speed: a carrier request's `params` are mostly these, and a map of them (a node, and a
+/// key for each) was built only for each to be taken out of it.
 struct Params<'a> {
     rest: JsonObject,
     meta: Option<&'a RawValue>,
     input_responses: Option<&'a RawValue>,
     request_state: Option<&'a RawValue>,
+    name: Option<Text<'a>>,
+    arguments: Option<Value>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
@@ -348,18 +373,34 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
                 f.write_str("an object")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Params<'a>, A::Error> {
-                let mut params =
-                    Params { rest: JsonObject::new(), meta: None, input_responses: None, request_state: None };
+                let mut params = Params {
+                    rest: JsonObject::new(),
+                    meta: None,
+                    input_responses: None,
+                    request_state: None,
+                    name: None,
+                    arguments: None,
+                };
+                // A repeated member kept apart goes the slow way, where the last one counts.
+                let repeated = |name| Err(serde::de::Error::duplicate_field(name));
                 while let Some(Text(key)) = map.next_key()? {
-                    match params.kept(&key) {
-                        // A repeated member kept as text goes the slow way, where the last one
-                        // counts.
-                        Some((name, slot)) => {
+                    match (params.kept(&key), &*key) {
+                        (Some((name, slot)), _) => {
                             if slot.replace(map.next_value()?).is_some() {
-                                return Err(serde::de::Error::duplicate_field(name));
+                                return repeated(name);
                             }
                         }
-                        None => {
+                        (None, "name") => {
+                            if params.name.replace(map.next_value()?).is_some() {
+                                return repeated("name");
+                            }
+                        }
+                        (None, "arguments") => {
+                            if params.arguments.replace(map.next_value()?).is_some() {
+                                return repeated("arguments");
+                            }
+                        }
+                        (None, _) => {
                             params.rest.insert(key.into_owned(), map.next_value()?);
                         }
                     }
@@ -394,11 +435,27 @@ impl<'a> Params<'a> {
         Some(())
     }
 
-    /// The whole `params` object, every member kept as text read as a `Value`.
+    /// `name`, as a `Value`.
+    fn take_name(&mut self) -> Option<Value> {
+        self.name.take().map(|Text(name)| Value::String(name.into_owned()))
+    }
+
+    /// `name` and `arguments` back into `rest`.
+    fn put_back_call(&mut self) {
+        if let Some(name) = self.take_name() {
+            self.rest.insert("name".to_owned(), name);
+        }
+        if let Some(arguments) = self.arguments.take() {
+            self.rest.insert("arguments".to_owned(), arguments);
+        }
+    }
+
+    /// The whole `params` object, every member kept apart read back into it.
     fn into_value(mut self) -> Option<Value> {
         for key in KEPT {
             self.put_back(key)?;
         }
+        self.put_back_call();
         Some(Value::Object(self.rest))
     }
 }
@@ -427,6 +484,8 @@ impl Envelope<'_> {
                     if let Some(state) = params.request_state {
                         taken.state = Some(serde_json::from_str(state.get()).ok()?);
                     }
+                    taken.name = params.take_name();
+                    taken.arguments = params.arguments.take();
                     Some(Value::Object(params.rest))
                 } else {
                     Some(params.into_value()?)

@@ -77,15 +77,16 @@ impl Server {
         params: Option<Value>,
         era: Era<'_>,
         inbound: &Inbound,
-        taken: Taken,
+        mut taken: Taken,
     ) -> Result<Routed, Failure> {
         let mut params = match params {
             None => JsonObject::new(),
             Some(Value::Object(p)) => p,
             Some(_) => return Err(Failure::rejected(ErrorObject::invalid_params("params must be an object"))),
         };
+        let name = taken.name.take().or_else(|| params.remove("name"));
+        let arguments = taken.arguments.take().or_else(|| params.remove("arguments"));
         let (input_responses, request_state) = input_fields(&mut params, taken)?;
-        let arguments = params.remove("arguments");
         let params = &params;
         let progress_token = match &era {
             Era::Modern(meta) => meta.progress_token.clone(),
@@ -110,7 +111,7 @@ impl Server {
         };
         match method {
             "tools/call" => {
-                let name = required_str(params, "name")?;
+                let name = required_str(name.as_ref(), "name")?;
                 let Some((name, &i)) = self.inner.tool_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown tool: {name}"))));
                 };
@@ -134,7 +135,7 @@ impl Server {
                 self.run(&handler, carrier, era, inbound).await
             }
             "prompts/get" => {
-                let name = required_str(params, "name")?;
+                let name = required_str(name.as_ref(), "name")?;
                 let Some((name, &i)) = self.inner.prompt_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown prompt: {name}"))));
                 };
@@ -157,7 +158,7 @@ impl Server {
                 self.run(&handler, carrier("prompts/get", Arc::clone(name), arguments, Vec::new()), era, inbound).await
             }
             _ => {
-                let uri = required_str(params, "uri")?;
+                let uri = required_str(params.get("uri"), "uri")?;
                 #[cfg(feature = "skills")]
                 if let Some(read) = self.skill_set().and_then(|s| s.read(uri)) {
                     let mut result = read?;
@@ -405,9 +406,8 @@ fn input_fields(params: &mut JsonObject, taken: Taken) -> Result<(Answers, Optio
     Ok((input_responses, request_state))
 }
 
-fn required_str<'a>(params: &'a JsonObject, key: &str) -> Result<&'a str, Failure> {
-    params
-        .get(key)
+fn required_str<'a>(value: Option<&'a Value>, key: &str) -> Result<&'a str, Failure> {
+    value
         .and_then(Value::as_str)
         .ok_or_else(|| Failure::rejected(ErrorObject::invalid_params(format!("params.{key} must be a string"))))
 }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "http")]
 use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -58,6 +59,7 @@ pub enum ReplyMessage {
 impl ReplyMessage {
     /// The message as the bytes to send (a serialized result is written around where it
     /// lies, without a copy).
+    #[cfg(feature = "http")]
     pub(crate) fn into_bytes(self) -> Bytes {
         match self {
             Self::Result { id, json } => json.into_message(&id),
@@ -566,7 +568,7 @@ fn arrival(inbound: &Inbound) -> crate::observe::Arrival<'_> {
         http: inbound.http.as_deref(),
         session: inbound.session.as_ref().map(|s| (s.id.as_deref(), s.version.as_str())),
         client_addr: inbound.client_addr,
-        meta: inbound.taken.meta.as_deref(),
+        taken: &inbound.taken,
     }
 }
 

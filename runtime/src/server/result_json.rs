@@ -6,10 +6,12 @@
 //! most results, with [`ROOM`] bytes kept in front, where the response's opening
 //! (`{"jsonrpc":"2.0","id":…,"result":`) goes when it is sent: the body is that same buffer.
 
+#[cfg(feature = "http")]
 use bytes::{Buf, Bytes};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+#[cfg(feature = "http")]
 use crate::protocol::RequestId;
 
 /// Bytes kept in front of a result: `{"jsonrpc":"2.0","id":` and `,"result":` take 32, so an
@@ -45,6 +47,7 @@ impl ResultJson {
 
     /// The whole response message `{"jsonrpc":"2.0","id":…,"result":…}` answering `id`,
     /// written around the result where it lies.
+    #[cfg(feature = "http")]
     pub(crate) fn into_message(self, id: &RequestId) -> Bytes {
         let mut head = [0u8; ROOM];
         let written = {
@@ -107,7 +110,7 @@ impl Serialize for ResultJson {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
     use serde_json::{Value, json};

@@ -7,7 +7,7 @@ use ::http::{HeaderMap, HeaderName};
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::protocol::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta};
+use crate::protocol::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta, Taken};
 use crate::server::{HeaderMark, ToolDef};
 
 // Header names parsed once, here: looking a `&str` name up parses and validates it each time.
@@ -61,12 +61,12 @@ pub(crate) fn decode(value: &str) -> Option<Cow<'_, str>> {
 pub(crate) fn check_modern<'t>(
     headers: &HeaderMap,
     request: &Request,
-    meta: Option<&RequestMeta>,
+    taken: &Taken,
     tool: impl FnOnce(&str) -> Option<&'t ToolDef>,
 ) -> Result<(), ErrorObject> {
     let params = request.params.as_ref();
     // Claimed in `_meta`: `Some(None)` when the claim is not a string.
-    let claimed = match meta {
+    let claimed = match taken.meta.as_deref() {
         Some(meta) => meta.protocol_version.map(|v| Some(v.as_str())),
         None => RequestMeta::raw(params).and_then(|m| m.get(META_PROTOCOL_VERSION)).map(Value::as_str),
     };
@@ -98,7 +98,7 @@ pub(crate) fn check_modern<'t>(
         _ => None,
     };
     if let Some(field) = name_field
-        && let Some(body) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
+        && let Some(body) = taken.param(params, field).and_then(Value::as_str)
     {
         match decoded(headers, &NAME)? {
             None => {
@@ -115,10 +115,10 @@ pub(crate) fn check_modern<'t>(
         }
     }
     if request.method == "tools/call"
-        && let Some(name) = params.and_then(|p| p.get("name")).and_then(Value::as_str)
+        && let Some(name) = taken.param(params, "name").and_then(Value::as_str)
         && let Some(tool) = tool(name)
     {
-        let arguments = params.and_then(|p| p.get("arguments")).and_then(Value::as_object);
+        let arguments = taken.param(params, "arguments").and_then(Value::as_object);
         check_params(headers, tool.header_marks(), arguments)?;
     }
     Ok(())
@@ -212,36 +212,47 @@ mod tests {
             ("mcp-method", "tools/call"),
             ("Mcp-Name", "=?base64?aMOpbGxv?="),
         ]);
-        assert!(check_modern(&ok, &req, None, |_| None).is_ok());
+        assert!(check_modern(&ok, &req, &Taken::default(), |_| None).is_ok());
         let wrong = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "x")]);
-        assert_eq!(check_modern(&wrong, &req, None, |_| None).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&wrong, &req, &Taken::default(), |_| None).expect_err("rejected").code, -32020);
         let missing = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call")]);
-        assert!(check_modern(&missing, &req, None, |_| None).expect_err("rejected").message.contains("Mcp-Name"));
+        assert!(
+            check_modern(&missing, &req, &Taken::default(), |_| None)
+                .expect_err("rejected")
+                .message
+                .contains("Mcp-Name")
+        );
     }
 
     #[test]
     fn version_is_compared_only_when_the_body_claims_one() {
         let req = request("tools/list", json!({}));
         let h = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/list")]);
-        assert!(check_modern(&h, &req, None, |_| None).is_ok());
+        assert!(check_modern(&h, &req, &Taken::default(), |_| None).is_ok());
         let req = request("tools/list", json!({ "_meta": meta() }));
         let h = headers(&[("mcp-method", "tools/list")]);
-        assert!(check_modern(&h, &req, None, |_| None).expect_err("rejected").message.contains("MCP-Protocol-Version"));
+        assert!(
+            check_modern(&h, &req, &Taken::default(), |_| None)
+                .expect_err("rejected")
+                .message
+                .contains("MCP-Protocol-Version")
+        );
         let h = headers(&[("MCP-Protocol-Version", "2025-11-25"), ("mcp-method", "tools/list")]);
-        assert_eq!(check_modern(&h, &req, None, |_| None).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&h, &req, &Taken::default(), |_| None).expect_err("rejected").code, -32020);
     }
 
     #[test]
     fn a_meta_read_typed_is_compared_as_the_one_in_params() {
         let typed = RequestMeta::parse_modern(Some(&json!({ "_meta": meta() }))).expect("a modern _meta");
+        let typed = Taken { meta: Some(Box::new(typed)), ..Taken::default() };
         let req = request("tools/call", json!({ "name": "t" }));
         let ok = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
-        assert!(check_modern(&ok, &req, Some(&typed), |_| None).is_ok());
+        assert!(check_modern(&ok, &req, &typed, |_| None).is_ok());
         let missing = headers(&[("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
-        let error = check_modern(&missing, &req, Some(&typed), |_| None).expect_err("rejected");
+        let error = check_modern(&missing, &req, &typed, |_| None).expect_err("rejected");
         assert!(error.message.contains("MCP-Protocol-Version"), "{error:?}");
         let wrong = headers(&[("MCP-Protocol-Version", "2025-11-25"), ("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
-        assert_eq!(check_modern(&wrong, &req, Some(&typed), |_| None).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&wrong, &req, &typed, |_| None).expect_err("rejected").code, -32020);
     }
 
     #[test]
@@ -266,13 +277,18 @@ mod tests {
         let mut ok = headers(&base);
         ok.insert("mcp-param-region", HeaderValue::from_static("us"));
         ok.insert("mcp-param-n", HeaderValue::from_static("42.0"));
-        assert!(check_modern(&ok, &req, None, find).is_ok());
+        assert!(check_modern(&ok, &req, &Taken::default(), find).is_ok());
         let mut wrong = headers(&base);
         wrong.insert("mcp-param-region", HeaderValue::from_static("eu"));
         wrong.insert("mcp-param-n", HeaderValue::from_static("42"));
-        assert_eq!(check_modern(&wrong, &req, None, find).expect_err("rejected").code, -32020);
+        assert_eq!(check_modern(&wrong, &req, &Taken::default(), find).expect_err("rejected").code, -32020);
         let mut missing = headers(&base);
         missing.insert("mcp-param-region", HeaderValue::from_static("us"));
-        assert!(check_modern(&missing, &req, None, find).expect_err("rejected").message.contains("Mcp-Param-N"));
+        assert!(
+            check_modern(&missing, &req, &Taken::default(), find)
+                .expect_err("rejected")
+                .message
+                .contains("Mcp-Param-N")
+        );
     }
 }

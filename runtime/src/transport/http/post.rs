@@ -182,7 +182,7 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
 /// `taken`: what [`Message::read`] took out of `params` (a `_meta` it took claims 2026-07-28).
 async fn request_post(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
     #[cfg(feature = "auth")]
-    if let Some(refusal) = tool_scopes(&state, &parts, &request) {
+    if let Some(refusal) = tool_scopes(&state, &parts, &request, &taken) {
         return refusal;
     }
     let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
@@ -206,12 +206,12 @@ async fn request_post(state: Arc<State>, parts: Parts, request: Request, taken: 
 /// error. Refusing before the request is dispatched means no check runs, no question is asked,
 /// no task is created and no state is unsealed for a caller who may not call the tool.
 #[cfg(feature = "auth")]
-fn tool_scopes(state: &State, parts: &Parts, request: &Request) -> Option<Response> {
+fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &Taken) -> Option<Response> {
     let auth = state.options.auth.as_ref()?;
     if request.method != "tools/call" {
         return None;
     }
-    let name = request.params.as_ref().and_then(|p| p.get("name")).and_then(serde_json::Value::as_str)?;
+    let name = taken.param(request.params.as_ref(), "name").and_then(serde_json::Value::as_str)?;
     let scopes = state.server.tool_scopes(name);
     if scopes.is_empty() {
         return None;
@@ -257,9 +257,7 @@ fn null_peer() -> Arc<dyn Peer> {
 
 /// The 2026-07-28 stateless path: headers must agree with the body; no session.
 async fn modern(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
-    if let Err(e) =
-        headers::check_modern(&parts.headers, &request, taken.meta.as_deref(), |name| state.server.tool_def(name))
-    {
+    if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| state.server.tool_def(name)) {
         return bad_request(Some(request.id), e);
     }
     if request.method == "subscriptions/listen" {
