@@ -116,8 +116,8 @@ mod tests {
     use serde_json::{Value, json};
 
     fn message(id: RequestId, result: &Value) -> Value {
-        let bytes = ResultJson::serialize(result).unwrap().into_message(&id);
-        serde_json::from_slice(&bytes).unwrap()
+        let bytes = ResultJson::serialize(result).expect("serializes").into_message(&id);
+        serde_json::from_slice(&bytes).expect("a JSON message")
     }
 
     #[test]
