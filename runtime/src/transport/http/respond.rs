@@ -4,7 +4,8 @@
 
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -14,7 +15,7 @@ use futures::future::BoxFuture;
 use futures::{FutureExt, Stream};
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use ::http::{HeaderValue, StatusCode, header};
@@ -30,26 +31,76 @@ const EVENT_BUFFER: usize = 256;
 /// The peer of one HTTP request: events go to the request's response stream. Events are boxed:
 /// the channel allocates its slots in blocks, and most requests send no event at all, so its
 /// first block stays small.
+///
+/// For speed, the channel is opened by the first event: most requests send none, and a
+/// channel (two allocations, and its teardown) per request was most of what a request's
+/// streaming machinery cost.
 struct ChannelPeer {
-    tx: mpsc::Sender<Box<Message>>,
+    tx: OnceLock<mpsc::Sender<Box<Message>>>,
+    /// The channel's receiving end, until the response takes it.
+    rx: Mutex<Option<mpsc::Receiver<Box<Message>>>>,
+    /// Woken when the channel opens.
+    opened: Notify,
+    /// Set once the response no longer listens: events are then dropped, as a closed channel
+    /// drops them.
+    closed: AtomicBool,
     pending: Option<Arc<Pending>>,
+}
+
+impl ChannelPeer {
+    fn new(pending: Option<Arc<Pending>>) -> Self {
+        Self {
+            tx: OnceLock::new(),
+            rx: Mutex::new(None),
+            opened: Notify::new(),
+            closed: AtomicBool::new(false),
+            pending,
+        }
+    }
+
+    /// The sending end, opening the channel on first use; `None` once the response no longer
+    /// listens.
+    fn sender(&self) -> Option<&mpsc::Sender<Box<Message>>> {
+        if self.closed.load(Ordering::Acquire) {
+            return None;
+        }
+        Some(self.tx.get_or_init(|| {
+            let (tx, rx) = mpsc::channel(EVENT_BUFFER);
+            if let Ok(mut slot) = self.rx.lock() {
+                *slot = Some(rx);
+            }
+            self.opened.notify_one();
+            tx
+        }))
+    }
+
+    /// The receiving end, if the channel is open and the response has not taken it yet.
+    fn take_rx(&self) -> Option<mpsc::Receiver<Box<Message>>> {
+        self.rx.lock().ok()?.take()
+    }
+
+    /// The response no longer listens: what is sent from now on is dropped.
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        drop(self.take_rx());
+    }
 }
 
 impl Peer for ChannelPeer {
     fn notify(&self, notification: Notification) {
-        if let Err(mpsc::error::TrySendError::Full(_)) = self.tx.try_send(Box::new(Message::Notification(notification)))
-        {
+        let Some(tx) = self.sender() else { return };
+        if let Err(mpsc::error::TrySendError::Full(_)) = tx.try_send(Box::new(Message::Notification(notification))) {
             tracing::warn!("dropping a notification: the client reads its stream too slowly");
         }
     }
 
     fn request(&self, method: &str, params: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
-        let (request, answer) = self.pending.as_ref()?.request(method, params);
-        let tx = self.tx.clone();
+        let pending = self.pending.as_ref()?;
+        let tx = self.sender().cloned();
+        let (request, answer) = pending.request(method, params);
         Some(Box::pin(async move {
-            tx.send(Box::new(Message::Request(request)))
-                .await
-                .map_err(|_| ErrorObject::internal("the client went away before the request could be sent"))?;
+            let gone = || ErrorObject::internal("the client went away before the request could be sent");
+            tx.ok_or_else(gone)?.send(Box::new(Message::Request(request))).await.map_err(|_| gone())?;
             answer.await
         }))
     }
@@ -149,8 +200,8 @@ pub(super) async fn run<H: Send + 'static>(
     hold: H,
 ) -> Answer {
     let id = request.id.clone();
-    let (tx, mut rx) = mpsc::channel(EVENT_BUFFER);
-    inbound.peer = Arc::new(ChannelPeer { tx, pending });
+    let peer = Arc::new(ChannelPeer::new(pending));
+    inbound.peer = peer.clone();
     let mut guard = CancelOnDrop(Some(inbound.cancel.clone()));
     let server = server.clone();
     let mut handling: Handling = Box::pin(
@@ -160,21 +211,30 @@ pub(super) async fn run<H: Send + 'static>(
         })
         .catch_unwind(),
     );
-    let first = tokio::select! {
-        biased;
-        event = rx.recv() => event,
-        reply = &mut handling => {
-            let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
-            match rx.try_recv() {
-                // Nothing went out before the reply.
-                Err(_) => {
-                    guard.disarm();
-                    return Answer::Done(reply);
+    let mut rx = None;
+    let first = loop {
+        tokio::select! {
+            biased;
+            // The first event opened the channel: its receiving end joins the wait.
+            () = peer.opened.notified(), if rx.is_none() => rx = peer.take_rx(),
+            event = recv(&mut rx) => break event,
+            reply = &mut handling => {
+                let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
+                if rx.is_none() {
+                    rx = peer.take_rx();
                 }
-                // Events were sent before the reply (in the same poll): they go first.
-                Ok(event) => {
-                    handling = Box::pin(std::future::ready(Ok(reply)));
-                    Some(event)
+                match rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
+                    // Nothing went out before the reply.
+                    None => {
+                        peer.close();
+                        guard.disarm();
+                        return Answer::Done(reply);
+                    }
+                    // Events were sent before the reply (in the same poll): they go first.
+                    Some(event) => {
+                        handling = Box::pin(std::future::ready(Ok(reply)));
+                        break Some(event);
+                    }
                 }
             }
         }
@@ -183,7 +243,7 @@ pub(super) async fn run<H: Send + 'static>(
         Some(event) => {
             let stream = SseState {
                 first: Some(event),
-                rx: Some(rx),
+                rx,
                 handling: Some(handling),
                 guard,
                 keep_alive: timers.keep_alive,
@@ -194,6 +254,7 @@ pub(super) async fn run<H: Send + 'static>(
         }
         // Every peer handle is gone: only the reply is left to come.
         None => {
+            peer.close();
             let reply = handling.await.unwrap_or_else(|_| crashed(id));
             guard.disarm();
             Answer::Done(reply)
@@ -355,4 +416,31 @@ fn bytes_body(status: StatusCode, bytes: Bytes) -> Response {
 /// A JSON-RPC error with a status.
 pub(super) fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
     json_response(status, &RpcResponse::error(id, error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress() -> Notification {
+        Notification::new("notifications/progress", Some(serde_json::json!({"progressToken": 1, "progress": 1})))
+    }
+
+    #[tokio::test]
+    async fn the_channel_opens_with_the_first_event_and_closes_with_the_response() {
+        let peer = ChannelPeer::new(None);
+        assert!(peer.take_rx().is_none(), "no event, no channel");
+        peer.notify(progress());
+        let mut rx = peer.take_rx().expect("the first event opened the channel");
+        peer.opened.notified().await;
+        assert!(
+            matches!(rx.try_recv().as_deref(), Ok(Message::Notification(n)) if n.method == "notifications/progress")
+        );
+        drop(rx);
+
+        let done = ChannelPeer::new(None);
+        done.close();
+        done.notify(progress());
+        assert!(done.take_rx().is_none() && done.tx.get().is_none(), "after the response, nothing is kept");
+    }
 }
