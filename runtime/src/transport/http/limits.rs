@@ -46,7 +46,7 @@ impl<S> Layer<S> for LimitLayer {
     type Service = Limit<S>;
 
     fn layer(&self, inner: S) -> Limit<S> {
-        Limit { inner, state: self.0.clone() }
+        Limit { inner, state: self.0.clone(), conn: None }
     }
 }
 
@@ -55,6 +55,16 @@ impl<S> Layer<S> for LimitLayer {
 pub(super) struct Limit<S> {
     inner: S,
     state: Arc<State>,
+    /// The connection, when this service serves one (else it is read from the request's
+    /// connect info).
+    pub(super) conn: Option<ConnTracker>,
+}
+
+impl<S> Limit<S> {
+    /// The service limited.
+    pub(super) fn inner_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
 }
 
 /// What a request holds until its response is written.
@@ -74,7 +84,10 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let busy = request.extensions().get::<ConnectInfo<ConnTracker>>().map(|info| info.0.begin());
+        let busy = match &self.conn {
+            Some(conn) => Some(conn.begin()),
+            None => request.extensions().get::<ConnectInfo<ConnTracker>>().map(|info| info.0.begin()),
+        };
         let permit = if request.method() == Method::GET {
             None
         } else {

@@ -51,7 +51,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::ServiceExt as _;
 use axum::extract::{Request, State as AxumState};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -442,7 +441,7 @@ impl Server {
             shutdown,
         });
         let router = Router::new()
-            .route(&path, any(|AxumState(state): AxumState<Arc<State>>, request| endpoint(state, request)));
+            .route(&path, any(|AxumState(state): AxumState<Arc<State>>, request| endpoint(state, request, None)));
         #[cfg(feature = "playground")]
         let router = if state.playground.is_some() { playground::mount(router, &path) } else { router };
         let router = router.layer(limits::LimitLayer(state.clone()));
@@ -594,7 +593,7 @@ impl HttpServer {
     /// Serve until an I/O error, with the connection limits of its [`HttpOptions`].
     pub async fn run(self) -> io::Result<()> {
         let listener = LimitedListener::new(self.listener, self.limits);
-        axum::serve(listener, self.service.into_make_service_with_connect_info::<ConnTracker>()).await
+        axum::serve(listener, served::PerConnection(self.service)).await
     }
 
     /// Serve until `signal` completes, then cancel every request in flight (ending open
@@ -603,7 +602,7 @@ impl HttpServer {
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let shutdown = self.shutdown.clone();
         let listener = LimitedListener::new(self.listener, self.limits);
-        axum::serve(listener, self.service.into_make_service_with_connect_info::<ConnTracker>())
+        axum::serve(listener, served::PerConnection(self.service))
             .with_graceful_shutdown(async move {
                 signal.await;
                 shutdown.cancel();
@@ -623,10 +622,10 @@ pub(super) fn client_addr(parts: &::http::request::Parts) -> Option<std::net::Ip
 
 /// Whom limits per caller count a request against: its principal, else its client address;
 /// `None` when neither is known.
-pub(super) fn caller(parts: &::http::request::Parts) -> Option<String> {
+pub(super) fn caller(parts: &::http::request::Parts, addr: Option<std::net::IpAddr>) -> Option<String> {
     match parts.extensions.get::<Principal>() {
         Some(principal) => Some(format!("principal:{}", principal.0)),
-        None => client_addr(parts).map(|addr| format!("address:{addr}")),
+        None => addr.map(|addr| format!("address:{addr}")),
     }
 }
 
@@ -638,9 +637,12 @@ pub(super) fn method_not_allowed() -> Response {
     response
 }
 
-async fn endpoint(state: Arc<State>, request: Request) -> Response {
+/// `addr`: the client's address, when the connection gave it (a bound server's); otherwise it
+/// is read from the request's connect info, if any.
+async fn endpoint(state: Arc<State>, request: Request, addr: Option<std::net::IpAddr>) -> Response {
     #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
     let (mut parts, body) = request.into_parts();
+    let addr = addr.or_else(|| client_addr(&parts));
     if let Err(refusal) = state.policy.check(&parts.headers) {
         let message = match refusal {
             Refusal::Host => "Forbidden: invalid Host header",
@@ -662,7 +664,7 @@ async fn endpoint(state: Arc<State>, request: Request) -> Response {
         }
     }
     match parts.method {
-        Method::POST => post::post(state, parts, body).await,
+        Method::POST => post::post(state, parts, body, addr).await,
         Method::GET => stream::get(&state, &parts.headers, parts.extensions.get::<Principal>()),
         Method::DELETE => post::delete(&state, &parts.headers, parts.extensions.get::<Principal>()),
         _ => method_not_allowed(),

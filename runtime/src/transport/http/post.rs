@@ -1,6 +1,7 @@
 //! One POST: read the body within its limit, classify it (wire-spec 4.3) and serve it on the
 //! 2026 stateless path or the legacy session path.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -72,7 +73,7 @@ fn bad_request(id: Option<RequestId>, error: ErrorObject) -> Response {
     error_response(StatusCode::BAD_REQUEST, id, error)
 }
 
-pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Response {
+pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body, addr: Option<IpAddr>) -> Response {
     if !is_json(&parts.headers) {
         return error_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -116,7 +117,7 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body) -> Respons
     match read.message {
         Message::Response(response) => client_response(&state, &parts, response),
         Message::Notification(notification) => notification_post(&state, &parts, &notification),
-        Message::Request(request) => request_post(state, parts, request, read.taken).await,
+        Message::Request(request) => request_post(state, parts, request, read.taken, addr).await,
     }
 }
 
@@ -180,19 +181,25 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
 }
 
 /// `taken`: what [`Message::read`] took out of `params` (a `_meta` it took claims 2026-07-28).
-async fn request_post(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
+async fn request_post(
+    state: Arc<State>,
+    parts: Parts,
+    request: Request,
+    taken: Taken,
+    addr: Option<IpAddr>,
+) -> Response {
     #[cfg(feature = "auth")]
     if let Some(refusal) = tool_scopes(&state, &parts, &request, &taken) {
         return refusal;
     }
     let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
     if claims_modern || is_modern_header(&parts.headers) {
-        modern(state, parts, request, taken).await
+        modern(state, parts, request, taken, addr).await
     } else {
         // Boxed: the legacy path's future (sessions, `initialize`) is larger than the
         // 2026-07-28 one, and would otherwise size the future every request allocates
         // (760 bytes more per request in `per_leg`).
-        Box::pin(legacy(state, parts, request)).await
+        Box::pin(legacy(state, parts, request, addr)).await
     }
 }
 
@@ -229,7 +236,7 @@ fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &Taken) -
 /// The inbound side of one request. A graceful shutdown ends the long-lived
 /// `subscriptions/listen` streams at once; every other request in flight finishes (it is
 /// cancelled only when its client goes away), so a rolling restart answers what it took.
-fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> Inbound {
+fn inbound(state: &State, mut parts: Parts, addr: Option<IpAddr>, modern_hint: bool, method: &str) -> Inbound {
     let principal = parts.extensions.get::<Principal>().cloned();
     let auth = parts.extensions.remove::<AuthPrincipal>().map(Arc::new);
     let mut inbound = Inbound::new(null_peer());
@@ -240,7 +247,7 @@ fn inbound(state: &State, mut parts: Parts, modern_hint: bool, method: &str) -> 
     {
         inbound.tools_by_scope = state.options.auth.as_ref().is_some_and(|a| a.hide_tools_out_of_scope);
     }
-    inbound.client_addr = super::client_addr(&parts);
+    inbound.client_addr = addr;
     inbound.transport = crate::server::Transport::Http;
     inbound.http = Some(Arc::new(parts));
     if method == "subscriptions/listen" {
@@ -256,16 +263,16 @@ fn null_peer() -> Arc<dyn Peer> {
 }
 
 /// The 2026-07-28 stateless path: headers must agree with the body; no session.
-async fn modern(state: Arc<State>, parts: Parts, request: Request, taken: Taken) -> Response {
+async fn modern(state: Arc<State>, parts: Parts, request: Request, taken: Taken, addr: Option<IpAddr>) -> Response {
     if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| state.server.tool_def(name)) {
         return bad_request(Some(request.id), e);
     }
     if request.method == "subscriptions/listen" {
         // Boxed: inline, the long-lived stream's future more than doubled the future of every
         // request to the endpoint (8.8 KB against 3.9 KB, allocated and copied per request).
-        return Box::pin(listen(state, parts, request)).await;
+        return Box::pin(listen(state, parts, request, addr)).await;
     }
-    let mut inbound = inbound(&state, parts, true, &request.method);
+    let mut inbound = inbound(&state, parts, addr, true, &request.method);
     inbound.taken = taken;
     match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
         Answer::Done(reply) => reply_response(reply),
@@ -276,12 +283,12 @@ async fn modern(state: Arc<State>, parts: Parts, request: Request, taken: Taken)
 /// `subscriptions/listen`: a long-lived stream. It holds a slot of the stream budget (in all
 /// and per caller) for as long as it is open, and gives its in-flight slot back once it has
 /// started; it ends when it has carried nothing but keep-alives for the idle timeout.
-async fn listen(state: Arc<State>, parts: Parts, request: Request) -> Response {
-    let slot = match state.streams.open(super::caller(&parts).as_deref()) {
+async fn listen(state: Arc<State>, parts: Parts, request: Request, addr: Option<IpAddr>) -> Response {
+    let slot = match state.streams.open(super::caller(&parts, addr).as_deref()) {
         Ok(slot) => slot,
         Err(full) => return full.response(),
     };
-    let inbound = inbound(&state, parts, true, &request.method);
+    let inbound = inbound(&state, parts, addr, true, &request.method);
     match run(&state.server, request, inbound, None, StreamTimers::long_lived(&state.options), slot).await {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(mut response) => {
@@ -292,7 +299,7 @@ async fn listen(state: Arc<State>, parts: Parts, request: Request) -> Response {
 }
 
 /// The legacy path: `initialize` starts a session, everything else needs one.
-async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
+async fn legacy(state: Arc<State>, parts: Parts, request: Request, addr: Option<IpAddr>) -> Response {
     match headers::raw(&parts.headers, &PROTOCOL_VERSION) {
         Err(e) => return bad_request(Some(request.id), ErrorObject::invalid_request(e.message)),
         Ok(Some(v)) if ProtocolVersion::parse(v).is_none() => {
@@ -306,14 +313,14 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
         Ok(_) => {}
     }
     if request.method == "initialize" {
-        return initialize(state, parts, request).await;
+        return initialize(state, parts, request, addr).await;
     }
     let session = match session_of(&state, &parts) {
         Err(e) => return e.response(),
         Ok(None) => return bad_request(Some(request.id), ErrorObject::invalid_request("missing Mcp-Session-Id")),
         Ok(Some(s)) => s,
     };
-    let mut inbound = inbound(&state, parts, false, &request.method);
+    let mut inbound = inbound(&state, parts, addr, false, &request.method);
     inbound.session = Some(session.session.clone());
     let in_flight = session.begin(request.id.clone(), inbound.cancel.clone());
     let pending = Some(session.pending.clone());
@@ -323,7 +330,7 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request) -> Response {
     }
 }
 
-async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Response {
+async fn initialize(state: Arc<State>, parts: Parts, request: Request, addr: Option<IpAddr>) -> Response {
     let id = uuid::Uuid::new_v4().to_string();
     // The server copies the id of the session it is given into the one it creates.
     let placeholder = Session::new(
@@ -333,8 +340,8 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request) -> Respon
         Implementation { name: String::new(), version: String::new(), title: None },
     );
     let owner = parts.extensions.get::<Principal>().cloned();
-    let caller = super::caller(&parts);
-    let mut inbound = inbound(&state, parts, false, &request.method);
+    let caller = super::caller(&parts, addr);
+    let mut inbound = inbound(&state, parts, addr, false, &request.method);
     inbound.session = Some(Arc::new(placeholder));
     match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
         Answer::Streaming(response) => response,

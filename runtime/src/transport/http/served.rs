@@ -11,22 +11,29 @@
 
 use std::convert::Infallible;
 use std::fmt;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::connect_info::Connected as _;
+use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
+use axum::serve::IncomingStream;
 use futures::future::{BoxFuture, Either};
 use tower::{Layer as _, Service};
 
 use super::State;
+use super::conn::{ConnTracker, LimitedListener};
 use super::limits::{Limit, LimitFuture, LimitLayer};
 
-/// The endpoint as a service.
+/// The endpoint as a service; `addr` is the client's address on a connection of a bound server.
 #[derive(Clone)]
-pub(super) struct Endpoint(Arc<State>);
+pub(super) struct Endpoint {
+    state: Arc<State>,
+    addr: Option<IpAddr>,
+}
 
 impl Service<Request> for Endpoint {
     type Response = Response;
@@ -38,8 +45,8 @@ impl Service<Request> for Endpoint {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let state = self.0.clone();
-        Box::pin(async move { Ok(super::endpoint(state, request).await) })
+        let (state, addr) = (self.state.clone(), self.addr);
+        Box::pin(async move { Ok(super::endpoint(state, request, addr).await) })
     }
 }
 
@@ -49,13 +56,42 @@ pub(super) struct Served {
     path: Arc<str>,
     endpoint: Limit<Endpoint>,
     pub(super) router: Router,
+    /// The connection served, when there is one ([`PerConnection`]).
+    conn: Option<ConnTracker>,
 }
 
 impl Served {
     /// The endpoint at `path`, with the limits of `state`, beside `router`.
     pub(super) fn new(path: &str, state: Arc<State>, router: Router) -> Self {
-        let endpoint = LimitLayer(state.clone()).layer(Endpoint(state));
-        Self { path: path.into(), endpoint, router }
+        let endpoint = LimitLayer(state.clone()).layer(Endpoint { state, addr: None });
+        Self { path: path.into(), endpoint, router, conn: None }
+    }
+}
+
+/// Makes the [`Served`] of each connection accepted, which knows its connection.
+///
+/// For speed: axum's `into_make_service_with_connect_info` puts the connection's info into
+/// every request's extensions, which allocates their map (three allocations a request). The
+/// endpoint reads it from its service instead; other routes still get it as an extension.
+#[derive(Clone)]
+pub(super) struct PerConnection(pub(super) Served);
+
+impl Service<IncomingStream<'_, LimitedListener>> for PerConnection {
+    type Response = Served;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Served, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, stream: IncomingStream<'_, LimitedListener>) -> Self::Future {
+        let conn = ConnTracker::connect_info(stream);
+        let mut served = self.0.clone();
+        served.endpoint.conn = Some(conn.clone());
+        served.endpoint.inner_mut().addr = Some(conn.remote().ip());
+        served.conn = Some(conn);
+        std::future::ready(Ok(served))
     }
 }
 
@@ -75,10 +111,13 @@ impl Service<Request> for Served {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&mut self, mut request: Request) -> Self::Future {
         if request.uri().path() == &*self.path {
             Either::Left(self.endpoint.call(request))
         } else {
+            if let Some(conn) = &self.conn {
+                request.extensions_mut().insert(ConnectInfo(conn.clone()));
+            }
             Either::Right(self.router.call(request))
         }
     }
