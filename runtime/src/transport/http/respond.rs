@@ -12,10 +12,11 @@ use axum::body::Body;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures::future::BoxFuture;
+use futures::task::AtomicWaker;
 use futures::{FutureExt, Stream};
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use ::http::{HeaderValue, StatusCode, header};
@@ -39,8 +40,9 @@ struct ChannelPeer {
     tx: OnceLock<mpsc::Sender<Box<Message>>>,
     /// The channel's receiving end, until the response takes it.
     rx: Mutex<Option<mpsc::Receiver<Box<Message>>>>,
-    /// Woken when the channel opens.
-    opened: Notify,
+    /// Woken when the channel opens (an `AtomicWaker`: a few atomic operations, where
+    /// `Notify` takes a lock to wait).
+    opened: AtomicWaker,
     /// Set once the response no longer listens: events are then dropped, as a closed channel
     /// drops them.
     closed: AtomicBool,
@@ -52,7 +54,7 @@ impl ChannelPeer {
         Self {
             tx: OnceLock::new(),
             rx: Mutex::new(None),
-            opened: Notify::new(),
+            opened: AtomicWaker::new(),
             closed: AtomicBool::new(false),
             pending,
         }
@@ -64,14 +66,30 @@ impl ChannelPeer {
         if self.closed.load(Ordering::Acquire) {
             return None;
         }
-        Some(self.tx.get_or_init(|| {
+        let mut opened = false;
+        let tx = self.tx.get_or_init(|| {
             let (tx, rx) = mpsc::channel(EVENT_BUFFER);
             if let Ok(mut slot) = self.rx.lock() {
                 *slot = Some(rx);
             }
-            self.opened.notify_one();
+            opened = true;
             tx
-        }))
+        });
+        if opened {
+            self.opened.wake();
+        }
+        Some(tx)
+    }
+
+    /// Ready once the channel is open.
+    fn poll_opened(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.tx.get().is_none() {
+            self.opened.register(cx.waker());
+            if self.tx.get().is_none() {
+                return std::task::Poll::Pending;
+            }
+        }
+        std::task::Poll::Ready(())
     }
 
     /// The receiving end, if the channel is open and the response has not taken it yet.
@@ -211,12 +229,15 @@ pub(super) async fn run<H: Send + 'static>(
         })
         .catch_unwind(),
     );
-    let mut rx = None;
+    let (mut rx, mut opened) = (None, false);
     let first = loop {
         tokio::select! {
             biased;
             // The first event opened the channel: its receiving end joins the wait.
-            () = peer.opened.notified(), if rx.is_none() => rx = peer.take_rx(),
+            () = std::future::poll_fn(|cx| peer.poll_opened(cx)), if !opened => {
+                opened = true;
+                rx = peer.take_rx();
+            }
             event = recv(&mut rx) => break event,
             reply = &mut handling => {
                 let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
@@ -432,7 +453,7 @@ mod tests {
         assert!(peer.take_rx().is_none(), "no event, no channel");
         peer.notify(progress());
         let mut rx = peer.take_rx().expect("the first event opened the channel");
-        peer.opened.notified().await;
+        std::future::poll_fn(|cx| peer.poll_opened(cx)).await;
         assert!(
             matches!(rx.try_recv().as_deref(), Ok(Message::Notification(n)) if n.method == "notifications/progress")
         );
