@@ -40,26 +40,16 @@ impl<'de> Deserialize<'de> for ClientCapabilities {
                 f.write_str("an object of client capabilities")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ClientCapabilities, A::Error> {
-                fn once<'de, T: Deserialize<'de>, A: serde::de::MapAccess<'de>>(
-                    map: &mut A,
-                    slot: &mut Option<Option<T>>,
-                    name: &'static str,
-                ) -> Result<(), A::Error> {
-                    if slot.replace(map.next_value()?).is_some() {
-                        return Err(serde::de::Error::duplicate_field(name));
-                    }
-                    Ok(())
-                }
                 let (mut elicitation, mut sampling, mut roots, mut experimental, mut extensions) =
                     (None, None, None, None, None);
                 let mut other = JsonObject::new();
                 while let Some(super::Text(key)) = map.next_key()? {
                     match &*key {
-                        "elicitation" => once(&mut map, &mut elicitation, "elicitation")?,
-                        "sampling" => once(&mut map, &mut sampling, "sampling")?,
-                        "roots" => once(&mut map, &mut roots, "roots")?,
-                        "experimental" => once(&mut map, &mut experimental, "experimental")?,
-                        "extensions" => once(&mut map, &mut extensions, "extensions")?,
+                        "elicitation" => super::fill_once(&mut map, &mut elicitation, "elicitation")?,
+                        "sampling" => super::fill_once(&mut map, &mut sampling, "sampling")?,
+                        "roots" => super::fill_once(&mut map, &mut roots, "roots")?,
+                        "experimental" => super::fill_once(&mut map, &mut experimental, "experimental")?,
+                        "extensions" => super::fill_once(&mut map, &mut extensions, "extensions")?,
                         _ => {
                             other.insert(key.into_owned(), map.next_value()?);
                         }

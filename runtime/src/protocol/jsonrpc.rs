@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Answers, JsonObject, RequestMeta, Text};
+use super::{Answers, JsonObject, RequestMeta, Text, fill_once};
 
 /// A request id: a string or an integer, never `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -382,24 +382,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for Params<'a> {
                     arguments: None,
                 };
                 // A repeated member kept apart goes the slow way, where the last one counts.
-                let repeated = |name| Err(serde::de::Error::duplicate_field(name));
                 while let Some(Text(key)) = map.next_key()? {
                     match (params.kept(&key), &*key) {
-                        (Some((name, slot)), _) => {
-                            if slot.replace(map.next_value()?).is_some() {
-                                return repeated(name);
-                            }
-                        }
-                        (None, "name") => {
-                            if params.name.replace(map.next_value()?).is_some() {
-                                return repeated("name");
-                            }
-                        }
-                        (None, "arguments") => {
-                            if params.arguments.replace(map.next_value()?).is_some() {
-                                return repeated("arguments");
-                            }
-                        }
+                        (Some((name, slot)), _) => fill_once(&mut map, slot, name)?,
+                        (None, "name") => fill_once(&mut map, &mut params.name, "name")?,
+                        (None, "arguments") => fill_once(&mut map, &mut params.arguments, "arguments")?,
                         (None, _) => {
                             params.rest.insert(key.into_owned(), map.next_value()?);
                         }

@@ -47,6 +47,19 @@ pub use version::*;
 /// A JSON object (`serde_json::Map<String, Value>`).
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 
+/// The next value of `map` into `slot`, refusing a member said twice (serde's own
+/// `duplicate_field` error), for a `Deserialize` written out member by member.
+pub(crate) fn fill_once<'de, A, T>(map: &mut A, slot: &mut Option<T>, name: &'static str) -> Result<(), A::Error>
+where
+    A: serde::de::MapAccess<'de>,
+    T: serde::Deserialize<'de>,
+{
+    if slot.replace(map.next_value()?).is_some() {
+        return Err(serde::de::Error::duplicate_field(name));
+    }
+    Ok(())
+}
+
 /// A string read from JSON, borrowed from the input unless it holds escapes. (serde's own
 /// `Cow<str>` copies, except as a field marked `#[serde(borrow)]`; this one borrows anywhere,
 /// as a map's key or value too.)
