@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-#[cfg(feature = "http")]
-use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -57,16 +55,6 @@ pub enum ReplyMessage {
 }
 
 impl ReplyMessage {
-    /// The message as the bytes to send (a serialized result is written around where it
-    /// lies, without a copy).
-    #[cfg(feature = "http")]
-    pub(crate) fn into_bytes(self) -> Bytes {
-        match self {
-            Self::Result { id, json } => json.into_message(&id),
-            Self::Response(r) => Bytes::from(serde_json::to_vec(&r).unwrap_or_else(|_| b"{}".to_vec())),
-        }
-    }
-
     /// As a [`Response`] (a serialized result is parsed back; for tests and inspection).
     pub fn into_response(self) -> Response {
         match self {

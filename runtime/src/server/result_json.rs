@@ -50,40 +50,38 @@ impl ResultJson {
     #[cfg(feature = "http")]
     pub(crate) fn into_message(self, id: &RequestId) -> Bytes {
         let mut head = [0u8; ROOM];
-        let written = {
-            let mut w: &mut [u8] = &mut head;
-            let fits = std::io::Write::write_all(&mut w, br#"{"jsonrpc":"2.0","id":"#).is_ok()
-                && serde_json::to_writer(&mut w, id).is_ok()
-                && std::io::Write::write_all(&mut w, br#","result":"#).is_ok();
-            fits.then(|| ROOM - w.len())
-        };
+        let mut room: &mut [u8] = &mut head;
+        let fits = write_head(&mut room, id).is_ok();
+        let len = ROOM - room.len();
         let mut buf = self.text.into_bytes();
-        match written {
-            Some(len) => {
-                buf[ROOM - len..ROOM].copy_from_slice(&head[..len]);
-                buf.push(b'}');
-                let mut bytes = Bytes::from(buf);
-                bytes.advance(ROOM - len);
-                bytes
-            }
-            // An id too long for the room: the message is written anew.
-            None => {
-                let mut message = Vec::with_capacity(buf.len() + 64);
-                message.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-                // A `RequestId` is a string or a number, which serialize without fail.
-                let _ = serde_json::to_writer(&mut message, id);
-                message.extend_from_slice(br#","result":"#);
-                message.extend_from_slice(&buf[ROOM..]);
-                message.push(b'}');
-                Bytes::from(message)
-            }
+        if !fits {
+            // An id too long for the room: the message is written anew. A `RequestId` is a
+            // string or a number, which serialize without fail.
+            let mut message = Vec::with_capacity(buf.len() + 64);
+            let _ = write_head(&mut message, id);
+            message.extend_from_slice(&buf[ROOM..]);
+            message.push(b'}');
+            return Bytes::from(message);
         }
+        buf[ROOM - len..ROOM].copy_from_slice(&head[..len]);
+        buf.push(b'}');
+        let mut bytes = Bytes::from(buf);
+        bytes.advance(ROOM - len);
+        bytes
     }
 
     /// As a `RawValue`, for a serializer to write as it is (checked by one scan).
     pub(crate) fn as_raw(&self) -> Option<&RawValue> {
         serde_json::from_str(self.get()).ok()
     }
+}
+
+/// `{"jsonrpc":"2.0","id":<id>,"result":`, the opening of a response around a result.
+#[cfg(feature = "http")]
+fn write_head(w: &mut impl std::io::Write, id: &RequestId) -> std::io::Result<()> {
+    w.write_all(br#"{"jsonrpc":"2.0","id":"#)?;
+    serde_json::to_writer(&mut *w, id)?;
+    w.write_all(br#","result":"#)
 }
 
 impl From<&RawValue> for ResultJson {

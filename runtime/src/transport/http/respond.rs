@@ -403,7 +403,11 @@ pub(super) fn reply_response(reply: Reply) -> Response {
     match reply.response {
         Some(response) => {
             let status = StatusCode::from_u16(reply.http_status).unwrap_or(StatusCode::OK);
-            let mut answer = bytes_body(status, response.into_bytes());
+            let mut answer = match response {
+                // Written around the result where it lies, without a copy.
+                ReplyMessage::Result { id, json } => bytes_body(status, json.into_message(&id)),
+                ReplyMessage::Response(response) => json_response(status, &response),
+            };
             if status == StatusCode::SERVICE_UNAVAILABLE {
                 // A store did not answer (see `Reply::http_status`): say when to try again.
                 answer
@@ -426,7 +430,7 @@ pub(super) fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Respo
     bytes_body(status, bytes)
 }
 
-/// A JSON body with a status.
+/// A JSON body, already serialized, with a status.
 fn bytes_body(status: StatusCode, bytes: Bytes) -> Response {
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
