@@ -4,12 +4,6 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// The engine's maps, by parameter name. For speed, hashed with FxHash (`rustc-hash`): a leg
-/// looks names up several times per question, and SipHash costs several times more on a short
-/// name. The keys are the declaration's names, or names from a state this server sealed: no
-/// caller chooses them, so none can flood a table.
-type ByName<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
-
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -26,6 +20,12 @@ use crate::protocol::{
     JsonObject, ListRootsParams, ListRootsResult, Text,
 };
 use crate::request::{InputRequired, RequestContext};
+
+/// The engine's maps, by parameter name. For speed, hashed with FxHash (`rustc-hash`): a leg
+/// looks names up several times per question, and SipHash costs several times more on a short
+/// name. The keys are the declaration's names, or names from a state this server sealed: no
+/// caller chooses them, so none can flood a table.
+type ByName<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 /// The plaintext state a declarative flow carries between legs (sealed on the wire).
 ///

@@ -41,8 +41,8 @@ pub struct Inbound {
     pub cancel: CancellationToken,
     /// How the request arrived.
     pub transport: Transport,
-    /// What the transport took out of the request's `params`, typed (its `_meta`, answers
-    /// and state; then they are not in `params`; see `Message::read`).
+    /// What the transport took out of the request's `params` (its `_meta` typed, its answers,
+    /// state, `name` and `arguments`; then they are not in `params`; see `Message::read`).
     pub(crate) taken: crate::protocol::Taken,
 }
 
