@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use futures::future::{BoxFuture, Either};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -167,20 +168,36 @@ impl Server {
     ///
     /// With telemetry on (feature `otel`, [`crate::otel::init`]) the request is a `SERVER`
     /// span, and its duration is recorded.
-    pub async fn handle(&self, request: Request, inbound: Inbound) -> Reply {
+    ///
+    /// Not an `async fn`, for speed: each `async fn` between a request and its handler is one
+    /// more level of future, copied whole into its caller's when it starts. This one only
+    /// chooses between two futures, so it returns the one it chose.
+    pub fn handle(&self, request: Request, inbound: Inbound) -> impl Future<Output = Reply> + Send + '_ {
         #[cfg(feature = "otel")]
         if let Some(span) = crate::observe::RequestSpan::start(&request, arrival(&inbound)) {
             // Boxed: the traced future is larger, and would otherwise size every request's.
-            return Box::pin(span.run(self.handle_untraced(request, inbound), Reply::error)).await;
+            let traced: BoxFuture<'_, Reply> = Box::pin(span.run(self.handle_untraced(request, inbound), Reply::error));
+            return Either::Left(traced);
         }
-        self.handle_untraced(request, inbound).await
+        Either::<BoxFuture<'_, Reply>, _>::Right(self.handle_untraced(request, inbound))
     }
 
     /// [`handle`](Self::handle), without telemetry.
+    ///
+    /// The era is chosen here rather than in a function of its own (one level of future less,
+    /// see [`handle`](Self::handle)). `taken`: what the transport took out of `params`, typed
+    /// (a `_meta` taken claims 2026-07-28).
     pub(crate) async fn handle_untraced(&self, mut request: Request, mut inbound: Inbound) -> Reply {
         let id = request.id.clone();
         let taken = std::mem::take(&mut inbound.taken);
-        match self.route(&mut request, &inbound, taken).await {
+        let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
+        let legacy = !claims_modern && !inbound.modern_hint;
+        let routed = match (&inbound.session, request.method.as_str()) {
+            (_, "initialize") if legacy => self.initialize(request.params.as_ref(), &inbound),
+            (Some(session), _) if legacy => self.route_legacy(&mut request, session, &inbound).await,
+            _ => self.route_modern(&mut request, &inbound, taken).await,
+        };
+        match routed {
             Ok(Routed::Value(v)) => Reply {
                 response: Some(ReplyMessage::Response(Response::result(id, v))),
                 http_status: 200,
@@ -200,19 +217,6 @@ impl Server {
                 let response = ReplyMessage::Response(Response::error(Some(id), failure.error));
                 Reply { response: Some(response), http_status, session: None }
             }
-        }
-    }
-
-    /// `taken`: what the transport took out of `params`, typed (a `_meta` taken claims
-    /// 2026-07-28).
-    async fn route(&self, request: &mut Request, inbound: &Inbound, taken: Taken) -> Result<Routed, Failure> {
-        let params = request.params.as_ref();
-        let claims_modern = RequestMeta::claims_version(params, taken.meta.as_deref());
-        let legacy = !claims_modern && !inbound.modern_hint;
-        match (&inbound.session, request.method.as_str()) {
-            (_, "initialize") if legacy => self.initialize(params, inbound),
-            (Some(session), _) if legacy => self.route_legacy(request, session, inbound).await,
-            _ => self.route_modern(request, inbound, taken).await,
         }
     }
 

@@ -20,7 +20,7 @@ use super::stream::{NoSession, legacy_target};
 use crate::auth::AuthPrincipal;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, Message, Notification, ProtocolVersion, Request, RequestId,
-    RequestMeta, Response as RpcResponse, Taken,
+    RequestMeta, Response as RpcResponse,
 };
 use crate::server::{Inbound, NullPeer, Peer, Principal, Session};
 
@@ -114,10 +114,40 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body, addr: Opti
         }
     };
     drop(bytes);
-    match read.message {
-        Message::Response(response) => client_response(&state, &parts, response),
-        Message::Notification(notification) => notification_post(&state, &parts, &notification),
-        Message::Request(request) => request_post(state, parts, request, read.taken, addr).await,
+    let (request, taken) = match read.message {
+        Message::Response(response) => return client_response(&state, &parts, response),
+        Message::Notification(notification) => return notification_post(&state, &parts, &notification),
+        Message::Request(request) => (request, read.taken),
+    };
+    // A request. What follows is written out here rather than in functions of its own, for
+    // speed: each `async fn` on the way to the handler is one more level of future, copied
+    // whole into its caller's when it starts.
+    #[cfg(feature = "auth")]
+    if let Some(refusal) = tool_scopes(&state, &parts, &request, &taken) {
+        return refusal;
+    }
+    // `taken`: what `Message::read` took out of `params` (a `_meta` it took claims 2026-07-28).
+    let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
+    if !claims_modern && !is_modern_header(&parts.headers) {
+        // Boxed: the legacy path's future (sessions, `initialize`) is larger than the
+        // 2026-07-28 one, and would otherwise size the future every request allocates
+        // (760 bytes more per request in `per_leg`).
+        return Box::pin(legacy(state, parts, request, addr)).await;
+    }
+    // The 2026-07-28 stateless path: headers must agree with the body; no session.
+    if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| state.server.tool_def(name)) {
+        return bad_request(Some(request.id), e);
+    }
+    if request.method == "subscriptions/listen" {
+        // Boxed: inline, the long-lived stream's future more than doubled the future of every
+        // request to the endpoint (8.8 KB against 3.9 KB, allocated and copied per request).
+        return Box::pin(listen(state, parts, request, addr)).await;
+    }
+    let mut inbound = inbound(&state, parts, addr, true, &request.method);
+    inbound.taken = taken;
+    match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
+        Answer::Done(reply) => reply_response(reply),
+        Answer::Streaming(response) => response,
     }
 }
 
@@ -180,29 +210,6 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
         .is_some_and(ProtocolVersion::is_modern)
 }
 
-/// `taken`: what [`Message::read`] took out of `params` (a `_meta` it took claims 2026-07-28).
-async fn request_post(
-    state: Arc<State>,
-    parts: Parts,
-    request: Request,
-    taken: Taken,
-    addr: Option<IpAddr>,
-) -> Response {
-    #[cfg(feature = "auth")]
-    if let Some(refusal) = tool_scopes(&state, &parts, &request, &taken) {
-        return refusal;
-    }
-    let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
-    if claims_modern || is_modern_header(&parts.headers) {
-        modern(state, parts, request, taken, addr).await
-    } else {
-        // Boxed: the legacy path's future (sessions, `initialize`) is larger than the
-        // 2026-07-28 one, and would otherwise size the future every request allocates
-        // (760 bytes more per request in `per_leg`).
-        Box::pin(legacy(state, parts, request, addr)).await
-    }
-}
-
 /// Refuse a `tools/call` whose bearer token lacks the tool's scopes (`403 insufficient_scope`).
 ///
 /// This happens here, in the transport, rather than in the HTTP layer that verified the token
@@ -213,7 +220,7 @@ async fn request_post(
 /// error. Refusing before the request is dispatched means no check runs, no question is asked,
 /// no task is created and no state is unsealed for a caller who may not call the tool.
 #[cfg(feature = "auth")]
-fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &Taken) -> Option<Response> {
+fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &crate::protocol::Taken) -> Option<Response> {
     let auth = state.options.auth.as_ref()?;
     if request.method != "tools/call" {
         return None;
@@ -260,24 +267,6 @@ fn inbound(state: &State, mut parts: Parts, addr: Option<IpAddr>, modern_hint: b
 fn null_peer() -> Arc<dyn Peer> {
     static NULL: std::sync::LazyLock<Arc<dyn Peer>> = std::sync::LazyLock::new(|| Arc::new(NullPeer));
     NULL.clone()
-}
-
-/// The 2026-07-28 stateless path: headers must agree with the body; no session.
-async fn modern(state: Arc<State>, parts: Parts, request: Request, taken: Taken, addr: Option<IpAddr>) -> Response {
-    if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| state.server.tool_def(name)) {
-        return bad_request(Some(request.id), e);
-    }
-    if request.method == "subscriptions/listen" {
-        // Boxed: inline, the long-lived stream's future more than doubled the future of every
-        // request to the endpoint (8.8 KB against 3.9 KB, allocated and copied per request).
-        return Box::pin(listen(state, parts, request, addr)).await;
-    }
-    let mut inbound = inbound(&state, parts, addr, true, &request.method);
-    inbound.taken = taken;
-    match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
-        Answer::Done(reply) => reply_response(reply),
-        Answer::Streaming(response) => response,
-    }
 }
 
 /// `subscriptions/listen`: a long-lived stream. It holds a slot of the stream budget (in all

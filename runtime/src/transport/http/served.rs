@@ -21,6 +21,7 @@ use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
 use axum::routing::future::RouteFuture;
 use axum::serve::IncomingStream;
+use futures::FutureExt as _;
 use futures::future::{BoxFuture, Either};
 use tower::{Layer as _, Service};
 
@@ -45,8 +46,9 @@ impl Service<Request> for Endpoint {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let (state, addr) = (self.state.clone(), self.addr);
-        Box::pin(async move { Ok(super::endpoint(state, request, addr).await) })
+        // `map`, not an `async` block around the call: a block would be one more level of
+        // future, the endpoint's copied into it whole when it starts.
+        Box::pin(super::endpoint(self.state.clone(), request, self.addr).map(Ok))
     }
 }
 
