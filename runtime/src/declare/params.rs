@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::protocol::{CreateMessageResult, JsonObject, Root};
+use crate::protocol::{CreateMessageResult, RequestedSchema, Root};
 use crate::resolve::Consent;
 
 /// A type that can be asked for with `elicit`: a flat struct (derive [`Elicit`]), a
@@ -126,7 +126,7 @@ impl<T: DeserializeOwned + JsonSchema> Argument for T {}
 /// # Panics
 /// When the type's schema is not flat, which the `Elicit` derive rules out at compile time;
 /// a hand-written `Elicit` impl can still get it wrong, and the server then refuses to start.
-pub fn elicit_schema<T: Elicit + FormSchema>(param: &str) -> std::sync::Arc<JsonObject> {
+pub fn elicit_schema<T: Elicit + FormSchema>(param: &str) -> RequestedSchema {
     let mut generated = schema_of::<T>();
     if let Some(root) = generated.as_object_mut() {
         // The root title is the type's name ("string", "Region"), not something to show.
@@ -142,7 +142,7 @@ pub fn elicit_schema<T: Elicit + FormSchema>(param: &str) -> std::sync::Arc<Json
             if T::OPTIONAL {
                 form.remove("required");
             }
-            std::sync::Arc::new(form)
+            RequestedSchema::new(form)
         }
         Err(why) => panic!("`{param}` cannot be elicited: {why}"),
     }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::question::{Question, SampleOptions};
 use super::template::Template;
 use crate::error::Error;
-use crate::protocol::JsonObject;
+use crate::protocol::RequestedSchema;
 use crate::request::RequestContext;
 
 /// What a `with` resolver decides: a value without asking, or exactly one question.
@@ -59,7 +59,7 @@ pub enum Resolver {
         /// The question, with placeholders.
         message: Template,
         /// The requested schema (built once; each question shares it).
-        schema: Arc<JsonObject>,
+        schema: RequestedSchema,
         /// The property whose value is the parameter (primitives), or `None` (whole form).
         property: Option<&'static str>,
     },

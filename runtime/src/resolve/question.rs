@@ -3,13 +3,13 @@
 //! from the application's state.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::protocol::{
     CreateMessageParams, ElicitParams, InputRequest, JsonObject, ListRootsParams, ModelHint, ModelPreferences,
+    RequestedSchema,
 };
 
 /// A question and how its answer becomes the parameter's value.
@@ -43,14 +43,14 @@ pub enum Extract {
 
 impl Question {
     /// A form question whose answer is the whole form.
-    pub fn form(message: impl Into<String>, schema: impl Into<Arc<JsonObject>>) -> Self {
+    pub fn form(message: impl Into<String>, schema: impl Into<RequestedSchema>) -> Self {
         Self { request: InputRequest::Elicit(ElicitParams::form(message, schema)), extract: Extract::Form }
     }
 
     /// A one-property form question whose answer is that property.
     pub fn property(
         message: impl Into<String>,
-        schema: impl Into<Arc<JsonObject>>,
+        schema: impl Into<RequestedSchema>,
         property: impl Into<Cow<'static, str>>,
     ) -> Self {
         Self {
@@ -144,7 +144,7 @@ impl Question {
     pub fn with_default(mut self, property: &str, value: impl Serialize) -> Self {
         if let InputRequest::Elicit(ElicitParams::Form(form)) = &mut self.request
             && let Some(Value::Object(prop)) =
-                Arc::make_mut(&mut form.requested_schema).get_mut("properties").and_then(|p| p.get_mut(property))
+                form.requested_schema.make_mut().get_mut("properties").and_then(|p| p.get_mut(property))
             && let Ok(value) = serde_json::to_value(value)
         {
             prop.insert("default".into(), value);

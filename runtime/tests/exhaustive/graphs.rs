@@ -316,8 +316,8 @@ pub fn build(spec: &Spec, probe: &Arc<Probe>, redeployed: bool) -> ToolDef {
         let mask = spec.deps[i];
         let message = template(i, mask);
         let resolver = match kind {
-            Kind::Form => Resolver::Elicit { message, schema: Arc::new(form_schema()), property: None },
-            Kind::Confirm => Resolver::Elicit { message, schema: Arc::new(confirm_schema()), property: Some("ok") },
+            Kind::Form => Resolver::Elicit { message, schema: form_schema().into(), property: None },
+            Kind::Confirm => Resolver::Elicit { message, schema: confirm_schema().into(), property: Some("ok") },
             Kind::Url => Resolver::ElicitUrl { url: message, message },
             Kind::Sample => {
                 Resolver::Sample { prompt: message, max_tokens: 50, full: false, options: SampleOptions::default() }
