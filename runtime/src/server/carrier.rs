@@ -247,7 +247,7 @@ impl Server {
         // The caller as the seal binds it is also the owner of the tasks it creates.
         let owner = principal.clone().ok().flatten();
         let cx = carrier.context(self, inbound, answers, (meta, owner), ProtocolVersion::V2026_07_28, log);
-        let caps = cx.meta.client_capabilities.clone();
+        let answerable = Answerable::of(&cx.meta.client_capabilities);
         // Biased: a cancelled request is not run further, and no draw decides it (a seeded
         // simulation replays exactly).
         let outcome = tokio::select! {
@@ -269,7 +269,7 @@ impl Server {
             Outcome::InputRequired(round) => {
                 let (requests, state) = round.into_parts();
                 crate::observe::leg(requests.len(), answered, state.as_ref().map_or(0, Vec::len));
-                check_capabilities(&requests, &caps).map_err(Failure::rejected)?;
+                check_capabilities(&requests, answerable).map_err(Failure::rejected)?;
                 if requests.is_empty() && state.is_none() {
                     return Err(ErrorObject::internal(format!(
                         "{} `{}` answered input_required with neither input requests nor state",
@@ -416,21 +416,45 @@ fn required_str<'a>(value: Option<&'a Value>, key: &str) -> Result<&'a str, Fail
 }
 
 /// `-32021` for the first input request the client did not declare support for.
-pub(crate) fn check_capabilities(requests: &InputRequests, caps: &ClientCapabilities) -> Result<(), ErrorObject> {
+/// What a client said it can answer: its capabilities as [`check_capabilities`] reads them,
+/// taken before they move into the request's context (a copy of five flags, where the
+/// capabilities themselves are maps).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Answerable {
+    elicitation_form: bool,
+    elicitation_url: bool,
+    sampling: bool,
+    sampling_tools: bool,
+    roots: bool,
+}
+
+impl Answerable {
+    pub(crate) fn of(caps: &ClientCapabilities) -> Self {
+        Self {
+            elicitation_form: caps.elicitation_form(),
+            elicitation_url: caps.elicitation_url(),
+            sampling: caps.sampling(),
+            sampling_tools: caps.sampling_tools(),
+            roots: caps.roots(),
+        }
+    }
+}
+
+pub(crate) fn check_capabilities(requests: &InputRequests, caps: Answerable) -> Result<(), ErrorObject> {
     for request in requests.values() {
         // What is missing is built only when something is (each is a small `Value` tree).
         let (ok, name, required): (bool, &str, fn() -> Value) = match request {
             InputRequest::Elicit(ElicitParams::Form(_)) => {
-                (caps.elicitation_form(), "elicitation", || json!({"elicitation": {}}))
+                (caps.elicitation_form, "elicitation", || json!({"elicitation": {}}))
             }
             InputRequest::Elicit(ElicitParams::Url(_)) => {
-                (caps.elicitation_url(), "elicitation (url mode)", || json!({"elicitation": {"url": {}}}))
+                (caps.elicitation_url, "elicitation (url mode)", || json!({"elicitation": {"url": {}}}))
             }
             InputRequest::CreateMessage(p) if p.tools.is_some() || p.tool_choice.is_some() => {
-                (caps.sampling_tools(), "sampling (with tools)", || json!({"sampling": {"tools": {}}}))
+                (caps.sampling_tools, "sampling (with tools)", || json!({"sampling": {"tools": {}}}))
             }
-            InputRequest::CreateMessage(_) => (caps.sampling(), "sampling", || capability_value("sampling")),
-            InputRequest::ListRoots(_) => (caps.roots(), "roots", || capability_value("roots")),
+            InputRequest::CreateMessage(_) => (caps.sampling, "sampling", || capability_value("sampling")),
+            InputRequest::ListRoots(_) => (caps.roots, "roots", || capability_value("roots")),
         };
         if !ok {
             return Err(ErrorObject::missing_capability(name, required()));

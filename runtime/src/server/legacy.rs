@@ -6,7 +6,7 @@ use std::sync::Arc;
 use futures::future::try_join_all;
 
 use super::Server;
-use super::carrier::{Carrier, CompleteResult, check_capabilities};
+use super::carrier::{Answerable, Carrier, CompleteResult, check_capabilities};
 use super::dispatch::Failure;
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
@@ -61,7 +61,7 @@ impl Server {
                 ))
                 .into());
             }
-            check_capabilities(&requests, &session.client_capabilities).map_err(|e| {
+            check_capabilities(&requests, Answerable::of(&session.client_capabilities)).map_err(|e| {
                 ErrorObject::internal(format!("{}; the client declared no such capability at initialize", e.message))
             })?;
             let mut pending = Vec::with_capacity(requests.len());
