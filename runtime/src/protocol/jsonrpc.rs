@@ -297,7 +297,7 @@ pub(crate) struct Read {
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 pub(crate) struct Taken {
     /// `_meta`, when [`RequestMeta::from_wire`] takes it (then the request claims 2026-07-28).
-    pub meta: Option<Box<RequestMeta>>,
+    pub meta: Option<std::sync::Arc<RequestMeta>>,
     /// `inputResponses` as they arrived, when [`Answers::from_text`] takes them.
     pub answers: Option<Answers>,
     /// `requestState` as it is (a string, or anything else for the unsealing to refuse).
@@ -459,8 +459,7 @@ impl Envelope<'_> {
             Some(mut params) => {
                 let carrier =
                     typed_meta && self.id.is_some() && self.method.as_deref().is_some_and(|m| CARRIERS.contains(&m));
-                taken.meta =
-                    params.meta.filter(|_| carrier).and_then(|raw| RequestMeta::from_wire(raw.get())).map(Box::new);
+                taken.meta = params.meta.filter(|_| carrier).and_then(|raw| RequestMeta::from_wire(raw.get()));
                 if taken.meta.is_some() {
                     // A 2026-07-28 carrier request: its answers stay text too, when they can,
                     // and its state is taken as it is.

@@ -129,16 +129,18 @@ impl RequestMeta {
     /// which changes from call to call): a client sends the same `_meta` with every call, and
     /// reading it again cost about a twentieth of a leg. The same text reads the same, so the
     /// copy kept is the answer.
-    pub(crate) fn from_wire(text: &str) -> Option<Self> {
+    ///
+    /// Shared (an `Arc`): the reading kept is handed out again without a copy.
+    pub(crate) fn from_wire(text: &str) -> Option<std::sync::Arc<Self>> {
         thread_local! {
-            static LAST: std::cell::RefCell<Option<(Box<str>, RequestMeta)>> = const { std::cell::RefCell::new(None) };
+            static LAST: std::cell::RefCell<Option<(Box<str>, std::sync::Arc<RequestMeta>)>> = const { std::cell::RefCell::new(None) };
         }
         let seen =
             LAST.with_borrow(|last| last.as_ref().filter(|(seen, _)| **seen == *text).map(|(_, meta)| meta.clone()));
         if seen.is_some() {
             return seen;
         }
-        let meta = Self::read_wire(text)?;
+        let meta = std::sync::Arc::new(Self::read_wire(text)?);
         if meta.progress_token.is_none() {
             LAST.with_borrow_mut(|last| *last = Some((text.into(), meta.clone())));
         }

@@ -36,7 +36,7 @@ pub struct RequestContext {
     pub(crate) uri_variables: Arc<[(String, String)]>,
     pub(crate) input_responses: Answers,
     pub(crate) state: Option<Vec<u8>>,
-    pub(crate) meta: RequestMeta,
+    pub(crate) meta: Arc<RequestMeta>,
     pub(crate) version: ProtocolVersion,
     pub(crate) log: LogFilter,
     pub(crate) peer: Arc<dyn Peer>,

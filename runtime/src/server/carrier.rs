@@ -204,7 +204,7 @@ impl Server {
         inbound: &'a Inbound,
     ) -> impl Future<Output = Result<Routed, Failure>> + Send + 'a {
         match era {
-            Era::Modern(meta) => Either::Left(self.run_modern(handler, carrier, *meta, inbound)),
+            Era::Modern(meta) => Either::Left(self.run_modern(handler, carrier, meta, inbound)),
             Era::Legacy(session) => Either::Right(async move {
                 let result = self.run_legacy(handler, carrier, session, inbound).await?;
                 match result {
@@ -219,7 +219,7 @@ impl Server {
         &self,
         handler: &Handler<T>,
         mut carrier: Carrier,
-        meta: RequestMeta,
+        meta: Arc<RequestMeta>,
         inbound: &Inbound,
     ) -> Result<Routed, Failure> {
         let sealer = &self.inner.sealer;
@@ -338,7 +338,7 @@ impl Carrier {
         server: &Server,
         inbound: &Inbound,
         (input_responses, state): (Answers, Option<Vec<u8>>),
-        (meta, owner): (RequestMeta, Option<String>),
+        (meta, owner): (Arc<RequestMeta>, Option<String>),
         version: ProtocolVersion,
         log: LogFilter,
     ) -> RequestContext {

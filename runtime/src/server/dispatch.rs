@@ -136,7 +136,7 @@ pub(crate) enum Routed {
 
 /// The era of one request.
 pub(crate) enum Era<'a> {
-    Modern(Box<RequestMeta>),
+    Modern(Arc<RequestMeta>),
     Legacy(&'a Arc<Session>),
 }
 
@@ -234,7 +234,7 @@ impl Server {
         let params = request.params.as_ref();
         let meta = match taken.meta.take() {
             Some(meta) => meta,
-            None => Box::new(RequestMeta::parse_modern(params).map_err(Failure::rejected)?),
+            None => Arc::new(RequestMeta::parse_modern(params).map_err(Failure::rejected)?),
         };
         let v = ProtocolVersion::V2026_07_28;
         let value = match method {

@@ -26,12 +26,12 @@ impl Server {
         let mut input_responses = std::mem::take(&mut carrier.input_responses);
         let mut state: Option<Vec<u8>> = None;
         let max_rounds = self.inner.legacy_max_rounds;
-        let meta = RequestMeta {
+        let meta = Arc::new(RequestMeta {
             client_capabilities: session.client_capabilities.clone(),
             client_info: Some(session.client_info.clone()),
             progress_token: carrier.progress_token.clone(),
             ..RequestMeta::default()
-        };
+        });
         let owner = self.owner(inbound);
         for _ in 0..max_rounds {
             let answers = (std::mem::take(&mut input_responses), state.take());

@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn a_meta_read_typed_is_compared_as_the_one_in_params() {
         let typed = RequestMeta::parse_modern(Some(&json!({ "_meta": meta() }))).expect("a modern _meta");
-        let typed = Taken { meta: Some(Box::new(typed)), ..Taken::default() };
+        let typed = Taken { meta: Some(std::sync::Arc::new(typed)), ..Taken::default() };
         let req = request("tools/call", json!({ "name": "t" }));
         let ok = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
         assert!(check_modern(&ok, &req, &typed, |_| None).is_ok());
