@@ -91,7 +91,15 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body, addr: Opti
     if axum::body::HttpBody::size_hint(&body).lower() > limit as u64 {
         return too_large();
     }
-    let bytes = match tokio::time::timeout(state.options.request_body_timeout, read_limited(body, limit)).await {
+    // A body that came with its head (the usual case) is read at the first poll, so the
+    // timeout's timer is only set up when it did not (for speed: setting one up reads the
+    // clock and takes a handle on the timer wheel, on every request).
+    let mut reading = std::pin::pin!(read_limited(body, limit));
+    let read = match futures::poll!(reading.as_mut()) {
+        std::task::Poll::Ready(read) => Ok(read),
+        std::task::Poll::Pending => tokio::time::timeout(state.options.request_body_timeout, reading).await,
+    };
+    let bytes = match read {
         Ok(Ok(b)) => b,
         Ok(Err(BodyError::TooLarge)) => return too_large(),
         Ok(Err(BodyError::Broken)) => {
