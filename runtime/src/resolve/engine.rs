@@ -2,13 +2,13 @@
 //! question whose inputs are known, or hand the values to the body.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::by_name::ByName;
 use super::form;
 use super::graph::{Graph, Node, Resolution, Resolver};
 use super::question::{Extract, Question};
@@ -20,12 +20,6 @@ use crate::protocol::{
     JsonObject, ListRootsParams, ListRootsResult, Text,
 };
 use crate::request::{InputRequired, RequestContext};
-
-/// The engine's maps, by parameter name. For speed, hashed with FxHash (`rustc-hash`): a leg
-/// looks names up several times per question, and SipHash costs several times more on a short
-/// name. The keys are the declaration's names, or names from a state this server sealed: no
-/// caller chooses them, so none can flood a table.
-type ByName<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
 
 /// The plaintext state a declarative flow carries between legs (sealed on the wire).
 ///
@@ -246,7 +240,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
     }
     crate::observe::round(previous.rounds);
     // The accepted values `settle` moved to the body's values go back into the state.
-    for (name, record) in &mut next.records {
+    for (name, record) in next.records.iter_mut() {
         if let (true, Some(Resolved::Accepted(value))) = (record.value.is_null(), values.0.get(name)) {
             record.value = value.clone();
         }

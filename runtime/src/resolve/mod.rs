@@ -8,6 +8,7 @@
 //! plus one.
 
 mod answer;
+mod by_name;
 mod engine;
 mod form;
 mod graph;
