@@ -185,8 +185,8 @@ impl Server {
     /// [`handle`](Self::handle), without telemetry.
     ///
     /// The era is chosen here rather than in a function of its own (one level of future less,
-    /// see [`handle`](Self::handle)). `taken`: what the transport took out of `params`, typed
-    /// (a `_meta` taken claims 2026-07-28).
+    /// see [`handle`](Self::handle)). `inbound.taken` is what the transport took out of
+    /// `params`, typed (a `_meta` taken claims 2026-07-28).
     pub(crate) async fn handle_untraced(&self, mut request: Request, mut inbound: Inbound) -> Reply {
         let id = request.id.clone();
         let taken = std::mem::take(&mut inbound.taken);
