@@ -415,7 +415,6 @@ fn required_str<'a>(value: Option<&'a Value>, key: &str) -> Result<&'a str, Fail
         .ok_or_else(|| Failure::rejected(ErrorObject::invalid_params(format!("params.{key} must be a string"))))
 }
 
-/// `-32021` for the first input request the client did not declare support for.
 /// What a client said it can answer: its capabilities as [`check_capabilities`] reads them,
 /// taken before they move into the request's context (a copy of five flags, where the
 /// capabilities themselves are maps).
@@ -440,6 +439,7 @@ impl Answerable {
     }
 }
 
+/// `-32021` for the first input request the client did not declare support for.
 pub(crate) fn check_capabilities(requests: &InputRequests, caps: Answerable) -> Result<(), ErrorObject> {
     for request in requests.values() {
         // What is missing is built only when something is (each is a small `Value` tree).
