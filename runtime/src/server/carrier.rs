@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use futures::future::Either;
+use futures::future::{BoxFuture, Either};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Server;
 use super::dispatch::{Era, Failure, Routed, to_json};
-use super::handler::{Handler, Outcome};
+use super::handler::{Handler, HandlerResult, Outcome};
 use super::peer::Inbound;
 use crate::protocol::{
     Answers, CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult,
@@ -18,7 +18,7 @@ use crate::protocol::{
     ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, Taken, TaskResultType, TaskSupport, capability_value,
     codes,
 };
-use crate::request::{LogFilter, RequestContext};
+use crate::request::{LogFilter, RequestContext, Session};
 use crate::seal::{Binding, PrincipalInput};
 
 /// A carrier request, parsed. The target, arguments and URI variables are shared with the
@@ -71,15 +71,25 @@ impl CompleteResult for ReadResourceResult {
     }
 }
 
+/// A carrier request matched to its handler, or already answered (a skill's resource).
+pub(crate) enum Target {
+    Tool(Handler<CallToolResult>, Carrier),
+    Prompt(Handler<GetPromptResult>, Carrier),
+    Resource(Handler<ReadResourceResult>, Carrier),
+    #[cfg(feature = "skills")]
+    Answered(Routed),
+}
+
 impl Server {
-    pub(crate) async fn carrier(
+    /// Match a carrier request to its handler: the checks of its parameters, and the
+    /// [`Carrier`] each era runs.
+    pub(crate) fn target(
         &self,
         method: &str,
         params: Option<Value>,
         era: Era<'_>,
-        inbound: &Inbound,
         mut taken: Taken,
-    ) -> Result<Routed, Failure> {
+    ) -> Result<Target, Failure> {
         let mut params = match params {
             None => JsonObject::new(),
             Some(Value::Object(p)) => p,
@@ -133,7 +143,7 @@ impl Server {
                     single_use: def.single_use,
                     ..carrier("tools/call", Arc::clone(name), arguments, Vec::new())
                 };
-                self.run(&handler, carrier, era, inbound).await
+                Ok(Target::Tool(handler, carrier))
             }
             "prompts/get" => {
                 let name = required_str(name.as_ref(), "name")?;
@@ -156,7 +166,7 @@ impl Server {
                     }
                 }
                 let handler = def.handler.clone();
-                self.run(&handler, carrier("prompts/get", Arc::clone(name), arguments, Vec::new()), era, inbound).await
+                Ok(Target::Prompt(handler, carrier("prompts/get", Arc::clone(name), arguments, Vec::new())))
             }
             _ => {
                 let uri = required_str(params.get("uri"), "uri")?;
@@ -169,7 +179,7 @@ impl Server {
                         result.ttl_ms = Some(caching.list_ttl_ms);
                         result.cache_scope = Some(caching.list_scope);
                     }
-                    return Ok(Routed::Json(to_json(&result)?));
+                    return Ok(Target::Answered(Routed::Json(to_json(&result)?)));
                 }
                 let found = self
                     .inner
@@ -189,39 +199,99 @@ impl Server {
                     return Err(ErrorObject::new(code, "Resource not found").with_data(json!({ "uri": uri })).into());
                 };
                 let carrier = carrier("resources/read", uri.into(), JsonObject::new(), uri_variables);
-                self.run(&handler, carrier, era, inbound).await
+                Ok(Target::Resource(handler, carrier))
             }
         }
     }
 
-    /// Not an `async fn`, for speed: it only chooses the era's future (see
-    /// [`Server::handle`]).
-    fn run<'a, T: super::carrier::CompleteResult>(
-        &'a self,
-        handler: &'a Handler<T>,
-        carrier: Carrier,
-        era: Era<'a>,
-        inbound: &'a Inbound,
-    ) -> impl Future<Output = Result<Routed, Failure>> + Send + 'a {
-        match era {
-            Era::Modern(meta) => Either::Left(self.run_modern(handler, carrier, meta, inbound)),
-            Era::Legacy(session) => Either::Right(async move {
-                let result = self.run_legacy(handler, carrier, session, inbound).await?;
-                match result {
-                    Some(result) => Ok(Routed::Json(to_json(&result)?)),
-                    None => Ok(Routed::Silent),
-                }
-            }),
+    /// A 2026-07-28 carrier request: its leg, ready to run (see [`leg`](Self::leg)).
+    pub(crate) fn modern_carrier(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        meta: Arc<RequestMeta>,
+        inbound: Inbound,
+        taken: Taken,
+    ) -> Result<impl Future<Output = Result<Routed, Failure>> + Send + use<>, Failure> {
+        Ok(match self.target(method, params, Era::Modern(&meta), taken)? {
+            Target::Tool(handler, carrier) => Either::Left(self.leg(handler, carrier, meta, inbound)),
+            Target::Prompt(handler, carrier) => Either::Right(Either::Left(self.leg(handler, carrier, meta, inbound))),
+            Target::Resource(handler, carrier) => {
+                let leg = self.leg(handler, carrier, meta, inbound);
+                Either::Right(Either::Right(Either::<_, std::future::Ready<Result<Routed, Failure>>>::Left(leg)))
+            }
+            #[cfg(feature = "skills")]
+            Target::Answered(routed) => Either::Right(Either::Right(Either::Right(std::future::ready(Ok(routed))))),
+        })
+    }
+
+    /// A carrier request on a legacy session, run until it completes (legacy.rs).
+    pub(crate) async fn legacy_carrier(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        session: &Arc<Session>,
+        inbound: &Inbound,
+    ) -> Result<Routed, Failure> {
+        fn routed<T: CompleteResult>(result: Option<T>) -> Result<Routed, Failure> {
+            result.map_or(Ok(Routed::Silent), |r| to_json(&r).map(Routed::Json))
+        }
+        match self.target(method, params, Era::Legacy(session), Taken::default())? {
+            Target::Tool(handler, carrier) => routed(self.run_legacy(&handler, carrier, session, inbound).await?),
+            Target::Prompt(handler, carrier) => routed(self.run_legacy(&handler, carrier, session, inbound).await?),
+            Target::Resource(handler, carrier) => routed(self.run_legacy(&handler, carrier, session, inbound).await?),
+            #[cfg(feature = "skills")]
+            Target::Answered(routed) => Ok(routed),
         }
     }
 
-    async fn run_modern<T: CompleteResult>(
+    /// One leg of a 2026-07-28 carrier request. The state is unsealed and the handler's
+    /// context made here; the future returned runs the handler and shapes its outcome for
+    /// the wire (sealing the state of the next leg).
+    ///
+    /// Not an `async fn`, for speed: the future holds only what comes after the handler (an
+    /// `async fn` would keep its arguments, and the context, across every wait).
+    fn leg<T: CompleteResult>(
         &self,
-        handler: &Handler<T>,
+        handler: Handler<T>,
         mut carrier: Carrier,
         meta: Arc<RequestMeta>,
+        inbound: Inbound,
+    ) -> impl Future<Output = Result<Routed, Failure>> + Send + use<T> {
+        let server = self.clone();
+        let started = self.start_leg(handler, &mut carrier, meta, &inbound);
+        let cancel = inbound.cancel;
+        // What the future holds across its waits is small: the handler's future is boxed, and
+        // nothing large is moved inside it (a value moved in an `async` block takes its room
+        // twice).
+        async move {
+            let Started { calling, principal, answerable, answered } = started?;
+            let calling = async {
+                match calling {
+                    Calling::Now(calling) => calling.await.map_err(Failure::from),
+                    Calling::AfterUse(calling) => calling.await,
+                }
+            };
+            // Biased: a cancelled request is not run further, and no draw decides it (a seeded
+            // simulation replays exactly).
+            let outcome = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Ok(Routed::Silent),
+                outcome = calling => outcome?,
+            };
+            server.shape(outcome, &carrier, principal, answerable, answered)
+        }
+    }
+
+    /// What a leg does before its handler runs: the caller as the seal binds it, the state
+    /// unsealed, and the handler's context.
+    fn start_leg<T: CompleteResult>(
+        &self,
+        handler: Handler<T>,
+        carrier: &mut Carrier,
+        meta: Arc<RequestMeta>,
         inbound: &Inbound,
-    ) -> Result<Routed, Failure> {
+    ) -> Result<Started<T>, Failure> {
         let sealer = &self.inner.sealer;
         let principal_input = PrincipalInput { principal: inbound.principal.as_ref(), http: inbound.http.as_deref() };
         let principal = sealer.principal(&principal_input);
@@ -233,12 +303,8 @@ impl Server {
                     tracing::warn!(target: "roundtrip::seal", "requestState rejected: the principal hook failed");
                     return Err(Failure::rejected(ErrorObject::invalid_request_state()));
                 };
-                let binding = binding(&carrier, principal.as_deref());
-                let state = sealer.unseal(&binding, token).map_err(Failure::rejected)?;
-                if carrier.single_use {
-                    self.use_once(token).await.map_err(Failure::rejected)?;
-                }
-                Some(state)
+                let binding = binding(carrier, principal.as_deref());
+                Some(sealer.unseal(&binding, token).map_err(Failure::rejected)?)
             }
         };
         let log = LogFilter::Requested(meta.log_level);
@@ -248,13 +314,31 @@ impl Server {
         let owner = principal.clone().ok().flatten();
         let cx = carrier.context(self, inbound, answers, (meta, owner), ProtocolVersion::V2026_07_28, log);
         let answerable = Answerable::of(&cx.meta.client_capabilities);
-        // Biased: a cancelled request is not run further, and no draw decides it (a seeded
-        // simulation replays exactly).
-        let outcome = tokio::select! {
-            biased;
-            () = inbound.cancel.cancelled() => return Ok(Routed::Silent),
-            outcome = handler.call(cx) => outcome?,
+        // A single-use state is recorded as used before the handler is called (its closure
+        // may do work before its future is first polled).
+        let calling = match (&carrier.request_state, carrier.single_use) {
+            (Some(token), true) => {
+                let (server, token) = (self.clone(), token.clone());
+                Calling::AfterUse(Box::pin(async move {
+                    server.use_once(&token).await.map_err(Failure::rejected)?;
+                    Ok(handler.call(cx).await?)
+                }))
+            }
+            _ => Calling::Now(handler.call(cx)),
         };
+        Ok(Started { calling, principal, answerable, answered })
+    }
+
+    /// A leg's outcome as the wire carries it: a complete result, a task, or the input
+    /// requests with the next leg's state sealed.
+    fn shape<T: CompleteResult>(
+        &self,
+        outcome: Outcome<T>,
+        carrier: &Carrier,
+        principal: Result<Option<String>, ()>,
+        answerable: Answerable,
+        answered: usize,
+    ) -> Result<Routed, Failure> {
         match outcome {
             Outcome::Complete(mut result) => {
                 if result.is_error() {
@@ -283,7 +367,8 @@ impl Server {
                         let Ok(principal) = &principal else {
                             return Err(ErrorObject::internal("could not bind requestState to the caller").into());
                         };
-                        Some(sealer.seal(&binding(&carrier, principal.as_deref()), &plaintext)?)
+                        let sealer = &self.inner.sealer;
+                        Some(sealer.seal(&binding(carrier, principal.as_deref()), &plaintext)?)
                     }
                 };
                 let result = InputRequiredResult {
@@ -296,6 +381,20 @@ impl Server {
             }
         }
     }
+}
+
+/// A leg whose handler is ready to run ([`Server::start_leg`]).
+struct Started<T> {
+    calling: Calling<T>,
+    principal: Result<Option<String>, ()>,
+    answerable: Answerable,
+    answered: usize,
+}
+
+/// The handler's future; for a single-use state, recording the state as used first.
+enum Calling<T> {
+    Now(BoxFuture<'static, HandlerResult<T>>),
+    AfterUse(BoxFuture<'static, Result<Outcome<T>, Failure>>),
 }
 
 impl Server {

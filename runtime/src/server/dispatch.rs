@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use futures::FutureExt as _;
 use futures::future::{BoxFuture, Either};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -136,8 +137,39 @@ pub(crate) enum Routed {
 
 /// The era of one request.
 pub(crate) enum Era<'a> {
-    Modern(Arc<RequestMeta>),
+    Modern(&'a RequestMeta),
     Legacy(&'a Arc<Session>),
+}
+
+/// Where [`Server::route_modern_now`] sends a request: answered already, to a future of its
+/// own (boxed: not the hot path), or to a carrier's leg.
+enum Route<L> {
+    Now(Routed),
+    Later(BoxFuture<'static, Result<Routed, Failure>>),
+    Leg(L),
+}
+
+/// The reply to request `id`, by how it was routed.
+fn reply(id: RequestId, routed: Result<Routed, Failure>) -> Reply {
+    match routed {
+        Ok(Routed::Value(v)) => {
+            Reply { response: Some(ReplyMessage::Response(Response::result(id, v))), http_status: 200, session: None }
+        }
+        Ok(Routed::Json(json)) => {
+            Reply { response: Some(ReplyMessage::Result { id, json }), http_status: 200, session: None }
+        }
+        Ok(Routed::NewSession(v, s)) => Reply {
+            response: Some(ReplyMessage::Response(Response::result(id, v))),
+            http_status: 200,
+            session: Some(s),
+        },
+        Ok(Routed::Silent) => Reply { response: None, http_status: 200, session: None },
+        Err(failure) => {
+            let http_status = failure.http_status();
+            let response = ReplyMessage::Response(Response::error(Some(id), failure.error));
+            Reply { response: Some(response), http_status, session: None }
+        }
+    }
 }
 
 const MODERN_METHODS: &[&str] = &[
@@ -173,59 +205,80 @@ impl Server {
     /// more level of future, copied whole into its caller's when it starts. This one only
     /// chooses between two futures, so it returns the one it chose.
     pub fn handle(&self, request: Request, inbound: Inbound) -> impl Future<Output = Reply> + Send + '_ {
+        self.handle_owned(request, inbound)
+    }
+
+    /// [`handle`](Self::handle), as a future that owns what it needs (the server included).
+    pub(crate) fn handle_owned(
+        &self,
+        request: Request,
+        inbound: Inbound,
+    ) -> impl Future<Output = Reply> + Send + use<> {
         #[cfg(feature = "otel")]
         if let Some(span) = crate::observe::RequestSpan::start(&request, arrival(&inbound)) {
             // Boxed: the traced future is larger, and would otherwise size every request's.
-            let traced: BoxFuture<'_, Reply> = Box::pin(span.run(self.handle_untraced(request, inbound), Reply::error));
+            // The route is chosen at the first poll, inside the span: choosing it does work
+            // (unsealing the state) that notes on the span.
+            let server = self.clone();
+            let untraced = async move { server.handle_untraced(request, inbound).await };
+            let traced: BoxFuture<'static, Reply> = Box::pin(span.run(untraced, Reply::error));
             return Either::Left(traced);
         }
-        Either::<BoxFuture<'_, Reply>, _>::Right(self.handle_untraced(request, inbound))
+        Either::<BoxFuture<'static, Reply>, _>::Right(self.handle_untraced(request, inbound))
     }
 
     /// [`handle`](Self::handle), without telemetry.
     ///
-    /// The era is chosen here rather than in a function of its own (one level of future less,
-    /// see [`handle`](Self::handle)). `inbound.taken` is what the transport took out of
-    /// `params`, typed (a `_meta` taken claims 2026-07-28).
-    pub(crate) async fn handle_untraced(&self, mut request: Request, mut inbound: Inbound) -> Reply {
+    /// The era and the route are chosen here, before the future is made, and the future
+    /// returned is the route's (see [`handle`](Self::handle)). `inbound.taken` is what the
+    /// transport took out of `params`, typed (a `_meta` taken claims 2026-07-28).
+    fn handle_untraced(
+        &self,
+        mut request: Request,
+        mut inbound: Inbound,
+    ) -> impl Future<Output = Reply> + Send + use<> {
         let id = request.id.clone();
         let taken = std::mem::take(&mut inbound.taken);
         let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
         let legacy = !claims_modern && !inbound.modern_hint;
-        let routed = match (&inbound.session, request.method.as_str()) {
-            (_, "initialize") if legacy => self.initialize(request.params.as_ref(), &inbound),
-            (Some(session), _) if legacy => self.route_legacy(&mut request, session, &inbound).await,
-            _ => self.route_modern(&mut request, &inbound, taken).await,
+        let routing = match (&inbound.session, request.method.as_str()) {
+            (_, "initialize") if legacy => {
+                Either::Left(std::future::ready(self.initialize(request.params.as_ref(), &inbound)))
+            }
+            (Some(session), _) if legacy => {
+                let (server, session) = (self.clone(), Arc::clone(session));
+                // Boxed: the legacy path's future is the larger, and would size every request's.
+                let legacy: BoxFuture<'static, Result<Routed, Failure>> =
+                    Box::pin(async move { server.route_legacy(&mut request, &session, &inbound).await });
+                Either::Right(Either::Left(legacy))
+            }
+            _ => Either::Right(Either::Right(self.route_modern(request, inbound, taken))),
         };
-        match routed {
-            Ok(Routed::Value(v)) => Reply {
-                response: Some(ReplyMessage::Response(Response::result(id, v))),
-                http_status: 200,
-                session: None,
-            },
-            Ok(Routed::Json(json)) => {
-                Reply { response: Some(ReplyMessage::Result { id, json }), http_status: 200, session: None }
-            }
-            Ok(Routed::NewSession(v, s)) => Reply {
-                response: Some(ReplyMessage::Response(Response::result(id, v))),
-                http_status: 200,
-                session: Some(s),
-            },
-            Ok(Routed::Silent) => Reply { response: None, http_status: 200, session: None },
-            Err(failure) => {
-                let http_status = failure.http_status();
-                let response = ReplyMessage::Response(Response::error(Some(id), failure.error));
-                Reply { response: Some(response), http_status, session: None }
-            }
+        // `map`, not an `async` block: awaiting the route inside one would keep its room twice.
+        routing.map(move |routed| reply(id, routed))
+    }
+
+    /// A 2026-07-28 request (or one outside any session), routed by its method.
+    fn route_modern(
+        &self,
+        request: Request,
+        inbound: Inbound,
+        taken: Taken,
+    ) -> impl Future<Output = Result<Routed, Failure>> + Send + use<> {
+        match self.route_modern_now(request, inbound, taken) {
+            Ok(Route::Now(routed)) => Either::Left(std::future::ready(Ok(routed))),
+            Err(failure) => Either::Left(std::future::ready(Err(failure))),
+            Ok(Route::Later(later)) => Either::Right(Either::Left(later)),
+            Ok(Route::Leg(leg)) => Either::Right(Either::Right(leg)),
         }
     }
 
-    async fn route_modern(
+    fn route_modern_now(
         &self,
-        request: &mut Request,
-        inbound: &Inbound,
+        mut request: Request,
+        inbound: Inbound,
         mut taken: Taken,
-    ) -> Result<Routed, Failure> {
+    ) -> Result<Route<impl Future<Output = Result<Routed, Failure>> + Send + use<>>, Failure> {
         let method = request.method.as_str();
         if !MODERN_METHODS.contains(&method) {
             return Err(Failure::rejected(ErrorObject::method_not_found(method)));
@@ -241,26 +294,35 @@ impl Server {
             "server/discover" => to_value(self.discover())?,
             "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
                 if method == "tools/list"
-                    && let Some(scoped) = self.tools_in_scope(inbound, v, &meta.client_capabilities)?
+                    && let Some(scoped) = self.tools_in_scope(&inbound, v, &meta.client_capabilities)?
                 {
-                    return Ok(Routed::Json(scoped));
+                    return Ok(Route::Now(Routed::Json(scoped)));
                 }
-                return Ok(Routed::Json(self.list(method, v, &meta.client_capabilities)?));
+                return Ok(Route::Now(Routed::Json(self.list(method, v, &meta.client_capabilities)?)));
             }
             "completion/complete" => to_value(self.complete(params, v)?)?,
             "skills/list" | "skills/get" | "resources/directory/read" => {
-                return Ok(Routed::Json(self.skills_method(method, params, v)?));
+                return Ok(Route::Now(Routed::Json(self.skills_method(method, params, v)?)));
             }
-            "subscriptions/listen" => return subscriptions::listen(self, &request.id, params, &meta, inbound).await,
+            "subscriptions/listen" => {
+                let server = self.clone();
+                return Ok(Route::Later(Box::pin(async move {
+                    subscriptions::listen(&server, &request.id, request.params.as_ref(), &meta, &inbound).await
+                })));
+            }
             "tasks/get" | "tasks/update" | "tasks/cancel" => {
-                to_value(self.task_method(method, params, &meta, inbound).await?)?
+                let server = self.clone();
+                return Ok(Route::Later(Box::pin(async move {
+                    let (method, params) = (request.method.as_str(), request.params.as_ref());
+                    Ok(Routed::Value(to_value(server.task_method(method, params, &meta, &inbound).await?)?))
+                })));
             }
             carrier => {
                 let params = request.params.take();
-                return self.carrier(carrier, params, Era::Modern(meta), inbound, taken).await;
+                return Ok(Route::Leg(self.modern_carrier(carrier, params, meta, inbound, taken)?));
             }
         };
-        Ok(Routed::Value(value))
+        Ok(Route::Now(Routed::Value(value)))
     }
 
     async fn route_legacy(
@@ -318,7 +380,7 @@ impl Server {
             "tools/call" | "prompts/get" | "resources/read" => {
                 self.check_offered(method)?;
                 let params = request.params.take();
-                return self.carrier(method, params, Era::Legacy(session), inbound, Taken::default()).await;
+                return self.legacy_carrier(method, params, session, inbound).await;
             }
             _ => return Err(Failure::rejected(ErrorObject::method_not_found(method))),
         };

@@ -639,21 +639,46 @@ pub(super) fn method_not_allowed() -> Response {
 
 /// `addr`: the client's address, when the connection gave it (a bound server's); otherwise it
 /// is read from the request's connect info, if any.
-async fn endpoint(state: Arc<State>, request: Request, addr: Option<std::net::IpAddr>) -> Response {
-    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
-    let (mut parts, body) = request.into_parts();
+///
+/// Not an `async fn`, for speed: without authentication nothing here waits, and the future
+/// returned is the method's own (see [`post::post`]).
+fn endpoint(
+    state: Arc<State>,
+    request: Request,
+    addr: Option<std::net::IpAddr>,
+) -> impl Future<Output = Response> + Send + use<> {
+    use futures::future::{BoxFuture, Either, ready};
+    type Authenticated = BoxFuture<'static, Response>;
+    let (parts, body) = request.into_parts();
     let addr = addr.or_else(|| client_addr(&parts));
     if let Err(refusal) = state.policy.check(&parts.headers) {
         let message = match refusal {
             Refusal::Host => "Forbidden: invalid Host header",
             Refusal::Origin => "Forbidden: invalid Origin header",
         };
-        return error_response(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, message));
+        return Either::Left(ready(error_response(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, message))));
     }
     // Every method of the endpoint needs a token (a GET stream and a DELETE name a session
     // that holds the caller's work). The token's principal replaces any set before: state and
-    // tasks are bound to who the token says the caller is.
+    // tasks are bound to who the token says the caller is. Boxed: checking a token may wait
+    // (for the issuer's keys), and that future would size every request's.
     #[cfg(feature = "auth")]
+    if state.options.auth.is_some() {
+        let authenticated: Authenticated = Box::pin(authenticated(state, parts, body, addr));
+        return Either::Right(Either::Left(authenticated));
+    }
+    Either::Right(Either::<Authenticated, _>::Right(by_method(state, parts, body, addr)))
+}
+
+/// The endpoint's answer to a caller whose bearer token is accepted; the token's principal
+/// replaces any set before.
+#[cfg(feature = "auth")]
+async fn authenticated(
+    state: Arc<State>,
+    mut parts: ::http::request::Parts,
+    body: axum::body::Body,
+    addr: Option<std::net::IpAddr>,
+) -> Response {
     if let Some(auth) = &state.options.auth {
         match auth.authenticate(&parts.headers).await {
             Ok(principal) => {
@@ -663,10 +688,23 @@ async fn endpoint(state: Arc<State>, request: Request, addr: Option<std::net::Ip
             Err(refusal) => return auth.refuse(refusal),
         }
     }
+    by_method(state, parts, body, addr).await
+}
+
+/// The endpoint's answer by the request's method.
+fn by_method(
+    state: Arc<State>,
+    parts: ::http::request::Parts,
+    body: axum::body::Body,
+    addr: Option<std::net::IpAddr>,
+) -> impl Future<Output = Response> + Send + use<> {
+    use futures::future::{Either, ready};
     match parts.method {
-        Method::POST => post::post(state, parts, body, addr).await,
-        Method::GET => stream::get(&state, &parts.headers, parts.extensions.get::<Principal>()),
-        Method::DELETE => post::delete(&state, &parts.headers, parts.extensions.get::<Principal>()),
-        _ => method_not_allowed(),
+        Method::POST => Either::Left(post::post(state, parts, body, addr)),
+        Method::GET => Either::Right(ready(stream::get(&state, &parts.headers, parts.extensions.get::<Principal>()))),
+        Method::DELETE => {
+            Either::Right(ready(post::delete(&state, &parts.headers, parts.extensions.get::<Principal>())))
+        }
+        _ => Either::Right(ready(method_not_allowed())),
     }
 }

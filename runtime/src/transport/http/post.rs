@@ -73,37 +73,70 @@ fn bad_request(id: Option<RequestId>, error: ErrorObject) -> Response {
     error_response(StatusCode::BAD_REQUEST, id, error)
 }
 
-pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body, addr: Option<IpAddr>) -> Response {
+/// One POST: the body read, then the message served.
+///
+/// Not an `async fn`, for speed, and in parts: what can be refused from the head is refused
+/// here, the body is read, then [`dispatch`] classifies the message and returns what is
+/// left to wait for. So the future holds neither the parsed message nor the request's parts
+/// twice (an `async fn` keeps its arguments twice, and anything borrowed before a wait,
+/// across it).
+pub(super) fn post(
+    state: Arc<State>,
+    parts: Parts,
+    body: Body,
+    addr: Option<IpAddr>,
+) -> impl Future<Output = Response> + Send + use<> {
+    if let Some(refusal) = refuse_head(&state, &parts, &body) {
+        return futures::future::Either::Left(std::future::ready(refusal));
+    }
+    futures::future::Either::Right(async move {
+        let bytes = match read_body(&state, body).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
+        };
+        let answer = dispatch(state, parts, &bytes, addr);
+        // The body is not kept while the request runs (a stream may run for hours).
+        drop(bytes);
+        answer.await
+    })
+}
+
+/// A POST refused by its head: a body that is not JSON, or declared larger than the limit.
+fn refuse_head(state: &State, parts: &Parts, body: &Body) -> Option<Response> {
     if !is_json(&parts.headers) {
-        return error_response(
+        return Some(error_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             None,
             ErrorObject::invalid_request("Content-Type must be application/json"),
-        );
+        ));
     }
-    let limit = state.options.max_body_bytes;
-    let too_large = || {
-        crate::observe::limit("max_body_bytes");
-        error_response(StatusCode::PAYLOAD_TOO_LARGE, None, ErrorObject::invalid_request("request body too large"))
-    };
     // The declared length, as hyper read (and checked) `Content-Length`: no need to read the
     // header again.
-    if axum::body::HttpBody::size_hint(&body).lower() > limit as u64 {
-        return too_large();
-    }
+    (axum::body::HttpBody::size_hint(body).lower() > state.options.max_body_bytes as u64).then(too_large)
+}
+
+/// `413`.
+fn too_large() -> Response {
+    crate::observe::limit("max_body_bytes");
+    error_response(StatusCode::PAYLOAD_TOO_LARGE, None, ErrorObject::invalid_request("request body too large"))
+}
+
+/// The body of a POST, within its limit and its time; `Err` is the answer when it is not
+/// acceptable.
+async fn read_body(state: &State, body: Body) -> Result<Bytes, Response> {
     // A body that came with its head (the usual case) is read at the first poll, so the
     // timeout's timer is only set up when it did not (for speed: setting one up reads the
     // clock and takes a handle on the timer wheel, on every request).
-    let mut reading = std::pin::pin!(read_limited(body, limit));
+    let mut reading = std::pin::pin!(read_limited(body, state.options.max_body_bytes));
     let read = match futures::poll!(reading.as_mut()) {
         std::task::Poll::Ready(read) => Ok(read),
         std::task::Poll::Pending => tokio::time::timeout(state.options.request_body_timeout, reading).await,
     };
-    let bytes = match read {
-        Ok(Ok(b)) => b,
-        Ok(Err(BodyError::TooLarge)) => return too_large(),
+    match read {
+        Ok(Ok(b)) => Ok(b),
+        Ok(Err(BodyError::TooLarge)) => Err(too_large()),
         Ok(Err(BodyError::Broken)) => {
-            return bad_request(None, ErrorObject::invalid_request("the request body could not be read"));
+            Err(bad_request(None, ErrorObject::invalid_request("the request body could not be read")))
         }
         Err(_) => {
             crate::observe::limit("request_body_timeout");
@@ -113,56 +146,63 @@ pub(super) async fn post(state: Arc<State>, parts: Parts, body: Body, addr: Opti
                 ErrorObject::invalid_request("the request body did not arrive in time"),
             );
             response.headers_mut().insert(::http::header::CONNECTION, HeaderValue::from_static("close"));
-            return response;
+            Err(response)
         }
-    };
-    let read = match Message::read(&bytes) {
+    }
+}
+
+/// What a POST's body asks: answered here, or the future that answers it.
+///
+/// The paths other than a 2026-07-28 request are boxed: the legacy path's future (sessions,
+/// `initialize`) and the long-lived stream's are larger, and would otherwise size the future
+/// every request allocates.
+fn dispatch(
+    state: Arc<State>,
+    parts: Parts,
+    bytes: &[u8],
+    addr: Option<IpAddr>,
+) -> impl Future<Output = Response> + Send + use<> {
+    use futures::future::{BoxFuture, Either, FutureExt as _, Ready, ready};
+    type Answered = Either<Ready<Response>, BoxFuture<'static, Response>>;
+    let now = |response| -> Answered { Either::Left(ready(response)) };
+    let boxed = |future: BoxFuture<'static, Response>| -> Answered { Either::Right(future) };
+    let read = match Message::read(bytes) {
         Ok(read) => read,
         Err(e) => {
             let (id, error) = e.into_error();
-            return bad_request(id, error);
+            return Either::Left(now(bad_request(id, error)));
         }
     };
-    drop(bytes);
     let (request, taken) = match read.message {
-        Message::Response(response) => return client_response(&state, &parts, response),
-        Message::Notification(notification) => return notification_post(&state, &parts, &notification),
+        Message::Response(response) => return Either::Left(now(client_response(&state, &parts, response))),
+        Message::Notification(notification) => {
+            return Either::Left(now(notification_post(&state, &parts, &notification)));
+        }
         Message::Request(request) => (request, read.taken),
     };
-    // A request. What follows is written out here rather than in functions of its own, for
-    // speed: each `async fn` on the way to the handler is one more level of future, copied
-    // whole into its caller's when it starts.
     #[cfg(feature = "auth")]
     if let Some(refusal) = tool_scopes(&state, &parts, &request, &taken) {
-        return refusal;
+        return Either::Left(now(refusal));
     }
     // `taken`: what `Message::read` took out of `params` (a `_meta` it took claims 2026-07-28).
     let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
     if !claims_modern && !is_modern_header(&parts.headers) {
-        // Boxed: the legacy path's future (sessions, `initialize`) is larger than the
-        // 2026-07-28 one, and would otherwise size the future every request allocates
-        // (760 bytes more per request in `per_leg`). Boxed in a statement of its own: a
-        // temporary of the statement that awaits lives across the await, so the future,
-        // though moved into the box, would still take its room in this one.
-        let legacy = Box::pin(legacy(state, parts, request, addr));
-        return legacy.await;
+        return Either::Left(boxed(Box::pin(legacy(state, parts, request, addr))));
     }
     // The 2026-07-28 stateless path: headers must agree with the body; no session.
     if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| state.server.tool_def(name)) {
-        return bad_request(Some(request.id), e);
+        return Either::Left(now(bad_request(Some(request.id), e)));
     }
     if request.method == "subscriptions/listen" {
-        // Boxed: inline, the long-lived stream's future more than doubled the future of every
-        // request to the endpoint (8.8 KB against 3.9 KB, allocated and copied per request).
-        let listen = Box::pin(listen(state, parts, request, addr));
-        return listen.await;
+        return Either::Left(boxed(Box::pin(listen(state, parts, request, addr))));
     }
     let mut inbound = inbound(&state, parts, addr, true, &request.method);
     inbound.taken = taken;
-    match run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ()).await {
+    let running = run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ());
+    Either::Right(running.map(|answer| match answer {
         Answer::Done(reply) => reply_response(reply),
         Answer::Streaming(response) => response,
-    }
+    }))
 }
 
 /// Why a request names no usable session.

@@ -209,76 +209,81 @@ pub(super) enum Answer {
 /// the handler and cancels the request. A handler that panics answers with an internal error.
 ///
 /// `pending` is the back-channel of a legacy session; `hold` lives as long as the handler runs.
-pub(super) async fn run<H: Send + 'static>(
+///
+/// Not an `async fn`, for speed: what comes before the first wait is done here, so the future
+/// returned holds only what the wait needs (an `async fn` keeps its arguments twice, and
+/// anything borrowed before a wait, across it).
+pub(super) fn run<H: Send + 'static>(
     server: &Server,
     request: crate::protocol::Request,
     mut inbound: Inbound,
     pending: Option<Arc<Pending>>,
     timers: StreamTimers,
     hold: H,
-) -> Answer {
+) -> impl Future<Output = Answer> + Send + use<H> {
     let id = request.id.clone();
     let peer = Arc::new(ChannelPeer::new(pending));
     inbound.peer = peer.clone();
     let mut guard = CancelOnDrop(Some(inbound.cancel.clone()));
-    let server = server.clone();
-    let mut handling: Handling = Box::pin(
-        AssertUnwindSafe(async move {
-            let _hold = hold;
-            server.handle(request, inbound).await
-        })
-        .catch_unwind(),
-    );
-    let (mut rx, mut opened) = (None, false);
-    let first = loop {
-        tokio::select! {
-            biased;
-            // The first event opened the channel: its receiving end joins the wait.
-            () = std::future::poll_fn(|cx| peer.poll_opened(cx)), if !opened => {
-                opened = true;
-                rx = peer.take_rx();
-            }
-            event = recv(&mut rx) => break event,
-            reply = &mut handling => {
-                let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
-                if rx.is_none() {
+    // `map`, not an `async` block that awaits the handling: that would keep its room twice.
+    let handle = server.handle_owned(request, inbound).map(move |reply| {
+        drop(hold);
+        reply
+    });
+    let mut handling: Handling = Box::pin(AssertUnwindSafe(handle).catch_unwind());
+    // The wait: the reply, or the first event and then the stream.
+    async move {
+        let (mut rx, mut opened) = (None, false);
+        let first = loop {
+            tokio::select! {
+                biased;
+                // The first event opened the channel: its receiving end joins the wait.
+                () = std::future::poll_fn(|cx| peer.poll_opened(cx)), if !opened => {
+                    opened = true;
                     rx = peer.take_rx();
                 }
-                match rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
-                    // Nothing went out before the reply.
-                    None => {
-                        peer.close();
-                        guard.disarm();
-                        return Answer::Done(reply);
+                event = recv(&mut rx) => break event,
+                reply = &mut handling => {
+                    let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
+                    if rx.is_none() {
+                        rx = peer.take_rx();
                     }
-                    // Events were sent before the reply (in the same poll): they go first.
-                    Some(event) => {
-                        handling = Box::pin(std::future::ready(Ok(reply)));
-                        break Some(event);
+                    match rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
+                        // Nothing went out before the reply.
+                        None => {
+                            peer.close();
+                            guard.disarm();
+                            return Answer::Done(reply);
+                        }
+                        // Events were sent before the reply (in the same poll): they go first.
+                        Some(event) => {
+                            handling = Box::pin(std::future::ready(Ok(reply)));
+                            break Some(event);
+                        }
                     }
                 }
             }
-        }
-    };
-    match first {
-        Some(event) => {
-            let stream = SseState {
-                first: Some(event),
-                rx,
-                handling: Some(handling),
-                guard,
-                keep_alive: timers.keep_alive,
-                idle: IdleTimer::new(timers.idle),
-                id,
-            };
-            Answer::Streaming(sse_response(stream.into_stream()))
-        }
-        // Every peer handle is gone: only the reply is left to come.
-        None => {
-            peer.close();
-            let reply = handling.await.unwrap_or_else(|_| crashed(id));
-            guard.disarm();
-            Answer::Done(reply)
+        };
+        match first {
+            Some(event) => {
+                let stream = SseState {
+                    first: Some(event),
+                    rx,
+                    handling: Some(handling),
+                    guard,
+                    keep_alive: timers.keep_alive,
+                    idle: IdleTimer::new(timers.idle),
+                    id,
+                };
+                Answer::Streaming(sse_response(stream.into_stream()))
+            }
+            // Every peer handle is gone: only the reply is left to come.
+            None => {
+                peer.close();
+                let reply = handling.await.unwrap_or_else(|_| crashed(id));
+                guard.disarm();
+                Answer::Done(reply)
+            }
         }
     }
 }
