@@ -29,7 +29,8 @@ pub(super) fn raw<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Optio
         None => Ok(None),
         Some(v) => v
             .to_str()
-            .map(|s| Some(s.trim()))
+            // `trim_ascii`: the value is ASCII by now, and `trim` would look for Unicode spaces.
+            .map(|s| Some(s.trim_ascii()))
             .map_err(|_| ErrorObject::header_mismatch(format!("The {name} header has invalid characters"))),
     }
 }

@@ -64,18 +64,18 @@ impl HostPolicy {
 
     pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         if let Some(hosts) = &self.hosts {
-            let host = headers.get(::http::header::HOST).and_then(|h| h.to_str().ok()).map(str::trim);
+            let host = headers.get(::http::header::HOST).and_then(|h| h.to_str().ok()).map(str::trim_ascii);
             if !host.is_some_and(|h| host_allowed(hosts, h)) {
                 return Err(Refusal::Host);
             }
         }
         if let Some(origin) = headers.get(::http::header::ORIGIN) {
-            let origin = origin.to_str().map(|o| o.trim().to_ascii_lowercase()).map_err(|_| Refusal::Origin)?;
+            let origin = origin.to_str().map(|o| o.trim_ascii().to_ascii_lowercase()).map_err(|_| Refusal::Origin)?;
             let ok = match (&self.origins, &self.hosts) {
                 (Some(origins), _) => origins.contains(&origin),
                 (None, Some(hosts)) => origin_host(&origin).is_some_and(|h| host_allowed(hosts, h)),
                 (None, None) => {
-                    let host = headers.get(::http::header::HOST).and_then(|h| h.to_str().ok()).map(str::trim);
+                    let host = headers.get(::http::header::HOST).and_then(|h| h.to_str().ok()).map(str::trim_ascii);
                     same_host(origin_host(&origin), host)
                 }
             };

@@ -65,7 +65,7 @@ fn is_json(headers: &HeaderMap) -> bool {
     if value.as_bytes() == b"application/json" {
         return true;
     }
-    let media_type = value.to_str().ok().and_then(|v| v.split(';').next()).map(str::trim);
+    let media_type = value.to_str().ok().and_then(|v| v.split(';').next()).map(str::trim_ascii);
     media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json"))
 }
 
@@ -219,7 +219,7 @@ impl UnknownSession {
 /// started by another principal is not found.
 fn session_of(state: &State, parts: &Parts) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
     let Some(id) = parts.headers.get(&SESSION_ID) else { return Ok(None) };
-    let id = id.to_str().map_err(|_| UnknownSession)?.trim();
+    let id = id.to_str().map_err(|_| UnknownSession)?.trim_ascii();
     let principal = parts.extensions.get::<Principal>();
     state.sessions.get(id).filter(|s| s.owned_by(principal)).map(Some).ok_or(UnknownSession)
 }
@@ -260,7 +260,7 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
     headers
         .get(&PROTOCOL_VERSION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| ProtocolVersion::parse(v.trim()))
+        .and_then(|v| ProtocolVersion::parse(v.trim_ascii()))
         .is_some_and(ProtocolVersion::is_modern)
 }
 

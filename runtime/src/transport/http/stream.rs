@@ -83,7 +83,7 @@ pub(super) fn legacy_target(
         }
         _ => {}
     }
-    let id = id.to_str().map(str::trim).map_err(|_| NoSession::NotFound)?;
+    let id = id.to_str().map(str::trim_ascii).map_err(|_| NoSession::NotFound)?;
     let session = state.sessions.get(id).filter(|s| s.owned_by(principal)).ok_or(NoSession::NotFound)?;
     Ok((id.to_owned(), session))
 }
