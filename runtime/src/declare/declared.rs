@@ -4,6 +4,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use futures::FutureExt as _;
+
 use crate::error::Error;
 use crate::protocol::{CallToolResult, ErrorObject, GetPromptResult, JsonObject, ProtocolVersion, ReadResourceResult};
 use crate::resolve::{Check, Graph, Leg, Resolved, Values, evaluate};
@@ -79,27 +81,33 @@ where
     Fut: Future<Output = Result<Outcome<T>, Error>> + Send + 'static,
     R: Fn(&str, &str) -> Error + Send + Sync + 'static,
 {
-    let parse = Arc::new(parse);
     let body = Arc::new(body);
     let refused = Arc::new(refused);
-    move |cx: RequestContext| {
-        let (graph, parse, body, refused) = (graph.clone(), parse.clone(), body.clone(), refused.clone());
+    // For speed, the arguments are parsed when the leg is called, and a future is made only
+    // for what waits: the body alone when there is nothing to resolve, else the graph and
+    // then the body (a future that awaits another it made keeps room for both, and each is
+    // copied into place when it starts).
+    move |cx: RequestContext| -> LegFuture<T> {
+        let site = Site::of(&cx);
+        let args = match parse(&cx.inputs()) {
+            Ok(args) => args,
+            Err(e) => return Box::pin(std::future::ready(site.finish(Err(e)))),
+        };
+        if graph.nodes().is_empty() && graph.checks().is_empty() {
+            let running = body(args, Values::default(), cx);
+            return Box::pin(running.map(move |result| site.finish(result)));
+        }
+        let (graph, body, refused) = (graph.clone(), body.clone(), refused.clone());
         Box::pin(async move {
-            let site = Site::of(&cx);
-            let run = async {
-                let args = parse(&cx.inputs())?;
-                if graph.nodes().is_empty() && graph.checks().is_empty() {
-                    return body(args, Values::default(), cx).await;
+            let result = match evaluate(&graph, &cx).await {
+                Err(e) => Err(e),
+                Ok(Leg::Ask(round)) => Ok(Outcome::InputRequired(round)),
+                Ok(Leg::Refused { name, outcome }) => {
+                    Err(refused(name, if outcome == Resolved::Cancelled { "cancelled" } else { "declined" }))
                 }
-                match evaluate(&graph, &cx).await? {
-                    Leg::Ask(round) => Ok(Outcome::InputRequired(round)),
-                    Leg::Refused { name, outcome } => {
-                        Err(refused(name, if outcome == Resolved::Cancelled { "cancelled" } else { "declined" }))
-                    }
-                    Leg::Ready(values) => body(args, values, cx).await,
-                }
+                Ok(Leg::Ready(values)) => body(args, values, cx).await,
             };
-            site.finish(run.await)
+            site.finish(result)
         })
     }
 }

@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::Server;
-use super::dispatch::{Era, Failure, Routed, to_json};
+use super::dispatch::{Era, Failure, Routed, serialize_failure, to_json};
 use super::handler::{Handler, HandlerResult, Outcome};
 use super::peer::Inbound;
+use super::result_json::ResultJson;
 use crate::protocol::{
     Answers, CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult,
     InputRequest, InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion,
@@ -386,15 +387,12 @@ impl Server {
                 let result = InputRequiredResult {
                     result_type: ResultType::InputRequired,
                     input_requests: (!requests.is_empty()).then_some(requests),
-                    // Written into the text below, as it is (see `push_state`).
+                    // Written into the text as it is (see `serialize_with_state`).
                     request_state: None,
                     meta: None,
                 };
-                let mut json = to_json(&result)?;
-                if let Some(token) = request_state {
-                    json.push_state(&token);
-                }
-                Ok(Routed::Json(json))
+                let json = ResultJson::serialize_with_state(&result, request_state.as_deref());
+                Ok(Routed::Json(json.map_err(serialize_failure)?))
             }
         }
     }

@@ -601,8 +601,12 @@ impl Server {
 
 /// Serialize a result once, for the wire.
 pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<ResultJson, Failure> {
-    ResultJson::serialize(value)
-        .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
+    ResultJson::serialize(value).map_err(serialize_failure)
+}
+
+/// A result that could not be serialized.
+pub(crate) fn serialize_failure(e: serde_json::Error) -> Failure {
+    Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}")))
 }
 
 pub(crate) fn to_value<T: Serialize>(value: T) -> Result<Value, Failure> {

@@ -2,9 +2,10 @@
 //!
 //! For speed: a result used to be serialized into a `Box<RawValue>` (serde_json's buffer
 //! grown from 128 bytes, then shrunk into the box) and copied into the response body after a
-//! pass that measured it. Here it is written once into a buffer that starts large enough for
-//! most results, with [`ROOM`] bytes kept in front, where the response's opening
-//! (`{"jsonrpc":"2.0","id":…,"result":`) goes when it is sent: the body is that same buffer.
+//! pass that measured it. Here it is written once, into a buffer the thread keeps, with
+//! [`ROOM`] bytes kept in front, and copied out at its size. The response's opening
+//! (`{"jsonrpc":"2.0","id":…,"result":`) goes into that room when it is sent: the body is the
+//! copy itself.
 
 #[cfg(feature = "http")]
 use bytes::{Buf, Bytes};
@@ -22,39 +23,76 @@ const ROOM: usize = 80;
 /// The first capacity of the buffer: most results (a text, a question and its state) fit.
 const FIRST_CAPACITY: usize = 1024;
 
+/// The largest buffer a thread keeps between results.
+const KEPT_CAPACITY: usize = 64 * 1024;
+
+thread_local! {
+    /// Where each thread serializes results; the buffer is kept for the next one.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The text of a result (the `result` member of a response), serialized from its typed form.
 #[derive(Clone)]
 pub struct ResultJson {
-    /// [`ROOM`] spaces, then the result's JSON text.
+    /// [`ROOM`] spaces, then the result's JSON text; its capacity is one byte more, for the
+    /// closing brace of the message around it.
     text: String,
 }
 
 impl ResultJson {
     /// `value` serialized.
     pub(crate) fn serialize<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Self> {
-        let mut buf = Vec::with_capacity(FIRST_CAPACITY);
-        buf.resize(ROOM, b' ');
-        serde_json::to_writer(&mut buf, value)?;
-        // serde_json writes UTF-8 only; the check is one quick pass.
-        let text = String::from_utf8(buf).map_err(|e| serde::ser::Error::custom(e.utf8_error()))?;
-        Ok(Self { text })
+        Self::serialize_with_state(value, None)
     }
 
-    /// Add `"requestState":"{token}"` to the object this result is, at its end.
+    /// `value`, an object, serialized, with `"requestState":"{token}"` added at its end when
+    /// there is a token.
     ///
-    /// For speed: a sealed token is written as it is. It is base64url after an ASCII prefix,
-    /// with nothing to escape, and serde_json would look at each of its few hundred bytes for
-    /// something to escape.
-    pub(crate) fn push_state(&mut self, token: &str) {
-        debug_assert!(token.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)), "{token}");
-        debug_assert!(self.text.ends_with('}'), "a result object");
-        self.text.pop();
-        if !self.text.ends_with('{') {
-            self.text.push(',');
+    /// For speed:
+    /// - A sealed token is written as it is. It is base64url after an ASCII prefix, with
+    ///   nothing to escape, and serde_json would look at each of its few hundred bytes for
+    ///   something to escape.
+    /// - The result is written into a buffer the thread keeps, then copied out at its size
+    ///   (and a byte for the message's closing brace): a body made of a full vector is taken
+    ///   as it is, where one with room left allocates to be shared.
+    pub(crate) fn serialize_with_state<T: Serialize + ?Sized>(
+        value: &T,
+        state: Option<&str>,
+    ) -> serde_json::Result<Self> {
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut buf) => {
+                let written = Self::write(&mut buf, value, state);
+                if buf.capacity() > KEPT_CAPACITY {
+                    *buf = Vec::new();
+                }
+                written
+            }
+            // Serialized from inside a serialization: a buffer of its own.
+            Err(_) => Self::write(&mut Vec::new(), value, state),
+        })
+    }
+
+    fn write<T: Serialize + ?Sized>(buf: &mut Vec<u8>, value: &T, state: Option<&str>) -> serde_json::Result<Self> {
+        buf.clear();
+        buf.reserve(FIRST_CAPACITY);
+        buf.resize(ROOM, b' ');
+        serde_json::to_writer(&mut *buf, value)?;
+        if let Some(token) = state {
+            debug_assert!(token.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)), "{token}");
+            debug_assert!(buf.ends_with(b"}"), "a result object");
+            buf.pop();
+            if !buf.ends_with(b"{") {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(br#""requestState":""#);
+            buf.extend_from_slice(token.as_bytes());
+            buf.extend_from_slice(b"\"}");
         }
-        self.text.push_str(r#""requestState":""#);
-        self.text.push_str(token);
-        self.text.push_str("\"}");
+        let mut text = Vec::with_capacity(buf.len() + 1);
+        text.extend_from_slice(buf);
+        // serde_json writes UTF-8 only; the check is one quick pass.
+        let text = String::from_utf8(text).map_err(|e| serde::ser::Error::custom(e.utf8_error()))?;
+        Ok(Self { text })
     }
 
     /// The result's JSON text.
@@ -163,12 +201,11 @@ mod tests {
 
     #[test]
     fn a_state_is_added_at_the_end_of_the_object() {
-        let mut json = ResultJson::serialize(&json!({"resultType": "input_required", "n": 1})).unwrap();
-        json.push_state("rt1.AbC-_9");
+        let result = json!({"resultType": "input_required", "n": 1});
+        let json = ResultJson::serialize_with_state(&result, Some("rt1.AbC-_9")).unwrap();
         let read: Value = serde_json::from_str(json.get()).unwrap();
         assert_eq!(read, json!({"resultType": "input_required", "n": 1, "requestState": "rt1.AbC-_9"}));
-        let mut empty = ResultJson::serialize(&json!({})).unwrap();
-        empty.push_state("rt1.x");
+        let empty = ResultJson::serialize_with_state(&json!({}), Some("rt1.x")).unwrap();
         assert_eq!(empty.get(), r#"{"requestState":"rt1.x"}"#);
     }
 

@@ -6,6 +6,7 @@ use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -93,7 +94,11 @@ impl ChannelPeer {
     }
 
     /// The receiving end, if the channel is open and the response has not taken it yet.
+    ///
+    /// A channel never opened has none, found without the lock (for speed: most requests send
+    /// nothing). The receiving end is in place before the channel is seen open.
     fn take_rx(&self) -> Option<mpsc::Receiver<Box<Message>>> {
+        self.tx.get()?;
         self.rx.lock().ok()?.take()
     }
 
@@ -234,32 +239,41 @@ pub(super) fn run<H: Send + 'static>(
     // The wait: the reply, or the first event and then the stream.
     async move {
         let (mut rx, mut opened) = (None, false);
-        let first = loop {
-            tokio::select! {
-                biased;
-                // The first event opened the channel: its receiving end joins the wait.
-                () = std::future::poll_fn(|cx| peer.poll_opened(cx)), if !opened => {
-                    opened = true;
+        // The reply is polled first, for speed: a handler that answers at once registers no
+        // other wait. Events it sent before its reply are found with the reply.
+        let waited = std::future::poll_fn(|cx| {
+            if let Poll::Ready(reply) = handling.as_mut().poll(cx) {
+                return Poll::Ready(Waited::Reply(reply));
+            }
+            // The first event opened the channel: its receiving end joins the wait.
+            if !opened && peer.poll_opened(cx).is_ready() {
+                opened = true;
+                rx = peer.take_rx();
+            }
+            match rx.as_mut() {
+                Some(rx) => rx.poll_recv(cx).map(Waited::Event),
+                None => Poll::Pending,
+            }
+        })
+        .await;
+        let first = match waited {
+            Waited::Event(event) => event,
+            Waited::Reply(reply) => {
+                let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
+                if rx.is_none() {
                     rx = peer.take_rx();
                 }
-                event = recv(&mut rx) => break event,
-                reply = &mut handling => {
-                    let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
-                    if rx.is_none() {
-                        rx = peer.take_rx();
+                match rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
+                    // Nothing went out before the reply.
+                    None => {
+                        peer.close();
+                        guard.disarm();
+                        return Answer::Done(reply);
                     }
-                    match rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
-                        // Nothing went out before the reply.
-                        None => {
-                            peer.close();
-                            guard.disarm();
-                            return Answer::Done(reply);
-                        }
-                        // Events were sent before the reply (in the same poll): they go first.
-                        Some(event) => {
-                            handling = Box::pin(std::future::ready(Ok(reply)));
-                            break Some(event);
-                        }
+                    // Events were sent before the reply (in the same poll): they go first.
+                    Some(event) => {
+                        handling = Box::pin(std::future::ready(Ok(reply)));
+                        Some(event)
                     }
                 }
             }
@@ -290,6 +304,12 @@ pub(super) fn run<H: Send + 'static>(
 
 /// The handler of one request, run in place; `Err` when it panicked.
 type Handling = BoxFuture<'static, Result<Reply, Box<dyn std::any::Any + Send>>>;
+
+/// What [`run`]'s wait ended with: the reply, or an event (`None`: every peer handle is gone).
+enum Waited {
+    Reply(Result<Reply, Box<dyn std::any::Any + Send>>),
+    Event(Option<Box<Message>>),
+}
 
 fn crashed(id: RequestId) -> Reply {
     Reply {
