@@ -70,6 +70,17 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
                 Ok(Outcome::Complete(CallToolResult::text("unreachable")))
             }
         }))
+        // A handler that panics before it returns its future, and one that panics as it runs.
+        .tool(ToolDef::new(Tool::new("panics_at_once", empty_input_schema()), |cx| {
+            if cx.target() == "panics_at_once" {
+                panic!("a handler's panic, before its future");
+            }
+            async { Ok(Outcome::Complete(CallToolResult::text("unreachable"))) }
+        }))
+        .tool(ToolDef::new(Tool::new("panics_later", empty_input_schema()), |_cx| async {
+            tokio::task::yield_now().await;
+            panic!("a handler's panic, as it runs");
+        }))
         .tool(ToolDef::new(Tool::new("ask_name", empty_input_schema()), |cx| async move {
             match cx.elicit_result("user_name").and_then(|r| r.content) {
                 Some(content) => {
@@ -251,6 +262,20 @@ async fn modern_list_and_call_answer_json() {
     assert_eq!(status, 200);
     assert_eq!(body["result"]["resultType"], "input_required");
     assert_eq!(body["result"]["inputRequests"]["user_name"]["method"], "elicitation/create");
+}
+
+#[tokio::test]
+async fn a_handler_that_panics_answers_500_and_the_server_goes_on() {
+    let h = start().await;
+    for (id, tool) in [(1, "panics_at_once"), (2, "panics_later")] {
+        let (status, body) = json_of(h.modern(json!(id), "tools/call", json!({"name": tool})).await).await;
+        assert_eq!(status, 500, "{tool}: {body}");
+        assert_eq!(body["id"], id, "{tool}: {body}");
+        assert_eq!(code(&body), -32603, "{tool}: {body}");
+        assert_eq!(body["error"]["message"], "the request handler panicked", "{tool}: {body}");
+    }
+    let (status, body) = json_of(h.modern(json!(3), "tools/call", json!({"name": "hello"})).await).await;
+    assert_eq!((status, &body["result"]["content"][0]["text"]), (200, &json!("Hello!")));
 }
 
 #[tokio::test]

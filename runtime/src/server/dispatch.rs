@@ -56,6 +56,20 @@ pub enum ReplyMessage {
     },
 }
 
+impl Reply {
+    /// The answer to request `id` when its handler panicked: an internal error, HTTP 500.
+    pub(crate) fn crashed(id: RequestId) -> Self {
+        Self {
+            response: Some(ReplyMessage::Response(Response::error(
+                Some(id),
+                ErrorObject::internal("the request handler panicked"),
+            ))),
+            http_status: 500,
+            session: None,
+        }
+    }
+}
+
 impl ReplyMessage {
     /// As a [`Response`] (a serialized result is parsed back; for tests and inspection).
     pub fn into_response(self) -> Response {
@@ -202,10 +216,27 @@ impl Server {
     /// span, and its duration is recorded.
     ///
     /// Not an `async fn`, for speed: each `async fn` between a request and its handler is one
-    /// more level of future, copied whole into its caller's when it starts. This one only
-    /// chooses between two futures, so it returns the one it chose.
+    /// more level of future, copied whole into its caller's when it starts, and keeps its
+    /// arguments twice. So the request is routed when `handle` is called (its state unsealed,
+    /// its handler called for its future, except with telemetry on), and the future returned
+    /// holds only what waits. A transport that catches a handler's panics catches them around
+    /// this call as well as around the future (roundtrip's own transports do).
     pub fn handle(&self, request: Request, inbound: Inbound) -> impl Future<Output = Reply> + Send + '_ {
         self.handle_owned(request, inbound)
+    }
+
+    /// [`handle_owned`](Self::handle_owned), with a panic of the handler caught, whether it
+    /// came as the handler was called or as it ran: `Err` holds it (see [`Reply::crashed`]).
+    pub(crate) fn handle_caught(
+        &self,
+        request: Request,
+        inbound: Inbound,
+    ) -> impl Future<Output = Result<Reply, Box<dyn std::any::Any + Send>>> + Send + use<> {
+        use std::panic::AssertUnwindSafe;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| self.handle_owned(request, inbound))) {
+            Ok(handle) => Either::Left(AssertUnwindSafe(handle).catch_unwind()),
+            Err(panic) => Either::Right(std::future::ready(Err(panic))),
+        }
     }
 
     /// [`handle`](Self::handle), as a future that owns what it needs (the server included).

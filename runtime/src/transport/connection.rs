@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::pending::Pending;
 use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response, Taken};
-use crate::server::{Inbound, ListChange, Peer, Server, Session, Transport};
+use crate::server::{Inbound, ListChange, Peer, Reply, Server, Session, Transport};
 
 /// The longest line (one JSON-RPC message) a connection accepts.
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -129,7 +129,8 @@ impl Connection {
                 inbound.taken = taken;
                 if request.method == "initialize" {
                     // Inline, so that the session is pinned before the next line is read.
-                    let reply = self.server.handle(request, inbound).await;
+                    let reply = self.server.handle_caught(request, inbound).await;
+                    let reply = reply.unwrap_or_else(|_| Reply::crashed(id));
                     if let Some(session) = reply.session {
                         self.set_session(session);
                     }
@@ -143,7 +144,9 @@ impl Connection {
                 }
                 let conn = self.clone();
                 tokio::spawn(async move {
-                    let reply = conn.server.handle(request, inbound).await;
+                    // A handler's panic is answered, not left for the client to wait on.
+                    let reply = conn.server.handle_caught(request, inbound).await;
+                    let reply = reply.unwrap_or_else(|_| Reply::crashed(id.clone()));
                     if let Ok(mut in_flight) = conn.in_flight.lock() {
                         in_flight.remove(&id);
                     }

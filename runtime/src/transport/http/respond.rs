@@ -3,7 +3,6 @@
 //! has to go out first.
 
 use std::convert::Infallible;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
@@ -231,11 +230,10 @@ pub(super) fn run<H: Send + 'static>(
     inbound.peer = peer.clone();
     let mut guard = CancelOnDrop(Some(inbound.cancel.clone()));
     // `map`, not an `async` block that awaits the handling: that would keep its room twice.
-    let handle = server.handle_owned(request, inbound).map(move |reply| {
+    let mut handling: Handling = Box::pin(server.handle_caught(request, inbound).map(move |reply| {
         drop(hold);
         reply
-    });
-    let mut handling: Handling = Box::pin(AssertUnwindSafe(handle).catch_unwind());
+    }));
     // The wait: the reply, or the first event and then the stream.
     async move {
         let (mut rx, mut opened) = (None, false);
@@ -259,7 +257,7 @@ pub(super) fn run<H: Send + 'static>(
         let first = match waited {
             Waited::Event(event) => event,
             Waited::Reply(reply) => {
-                let reply = reply.unwrap_or_else(|_| crashed(id.clone()));
+                let reply = reply.unwrap_or_else(|_| Reply::crashed(id.clone()));
                 if rx.is_none() {
                     rx = peer.take_rx();
                 }
@@ -294,7 +292,7 @@ pub(super) fn run<H: Send + 'static>(
             // Every peer handle is gone: only the reply is left to come.
             None => {
                 peer.close();
-                let reply = handling.await.unwrap_or_else(|_| crashed(id));
+                let reply = handling.await.unwrap_or_else(|_| Reply::crashed(id));
                 guard.disarm();
                 Answer::Done(reply)
             }
@@ -309,17 +307,6 @@ type Handling = BoxFuture<'static, Result<Reply, Box<dyn std::any::Any + Send>>>
 enum Waited {
     Reply(Result<Reply, Box<dyn std::any::Any + Send>>),
     Event(Option<Box<Message>>),
-}
-
-fn crashed(id: RequestId) -> Reply {
-    Reply {
-        response: Some(ReplyMessage::Response(RpcResponse::error(
-            Some(id),
-            ErrorObject::internal("the request handler panicked"),
-        ))),
-        http_status: 500,
-        session: None,
-    }
 }
 
 struct SseState {
@@ -363,7 +350,7 @@ impl SseState {
                     // Every peer handle is gone; the reply is still to come.
                     Step::Event(None) => s.rx = None,
                     Step::Reply(reply) => {
-                        let reply = reply.unwrap_or_else(|| crashed(s.id.clone()));
+                        let reply = reply.unwrap_or_else(|| Reply::crashed(s.id.clone()));
                         // Events sent in the poll that finished the handler go out first.
                         if let Some(event) = s.rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
                             s.handling = Some(Box::pin(std::future::ready(Ok(reply))));
