@@ -100,19 +100,7 @@ async fn a_non_string_request_state_gets_the_frozen_error() {
 
 #[tokio::test]
 async fn a_handler_that_panics_is_answered_and_the_connection_goes_on() {
-    use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
-    use roundtrip::server::{Outcome, ToolDef};
-    let server = fixture()
-        .tool(ToolDef::new(Tool::new("panics_at_once", empty_input_schema()), |cx| {
-            if cx.target() == "panics_at_once" {
-                panic!("a handler's panic, before its future");
-            }
-            async { Ok(Outcome::Complete(CallToolResult::text("unreachable"))) }
-        }))
-        .tool(ToolDef::new(Tool::new("panics_later", empty_input_schema()), |_| async {
-            tokio::task::yield_now().await;
-            panic!("a handler's panic, as it runs");
-        }));
+    let server = fixture().tools(common::panicking_tools());
     let mut w = Wire::new(server, MODERN);
     for tool in ["panics_at_once", "panics_later"] {
         let r = w.modern("tools/call", json!({"name": tool}), json!({})).await;

@@ -70,17 +70,7 @@ fn test_server(cancelled: Arc<AtomicBool>) -> Server {
                 Ok(Outcome::Complete(CallToolResult::text("unreachable")))
             }
         }))
-        // A handler that panics before it returns its future, and one that panics as it runs.
-        .tool(ToolDef::new(Tool::new("panics_at_once", empty_input_schema()), |cx| {
-            if cx.target() == "panics_at_once" {
-                panic!("a handler's panic, before its future");
-            }
-            async { Ok(Outcome::Complete(CallToolResult::text("unreachable"))) }
-        }))
-        .tool(ToolDef::new(Tool::new("panics_later", empty_input_schema()), |_cx| async {
-            tokio::task::yield_now().await;
-            panic!("a handler's panic, as it runs");
-        }))
+        .tools(common::panicking_tools())
         .tool(ToolDef::new(Tool::new("ask_name", empty_input_schema()), |cx| async move {
             match cx.elicit_result("user_name").and_then(|r| r.content) {
                 Some(content) => {

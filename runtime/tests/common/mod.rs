@@ -39,6 +39,23 @@ fn name_schema() -> JsonObject {
     object(json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}))
 }
 
+/// Two tools whose handlers panic: `panics_at_once` before it returns its future,
+/// `panics_later` as its future runs. Each must be answered with an internal error.
+pub fn panicking_tools() -> [ToolDef; 2] {
+    [
+        ToolDef::new(Tool::new("panics_at_once", empty_input_schema()), |cx| {
+            if cx.target() == "panics_at_once" {
+                panic!("a handler's panic, before its future");
+            }
+            async { Ok(Outcome::Complete(CallToolResult::text("unreachable"))) }
+        }),
+        ToolDef::new(Tool::new("panics_later", empty_input_schema()), |_| async {
+            tokio::task::yield_now().await;
+            panic!("a handler's panic, as it runs");
+        }),
+    ]
+}
+
 /// The fixture server.
 pub fn fixture() -> Server {
     Server::new("fixture", "1.0.0")
