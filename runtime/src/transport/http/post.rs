@@ -199,10 +199,7 @@ fn dispatch(
     let mut inbound = inbound(&state, parts, addr, true, &request.method);
     inbound.taken = taken;
     let running = run(&state.server, request, inbound, None, StreamTimers::request(&state.options), ());
-    Either::Right(running.map(|answer| match answer {
-        Answer::Done(reply) => reply_response(reply),
-        Answer::Streaming(response) => response,
-    }))
+    Either::Right(running.map(Answer::into_response))
 }
 
 /// Why a request names no usable session.
@@ -367,10 +364,9 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request, addr: Option<
     inbound.session = Some(session.session.clone());
     let in_flight = session.begin(request.id.clone(), inbound.cancel.clone());
     let pending = Some(session.pending.clone());
-    match run(&state.server, request, inbound, pending, StreamTimers::request(&state.options), in_flight).await {
-        Answer::Done(reply) => reply_response(reply),
-        Answer::Streaming(response) => response,
-    }
+    run(&state.server, request, inbound, pending, StreamTimers::request(&state.options), in_flight)
+        .await
+        .into_response()
 }
 
 async fn initialize(state: Arc<State>, parts: Parts, request: Request, addr: Option<IpAddr>) -> Response {

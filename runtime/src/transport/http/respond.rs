@@ -205,6 +205,16 @@ pub(super) enum Answer {
     Streaming(Response),
 }
 
+impl Answer {
+    /// The HTTP response: the reply as JSON, or the stream.
+    pub(super) fn into_response(self) -> Response {
+        match self {
+            Self::Done(reply) => reply_response(reply),
+            Self::Streaming(response) => response,
+        }
+    }
+}
+
 /// Run `request` with a peer whose events become this request's SSE stream.
 ///
 /// The handler runs inside the request's own future (no task is spawned): when the reply
