@@ -772,6 +772,44 @@ async fn run_until_ends_open_streams_and_returns() {
 }
 
 #[tokio::test]
+async fn run_until_answers_the_request_in_hand_closes_idle_connections_and_accepts_no_more() {
+    let server =
+        Server::new("graceful", "1.0.0").tool(ToolDef::new(Tool::new("slow", empty_input_schema()), |_cx| async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            Ok(Outcome::Complete(CallToolResult::text("finished")))
+        }));
+    let http = server.bind_http("127.0.0.1:0").await.expect("bind");
+    let (url, addr) = (http.url(), http.local_addr());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+    let client = reqwest::Client::new();
+    let call = |id: u64| {
+        let body = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"_meta": meta(), "name": "slow"}});
+        client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("MCP-Protocol-Version", V)
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "slow")
+            .body(body.to_string())
+            .send()
+    };
+    // One call first, so the client keeps an idle connection open besides the next one.
+    assert_eq!(call(1).await.expect("answered").status(), 200);
+    let in_hand = tokio::spawn(call(2));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.send(()).expect("serving");
+    let answered = in_hand.await.expect("no panic").expect("the request in hand is answered");
+    assert_eq!(answered.status(), 200);
+    assert!(answered.text().await.expect("body").contains("finished"));
+    let result = tokio::time::timeout(Duration::from_secs(10), serving).await.expect("shutdown within 10 s");
+    result.expect("no panic").expect("no I/O error");
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "no connection is accepted after shutdown");
+}
+
+#[tokio::test]
 async fn legacy_get_stream_carries_updates_of_subscribed_resources_only() {
     let h = start().await;
     let session = initialize(&h).await;

@@ -8,9 +8,9 @@
 //! the first byte of a request head until the head reaches the router (the header-read
 //! timeout), from the end of a response (or the connection's start) until the first byte of
 //! the next request (the idle timeout), and while a write cannot make progress (the idle
-//! timeout again). The router tells the connection when a request is in hand through
-//! [`ConnTracker`], which axum hands to every request as its connect info; a request counts as
-//! in hand until its response has been written (a streamed body until it ends).
+//! timeout again). A request tells its connection it is in hand through [`ConnTracker`] (the
+//! endpoint's service holds its connection's; other routes get it as their connect info); it
+//! counts as in hand until its response has been written (a streamed body until it ends).
 
 use std::future::Future;
 use std::io;
@@ -21,8 +21,6 @@ use std::sync::{Arc, LazyLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::connect_info::Connected;
-use axum::serve::{IncomingStream, Listener};
 use futures::task::AtomicWaker;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -121,11 +119,9 @@ impl LimitedListener {
     }
 }
 
-impl Listener for LimitedListener {
-    type Io = ConnIo;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (ConnIo, SocketAddr) {
+impl LimitedListener {
+    /// The next connection within the limit (a connection beyond it is refused on the way).
+    pub async fn accept(&mut self) -> (ConnIo, SocketAddr) {
         loop {
             let (stream, addr) = match self.inner.accept().await {
                 Ok(accepted) => accepted,
@@ -145,10 +141,6 @@ impl Listener for LimitedListener {
                 Err(_) => refuse(stream, &self.refusing),
             }
         }
-    }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
     }
 }
 
@@ -234,9 +226,10 @@ impl ConnTracker {
     }
 }
 
-impl Connected<IncomingStream<'_, LimitedListener>> for ConnTracker {
-    fn connect_info(stream: IncomingStream<'_, LimitedListener>) -> Self {
-        ConnTracker(stream.io().shared.clone(), *stream.remote_addr())
+impl ConnTracker {
+    /// The tracker of the connection `io`, from `remote`.
+    pub fn of(io: &ConnIo, remote: SocketAddr) -> Self {
+        ConnTracker(io.shared.clone(), remote)
     }
 }
 

@@ -46,7 +46,7 @@ impl<S> Layer<S> for LimitLayer {
     type Service = Limit<S>;
 
     fn layer(&self, inner: S) -> Limit<S> {
-        Limit { inner, state: self.0.clone(), conn: None }
+        Limit { inner, state: self.0.clone() }
     }
 }
 
@@ -55,25 +55,37 @@ impl<S> Layer<S> for LimitLayer {
 pub(super) struct Limit<S> {
     inner: S,
     state: Arc<State>,
-    /// The connection, when this service serves one (else it is read from the request's
-    /// connect info).
-    pub(super) conn: Option<ConnTracker>,
-}
-
-impl<S> Limit<S> {
-    /// The service limited.
-    pub(super) fn inner_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
 }
 
 /// What a request holds until its response is written.
-type Guard = (Option<Busy>, Option<OwnedSemaphorePermit>);
+pub(super) type Guard = (Option<Busy>, Option<OwnedSemaphorePermit>);
+
+/// Admit a request: mark its connection (if known) busy and take a slot of the requests in
+/// flight (a `GET` stream has its own bound instead); `None` when no slot is left (answer
+/// [`refusal`]).
+pub(super) fn admit(state: &State, conn: Option<&ConnTracker>, method: &Method) -> Option<Guard> {
+    let busy = conn.map(ConnTracker::begin);
+    if method == Method::GET {
+        return Some((busy, None));
+    }
+    let permit = state.in_flight.clone().try_acquire_owned().ok()?;
+    Some((busy, Some(permit)))
+}
+
+/// The answer to a request [`admit`] turned away.
+pub(super) fn refusal(state: &State) -> Response {
+    let max = state.options.max_in_flight;
+    tracing::debug!(target: "roundtrip::limits", limit = "max_in_flight", max, "request refused");
+    unavailable(
+        "max_in_flight",
+        max,
+        "Server busy: too many requests in flight (HttpOptions::max_in_flight); retry later",
+    )
+}
 
 impl<S> Service<Request> for Limit<S>
 where
     S: Service<Request, Response = Response, Error = Infallible>,
-    S::Future: Unpin,
 {
     type Response = Response;
     type Error = Infallible;
@@ -84,28 +96,11 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let busy = match &self.conn {
-            Some(conn) => Some(conn.begin()),
-            None => request.extensions().get::<ConnectInfo<ConnTracker>>().map(|info| info.0.begin()),
-        };
-        let permit = if request.method() == Method::GET {
-            None
-        } else {
-            match self.state.in_flight.clone().try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(_) => {
-                    let max = self.state.options.max_in_flight;
-                    tracing::debug!(target: "roundtrip::limits", limit = "max_in_flight", max, "request refused");
-                    let refusal = unavailable(
-                        "max_in_flight",
-                        max,
-                        "Server busy: too many requests in flight (HttpOptions::max_in_flight); retry later",
-                    );
-                    return LimitFuture::Refused(Some(refusal));
-                }
-            }
-        };
-        LimitFuture::Running(self.inner.call(request), Some((busy, permit)))
+        let conn = request.extensions().get::<ConnectInfo<ConnTracker>>().map(|info| &info.0);
+        match admit(&self.state, conn, request.method()) {
+            Some(guard) => LimitFuture::running(self.inner.call(request), guard),
+            None => LimitFuture::refused(refusal(&self.state)),
+        }
     }
 }
 
@@ -114,24 +109,37 @@ where
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LongLived;
 
-/// The future of [`Limit`].
-pub(super) enum LimitFuture<F> {
-    Refused(Option<Response>),
-    Running(F, Option<Guard>),
+pin_project_lite::pin_project! {
+    /// The future of a request admitted by [`admit`] (or refused by it).
+    #[project = LimitProj]
+    pub(super) enum LimitFuture<F> {
+        Refused { refusal: Option<Response> },
+        Running { #[pin] inner: F, guard: Option<Guard> },
+    }
+}
+
+impl<F> LimitFuture<F> {
+    pub(super) fn running(inner: F, guard: Guard) -> Self {
+        Self::Running { inner, guard: Some(guard) }
+    }
+
+    pub(super) fn refused(refusal: Response) -> Self {
+        Self::Refused { refusal: Some(refusal) }
+    }
 }
 
 impl<F> Future for LimitFuture<F>
 where
-    F: Future<Output = Result<Response, Infallible>> + Unpin,
+    F: Future<Output = Result<Response, Infallible>>,
 {
     type Output = Result<Response, Infallible>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match &mut *self {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
             // Taken once; a future polled again after it completed gets an empty response.
-            Self::Refused(refusal) => Poll::Ready(Ok(refusal.take().unwrap_or_default())),
-            Self::Running(inner, guard) => {
-                let response = match std::task::ready!(Pin::new(inner).poll(cx)) {
+            LimitProj::Refused { refusal } => Poll::Ready(Ok(refusal.take().unwrap_or_default())),
+            LimitProj::Running { inner, guard } => {
+                let response = match std::task::ready!(inner.poll(cx)) {
                     Ok(response) => response,
                     Err(never) => match never {},
                 };

@@ -39,6 +39,7 @@ mod limits;
 mod playground;
 mod post;
 mod respond;
+mod serve;
 mod served;
 mod sessions;
 mod stream;
@@ -593,7 +594,7 @@ impl HttpServer {
     /// Serve until an I/O error, with the connection limits of its [`HttpOptions`].
     pub async fn run(self) -> io::Result<()> {
         let listener = LimitedListener::new(self.listener, self.limits);
-        axum::serve(listener, served::PerConnection(self.service)).await
+        serve::serve(listener, self.service, std::future::pending()).await
     }
 
     /// Serve until `signal` completes, then cancel every request in flight (ending open
@@ -602,12 +603,11 @@ impl HttpServer {
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let shutdown = self.shutdown.clone();
         let listener = LimitedListener::new(self.listener, self.limits);
-        axum::serve(listener, served::PerConnection(self.service))
-            .with_graceful_shutdown(async move {
-                signal.await;
-                shutdown.cancel();
-            })
-            .await
+        let signal = async move {
+            signal.await;
+            shutdown.cancel();
+        };
+        serve::serve(listener, self.service, signal).await
     }
 }
 
@@ -642,11 +642,11 @@ pub(super) fn method_not_allowed() -> Response {
 ///
 /// Not an `async fn`, for speed: without authentication nothing here waits, and the future
 /// returned is the method's own (see [`post::post`]).
-fn endpoint(
+fn endpoint<B: post::RequestBody>(
     state: Arc<State>,
-    request: Request,
+    request: ::http::Request<B>,
     addr: Option<std::net::IpAddr>,
-) -> impl Future<Output = Response> + Send + use<> {
+) -> impl Future<Output = Response> + Send + use<B> {
     use futures::future::{BoxFuture, Either, ready};
     type Authenticated = BoxFuture<'static, Response>;
     let (parts, body) = request.into_parts();
@@ -673,10 +673,10 @@ fn endpoint(
 /// The endpoint's answer to a caller whose bearer token is accepted; the token's principal
 /// replaces any set before.
 #[cfg(feature = "auth")]
-async fn authenticated(
+async fn authenticated<B: post::RequestBody>(
     state: Arc<State>,
     mut parts: ::http::request::Parts,
-    body: axum::body::Body,
+    body: B,
     addr: Option<std::net::IpAddr>,
 ) -> Response {
     if let Some(auth) = &state.options.auth {
@@ -692,12 +692,12 @@ async fn authenticated(
 }
 
 /// The endpoint's answer by the request's method.
-fn by_method(
+fn by_method<B: post::RequestBody>(
     state: Arc<State>,
     parts: ::http::request::Parts,
-    body: axum::body::Body,
+    body: B,
     addr: Option<std::net::IpAddr>,
-) -> impl Future<Output = Response> + Send + use<> {
+) -> impl Future<Output = Response> + Send + use<B> {
     use futures::future::{Either, ready};
     match parts.method {
         Method::POST => Either::Left(post::post(state, parts, body, addr)),

@@ -4,10 +4,9 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::HttpBody;
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
-use futures::StreamExt;
 
 use ::http::{HeaderMap, HeaderValue, StatusCode, request::Parts};
 
@@ -29,14 +28,23 @@ enum BodyError {
     Broken,
 }
 
+/// A request body the endpoint reads: hyper's own on a connection of a bound server, axum's
+/// through a router.
+pub(super) trait RequestBody:
+    HttpBody<Data = Bytes, Error: Into<axum::BoxError>> + Send + Unpin + 'static
+{
+}
+
+impl<B: HttpBody<Data = Bytes, Error: Into<axum::BoxError>> + Send + Unpin + 'static> RequestBody for B {}
+
 /// Read at most `limit` bytes of the body. A body that arrives in one chunk (the usual case)
 /// is kept as it came, without a copy.
-async fn read_limited(body: Body, limit: usize) -> Result<Bytes, BodyError> {
-    let mut stream = body.into_data_stream();
+async fn read_limited<B: RequestBody>(mut body: B, limit: usize) -> Result<Bytes, BodyError> {
     let mut first = Bytes::new();
     let mut joined: Option<BytesMut> = None;
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|_| BodyError::Broken)?;
+    while let Some(frame) = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {
+        // Trailers are not part of the message.
+        let Ok(chunk) = frame.map_err(|_| BodyError::Broken)?.into_data() else { continue };
         let so_far = joined.as_ref().map_or(first.len(), BytesMut::len);
         if so_far + chunk.len() > limit {
             return Err(BodyError::TooLarge);
@@ -80,12 +88,12 @@ fn bad_request(id: Option<RequestId>, error: ErrorObject) -> Response {
 /// left to wait for. So the future holds neither the parsed message nor the request's parts
 /// twice (an `async fn` keeps its arguments twice, and anything borrowed before a wait,
 /// across it).
-pub(super) fn post(
+pub(super) fn post<B: RequestBody>(
     state: Arc<State>,
     parts: Parts,
-    body: Body,
+    body: B,
     addr: Option<IpAddr>,
-) -> impl Future<Output = Response> + Send + use<> {
+) -> impl Future<Output = Response> + Send + use<B> {
     if let Some(refusal) = refuse_head(&state, &parts, &body) {
         return futures::future::Either::Left(std::future::ready(refusal));
     }
@@ -102,7 +110,7 @@ pub(super) fn post(
 }
 
 /// A POST refused by its head: a body that is not JSON, or declared larger than the limit.
-fn refuse_head(state: &State, parts: &Parts, body: &Body) -> Option<Response> {
+fn refuse_head(state: &State, parts: &Parts, body: &impl RequestBody) -> Option<Response> {
     if !is_json(&parts.headers) {
         return Some(error_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -112,7 +120,7 @@ fn refuse_head(state: &State, parts: &Parts, body: &Body) -> Option<Response> {
     }
     // The declared length, as hyper read (and checked) `Content-Length`: no need to read the
     // header again.
-    (axum::body::HttpBody::size_hint(body).lower() > state.options.max_body_bytes as u64).then(too_large)
+    (body.size_hint().lower() > state.options.max_body_bytes as u64).then(too_large)
 }
 
 /// `413`.
@@ -123,7 +131,7 @@ fn too_large() -> Response {
 
 /// The body of a POST, within its limit and its time; `Err` is the answer when it is not
 /// acceptable.
-async fn read_body(state: &State, body: Body) -> Result<Bytes, Response> {
+async fn read_body(state: &State, body: impl RequestBody) -> Result<Bytes, Response> {
     // A body that came with its head (the usual case) is read at the first poll, so the
     // timeout's timer is only set up when it did not (for speed: setting one up reads the
     // clock and takes a handle on the timer wheel, on every request).

@@ -11,89 +11,69 @@
 
 use std::convert::Infallible;
 use std::fmt;
-use std::net::IpAddr;
+use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::Router;
-use axum::extract::connect_info::Connected as _;
 use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
-use axum::routing::future::RouteFuture;
-use axum::serve::IncomingStream;
 use futures::FutureExt as _;
 use futures::future::{BoxFuture, Either};
-use tower::{Layer as _, Service};
+use tower::{Service, ServiceExt as _};
 
 use super::State;
-use super::conn::{ConnTracker, LimitedListener};
-use super::limits::{Limit, LimitFuture, LimitLayer};
+use super::conn::ConnTracker;
+use super::limits::{LimitFuture, admit, refusal};
+use super::post::RequestBody;
 
-/// The endpoint as a service; `addr` is the client's address on a connection of a bound server.
-#[derive(Clone)]
-pub(super) struct Endpoint {
-    state: Arc<State>,
-    addr: Option<IpAddr>,
-}
-
-impl Service<Request> for Endpoint {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        // `map`, not an `async` block around the call: a block would be one more level of
-        // future, the endpoint's copied into it whole when it starts.
-        Box::pin(super::endpoint(self.state.clone(), request, self.addr).map(Ok))
-    }
-}
-
-/// The service of a bound server (see the module's docs).
+/// The service of a bound server (see the module's docs), for one connection once
+/// [`for_connection`](Self::for_connection) has said which.
 #[derive(Clone)]
 pub(super) struct Served {
     path: Arc<str>,
-    endpoint: Limit<Endpoint>,
+    state: Arc<State>,
     pub(super) router: Router,
-    /// The connection served, when there is one ([`PerConnection`]).
+    /// The connection served, when there is one: the endpoint marks it busy and counts limits
+    /// per caller against its address; other routes get it as their connect info.
     conn: Option<ConnTracker>,
 }
 
 impl Served {
     /// The endpoint at `path`, with the limits of `state`, beside `router`.
     pub(super) fn new(path: &str, state: Arc<State>, router: Router) -> Self {
-        let endpoint = LimitLayer(state.clone()).layer(Endpoint { state, addr: None });
-        Self { path: path.into(), endpoint, router, conn: None }
-    }
-}
-
-/// Makes the [`Served`] of each connection accepted, which knows its connection.
-///
-/// For speed: axum's `into_make_service_with_connect_info` puts the connection's info into
-/// every request's extensions, which allocates their map (three allocations a request). The
-/// endpoint reads it from its service instead; other routes still get it as an extension.
-#[derive(Clone)]
-pub(super) struct PerConnection(pub(super) Served);
-
-impl Service<IncomingStream<'_, LimitedListener>> for PerConnection {
-    type Response = Served;
-    type Error = Infallible;
-    type Future = std::future::Ready<Result<Served, Infallible>>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
+        Self { path: path.into(), state, router, conn: None }
     }
 
-    fn call(&mut self, stream: IncomingStream<'_, LimitedListener>) -> Self::Future {
-        let conn = ConnTracker::connect_info(stream);
-        let mut served = self.0.clone();
-        served.endpoint.conn = Some(conn.clone());
-        served.endpoint.inner_mut().addr = Some(conn.remote().ip());
-        served.conn = Some(conn);
-        std::future::ready(Ok(served))
+    /// The service of the connection `conn`.
+    ///
+    /// For speed: axum's `into_make_service_with_connect_info` puts the connection's info into
+    /// every request's extensions, which allocates their map (three allocations a request). The
+    /// endpoint reads it from here instead; other routes still get it as an extension.
+    pub(super) fn for_connection(&self, conn: ConnTracker) -> Self {
+        Self { conn: Some(conn), ..self.clone() }
+    }
+
+    /// Serve one request. The endpoint's future is returned as it is (not boxed): the
+    /// connection's task holds it.
+    pub(super) fn serve<B: RequestBody>(
+        &self,
+        mut request: ::http::Request<B>,
+    ) -> impl Future<Output = Result<Response, Infallible>> + Send + use<B> {
+        if request.uri().path() == &*self.path {
+            // In process (no connection of ours), a connection may still come as connect info.
+            let from_request = || request.extensions().get::<ConnectInfo<ConnTracker>>().map(|info| &info.0);
+            let conn = self.conn.as_ref().or_else(from_request);
+            let addr = conn.map(|conn| conn.remote().ip());
+            return Either::Left(match admit(&self.state, conn, request.method()) {
+                Some(guard) => LimitFuture::running(super::endpoint(self.state.clone(), request, addr).map(Ok), guard),
+                None => LimitFuture::refused(refusal(&self.state)),
+            });
+        }
+        if let Some(conn) = &self.conn {
+            request.extensions_mut().insert(ConnectInfo(conn.clone()));
+        }
+        Either::Right(self.router.clone().oneshot(request.map(axum::body::Body::new)))
     }
 }
 
@@ -103,24 +83,19 @@ impl fmt::Debug for Served {
     }
 }
 
+/// As a tower service, for [`HttpServer::service`](super::HttpServer::service): the future is
+/// boxed, to be nameable.
 impl Service<Request> for Served {
     type Response = Response;
     type Error = Infallible;
-    type Future = Either<LimitFuture<BoxFuture<'static, Result<Response, Infallible>>>, RouteFuture<Infallible>>;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
 
     /// Always ready: the endpoint and axum's router both are.
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, mut request: Request) -> Self::Future {
-        if request.uri().path() == &*self.path {
-            Either::Left(self.endpoint.call(request))
-        } else {
-            if let Some(conn) = &self.conn {
-                request.extensions_mut().insert(ConnectInfo(conn.clone()));
-            }
-            Either::Right(self.router.call(request))
-        }
+    fn call(&mut self, request: Request) -> Self::Future {
+        Box::pin(self.serve(request))
     }
 }
