@@ -99,7 +99,9 @@ where
         }
         let (graph, body, refused) = (graph.clone(), body.clone(), refused.clone());
         Box::pin(async move {
-            let result = match evaluate(&graph, &cx).await {
+            // Boxed: its room (about 1 KB) would make this future too large for the
+            // allocator's per-thread cache, and each leg would take the slow path.
+            let result = match Box::pin(evaluate(&graph, &cx)).await {
                 Err(e) => Err(e),
                 Ok(Leg::Ask(round)) => Ok(Outcome::InputRequired(round)),
                 Ok(Leg::Refused { name, outcome }) => {
