@@ -117,9 +117,7 @@ impl LimitedListener {
         }
         tokio::time::sleep(ACCEPT_BACKOFF).await;
     }
-}
 
-impl LimitedListener {
     /// The next connection within the limit (a connection beyond it is refused on the way).
     pub async fn accept(&mut self) -> (ConnIo, SocketAddr) {
         loop {
@@ -213,6 +211,11 @@ struct Shared {
 pub(super) struct ConnTracker(Arc<Shared>, SocketAddr);
 
 impl ConnTracker {
+    /// The tracker of the connection `io`, from `remote`.
+    pub fn of(io: &ConnIo, remote: SocketAddr) -> Self {
+        ConnTracker(io.shared.clone(), remote)
+    }
+
     /// A request reached the router; the connection is busy until the guard is dropped.
     pub fn begin(&self) -> Busy {
         self.0.started.fetch_add(1, Ordering::AcqRel);
@@ -223,13 +226,6 @@ impl ConnTracker {
     /// The client's address.
     pub fn remote(&self) -> SocketAddr {
         self.1
-    }
-}
-
-impl ConnTracker {
-    /// The tracker of the connection `io`, from `remote`.
-    pub fn of(io: &ConnIo, remote: SocketAddr) -> Self {
-        ConnTracker(io.shared.clone(), remote)
     }
 }
 

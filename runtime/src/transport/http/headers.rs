@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use ::http::{HeaderMap, HeaderName};
+use ::http::{HeaderMap, HeaderName, HeaderValue};
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -20,27 +20,91 @@ static NAME: HeaderName = HeaderName::from_static("mcp-name");
 /// proxy that routes on one copy and a server that reads another would disagree on what the
 /// request is).
 pub(super) fn raw<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, ErrorObject> {
-    let mut values = headers.get_all(name).iter();
-    let first = values.next();
-    if values.next().is_some() {
-        return Err(ErrorObject::header_mismatch(format!("The {name} header appears more than once")));
+    Found::lookup(headers, name).value(name)
+}
+
+/// How many times a header appears, and its value when once.
+#[derive(Clone, Copy, Default)]
+enum Found<'h> {
+    #[default]
+    None,
+    One(&'h HeaderValue),
+    Many,
+}
+
+impl<'h> Found<'h> {
+    /// Header `name` in `headers`.
+    fn lookup(headers: &'h HeaderMap, name: &HeaderName) -> Self {
+        let mut values = headers.get_all(name).iter();
+        match (values.next(), values.next()) {
+            (None, _) => Self::None,
+            (Some(value), None) => Self::One(value),
+            (Some(_), Some(_)) => Self::Many,
+        }
     }
-    match first {
-        None => Ok(None),
-        Some(v) => v
-            .to_str()
-            // `trim_ascii`: the value is ASCII by now, and `trim` would look for Unicode spaces.
-            .map(|s| Some(s.trim_ascii()))
-            .map_err(|_| ErrorObject::header_mismatch(format!("The {name} header has invalid characters"))),
+
+    /// A header found once, or not at all; add one more copy of it.
+    fn add(&mut self, value: &'h HeaderValue) {
+        *self = match self {
+            Self::None => Self::One(value),
+            _ => Self::Many,
+        };
+    }
+
+    /// The value, trimmed, as [`raw`] gives it.
+    fn value(self, name: &HeaderName) -> Result<Option<&'h str>, ErrorObject> {
+        match self {
+            Self::None => Ok(None),
+            Self::Many => Err(ErrorObject::header_mismatch(format!("The {name} header appears more than once"))),
+            Self::One(v) => v
+                .to_str()
+                // `trim_ascii`: the value is ASCII by now, and `trim` would look for Unicode spaces.
+                .map(|s| Some(s.trim_ascii()))
+                .map_err(|_| ErrorObject::header_mismatch(format!("The {name} header has invalid characters"))),
+        }
+    }
+
+    /// The value as [`decoded`] gives it.
+    fn decoded(self, name: &HeaderName) -> Result<Option<Cow<'h, str>>, ErrorObject> {
+        let Some(value) = self.value(name)? else { return Ok(None) };
+        decode(value).map(Some).ok_or_else(|| {
+            ErrorObject::header_mismatch(format!("The {name} header is not valid =?base64?…?= encoding"))
+        })
+    }
+}
+
+/// The 2026-07-28 headers of a request, found in one pass over its headers.
+///
+/// For speed: a lookup by a name of our own hashes the name, and a request needs three.
+#[derive(Default)]
+struct Modern<'h> {
+    version: Found<'h>,
+    method: Found<'h>,
+    name: Found<'h>,
+}
+
+impl<'h> Modern<'h> {
+    fn of(headers: &'h HeaderMap) -> Self {
+        let mut found = Self::default();
+        for (name, value) in headers {
+            let slot = if name == PROTOCOL_VERSION {
+                &mut found.version
+            } else if name == METHOD {
+                &mut found.method
+            } else if name == NAME {
+                &mut found.name
+            } else {
+                continue;
+            };
+            slot.add(value);
+        }
+        found
     }
 }
 
 /// A trimmed header value with the `=?base64?…?=` encoding undone.
 fn decoded<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<Cow<'h, str>>, ErrorObject> {
-    let Some(value) = raw(headers, name)? else { return Ok(None) };
-    decode(value)
-        .map(Some)
-        .ok_or_else(|| ErrorObject::header_mismatch(format!("The {name} header is not valid =?base64?…?= encoding")))
+    Found::lookup(headers, name).decoded(name)
 }
 
 /// Undo the `=?base64?{base64(utf8)}?=` encoding; plain values pass unchanged (borrowed).
@@ -71,7 +135,8 @@ pub(crate) fn check_modern<'t>(
         Some(meta) => meta.protocol_version.map(|v| Some(v.as_str())),
         None => RequestMeta::raw(params).and_then(|m| m.get(META_PROTOCOL_VERSION)).map(Value::as_str),
     };
-    match (claimed, raw(headers, &PROTOCOL_VERSION)?) {
+    let found = Modern::of(headers);
+    match (claimed, found.version.value(&PROTOCOL_VERSION)?) {
         (Some(_), None) => {
             return Err(ErrorObject::header_mismatch("Missing required MCP-Protocol-Version header"));
         }
@@ -82,7 +147,7 @@ pub(crate) fn check_modern<'t>(
         }
         _ => {}
     }
-    match raw(headers, &METHOD)? {
+    match found.method.value(&METHOD)? {
         None => return Err(ErrorObject::header_mismatch("Missing required Mcp-Method header")),
         Some(m) if m != request.method => {
             return Err(ErrorObject::header_mismatch(format!(
@@ -101,7 +166,7 @@ pub(crate) fn check_modern<'t>(
     if let Some(field) = name_field
         && let Some(body) = taken.param(params, field).and_then(Value::as_str)
     {
-        match decoded(headers, &NAME)? {
+        match found.name.decoded(&NAME)? {
             None => {
                 return Err(ErrorObject::header_mismatch(format!(
                     "Missing required Mcp-Name header (params.{field} is `{body}`)"
@@ -223,6 +288,20 @@ mod tests {
                 .message
                 .contains("Mcp-Name")
         );
+    }
+
+    #[test]
+    fn a_repeated_header_is_refused() {
+        let req = request("tools/call", json!({ "_meta": meta(), "name": "t" }));
+        for repeated in ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"] {
+            let mut h =
+                headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "t")]);
+            let value = h.get(repeated).expect("set").clone();
+            h.append(HeaderName::from_bytes(repeated.as_bytes()).expect("a name"), value);
+            let error = check_modern(&h, &req, &Taken::default(), |_| None).expect_err("rejected");
+            assert_eq!(error.code, -32020);
+            assert!(error.message.contains("more than once"), "{repeated}: {error:?}");
+        }
     }
 
     #[test]
