@@ -226,17 +226,19 @@ impl Server {
     }
 
     /// [`handle_owned`](Self::handle_owned), with a panic of the handler caught, whether it
-    /// came as the handler was called or as it ran: `Err` holds it (see [`Reply::crashed`]).
+    /// came as the handler was called or as it ran, and answered (see [`Reply::crashed`]).
     pub(crate) fn handle_caught(
         &self,
         request: Request,
         inbound: Inbound,
-    ) -> impl Future<Output = Result<Reply, Box<dyn std::any::Any + Send>>> + Send + use<> {
+    ) -> impl Future<Output = Reply> + Send + use<> {
         use std::panic::AssertUnwindSafe;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| self.handle_owned(request, inbound))) {
+        let id = request.id.clone();
+        let handling = match std::panic::catch_unwind(AssertUnwindSafe(|| self.handle_owned(request, inbound))) {
             Ok(handle) => Either::Left(AssertUnwindSafe(handle).catch_unwind()),
             Err(panic) => Either::Right(std::future::ready(Err(panic))),
-        }
+        };
+        handling.map(move |reply| reply.unwrap_or_else(|_| Reply::crashed(id)))
     }
 
     /// [`handle`](Self::handle), as a future that owns what it needs (the server included).

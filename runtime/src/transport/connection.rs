@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::pending::Pending;
 use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response, Taken};
-use crate::server::{Inbound, ListChange, Peer, Reply, Server, Session, Transport};
+use crate::server::{Inbound, ListChange, Peer, Server, Session, Transport};
 
 /// The longest line (one JSON-RPC message) a connection accepts.
 pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
@@ -130,7 +130,6 @@ impl Connection {
                 if request.method == "initialize" {
                     // Inline, so that the session is pinned before the next line is read.
                     let reply = self.server.handle_caught(request, inbound).await;
-                    let reply = reply.unwrap_or_else(|_| Reply::crashed(id));
                     if let Some(session) = reply.session {
                         self.set_session(session);
                     }
@@ -146,7 +145,6 @@ impl Connection {
                 tokio::spawn(async move {
                     // A handler's panic is answered, not left for the client to wait on.
                     let reply = conn.server.handle_caught(request, inbound).await;
-                    let reply = reply.unwrap_or_else(|_| Reply::crashed(id.clone()));
                     if let Ok(mut in_flight) = conn.in_flight.lock() {
                         in_flight.remove(&id);
                     }

@@ -235,7 +235,6 @@ pub(super) fn run<H: Send + 'static>(
     timers: StreamTimers,
     hold: H,
 ) -> impl Future<Output = Answer> + Send + use<H> {
-    let id = request.id.clone();
     let peer = Arc::new(ChannelPeer::new(pending));
     inbound.peer = peer.clone();
     let mut guard = CancelOnDrop(Some(inbound.cancel.clone()));
@@ -267,7 +266,6 @@ pub(super) fn run<H: Send + 'static>(
         let first = match waited {
             Waited::Event(event) => event,
             Waited::Reply(reply) => {
-                let reply = reply.unwrap_or_else(|_| Reply::crashed(id.clone()));
                 if rx.is_none() {
                     rx = peer.take_rx();
                 }
@@ -280,7 +278,7 @@ pub(super) fn run<H: Send + 'static>(
                     }
                     // Events were sent before the reply (in the same poll): they go first.
                     Some(event) => {
-                        handling = Box::pin(std::future::ready(Ok(reply)));
+                        handling = Box::pin(std::future::ready(reply));
                         Some(event)
                     }
                 }
@@ -295,14 +293,13 @@ pub(super) fn run<H: Send + 'static>(
                     guard,
                     keep_alive: timers.keep_alive,
                     idle: IdleTimer::new(timers.idle),
-                    id,
                 };
                 Answer::Streaming(sse_response(stream.into_stream()))
             }
             // Every peer handle is gone: only the reply is left to come.
             None => {
                 peer.close();
-                let reply = handling.await.unwrap_or_else(|_| Reply::crashed(id));
+                let reply = handling.await;
                 guard.disarm();
                 Answer::Done(reply)
             }
@@ -310,12 +307,12 @@ pub(super) fn run<H: Send + 'static>(
     }
 }
 
-/// The handler of one request, run in place; `Err` when it panicked.
-type Handling = BoxFuture<'static, Result<Reply, Box<dyn std::any::Any + Send>>>;
+/// The handler of one request, run in place (a panic is answered as one).
+type Handling = BoxFuture<'static, Reply>;
 
 /// What [`run`]'s wait ended with: the reply, or an event (`None`: every peer handle is gone).
 enum Waited {
-    Reply(Result<Reply, Box<dyn std::any::Any + Send>>),
+    Reply(Reply),
     Event(Option<Box<Message>>),
 }
 
@@ -326,7 +323,6 @@ struct SseState {
     guard: CancelOnDrop,
     keep_alive: Option<Duration>,
     idle: IdleTimer,
-    id: RequestId,
 }
 
 impl SseState {
@@ -346,7 +342,7 @@ impl SseState {
                     tokio::select! {
                         biased;
                         event = recv(&mut s.rx) => Step::Event(event),
-                        reply = handling => Step::Reply(reply.ok()),
+                        reply = handling => Step::Reply(reply),
                         () = tick(&mut ticker) => Step::KeepAlive,
                         // Ended: dropping the handler cancels the request.
                         () = s.idle.expired() => return None,
@@ -360,10 +356,9 @@ impl SseState {
                     // Every peer handle is gone; the reply is still to come.
                     Step::Event(None) => s.rx = None,
                     Step::Reply(reply) => {
-                        let reply = reply.unwrap_or_else(|| Reply::crashed(s.id.clone()));
                         // Events sent in the poll that finished the handler go out first.
                         if let Some(event) = s.rx.as_mut().and_then(|rx| rx.try_recv().ok()) {
-                            s.handling = Some(Box::pin(std::future::ready(Ok(reply))));
+                            s.handling = Some(Box::pin(std::future::ready(reply)));
                             return Some((Ok(frame(&event)), (s, ticker)));
                         }
                         s.handling = None;
@@ -379,7 +374,7 @@ impl SseState {
 
 enum Step {
     Event(Option<Box<Message>>),
-    Reply(Option<Reply>),
+    Reply(Reply),
     KeepAlive,
 }
 
