@@ -35,6 +35,12 @@ async fn replayable_backup(
     Ok(format!("{database} in {region}: overwrite {:?}", overwrite.accepted()))
 }
 
+/// Finishes at once, as a task.
+#[tool(task)]
+async fn quick(database: String) -> String {
+    format!("{database}: done")
+}
+
 fn caps() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -143,6 +149,28 @@ async fn the_server_holds_at_most_max_tasks() {
         }
     }
     panic!("four tasks were created past max_tasks = 3");
+}
+
+#[tokio::test]
+async fn a_task_that_ended_gives_its_slot_back() {
+    let options = TaskOptions { max_tasks: 4, max_tasks_per_caller: 2, ..TaskOptions::default() };
+    let server = Server::new("quotas", "1").tools(tools![quick]).task_options(options);
+    let params = json!({"name": "quick", "arguments": {"database": "orders"}, "_meta": caps()});
+    // Ten tasks one after another, each finished before the next: never more than one running.
+    for n in 0..10 {
+        let task = send(&server, "mallory", "tools/call", params.clone()).await;
+        let task = task.unwrap_or_else(|e| panic!("task {n} refused: {e:?}"));
+        let get = json!({"taskId": task["taskId"], "_meta": caps()});
+        let mut status = Value::Null;
+        for _ in 0..200 {
+            status = send(&server, "mallory", "tasks/get", get.clone()).await.unwrap()["status"].clone();
+            if status == "completed" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(status, "completed", "task {n}");
+    }
 }
 
 #[tokio::test(start_paused = true)]

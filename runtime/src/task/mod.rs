@@ -74,18 +74,19 @@ pub struct TaskOptions {
     /// replica wrote (default 100 ms; changes made in this process wake it at once). Unused
     /// with a store that announces its changes ([`TaskStore::watch`], e.g. [`MemoryStore`]).
     pub watch_interval: Duration,
-    /// The most tasks this server holds at once (default 10 000). A task is held from its
-    /// creation until its record expires ([`ttl`](Self::ttl)), finished or not: its result is
-    /// kept for the client until then. A call that would create one more is answered `-32000`
-    /// with `data.limit = "max_tasks"`. With a parked task costing about 20 KB, the default
-    /// stays within a few hundred megabytes.
+    /// The most tasks this server runs at once (default 10 000). A task holds its slot from
+    /// its creation until its body ends (completed, failed or cancelled); its record and result
+    /// are then kept for the client until they expire ([`ttl`](Self::ttl)), holding no slot. A
+    /// call that would create one more is answered `-32000` with `data.limit = "max_tasks"`.
+    /// With a parked task costing about 20 KB, the default stays within a few hundred
+    /// megabytes.
     pub max_tasks: usize,
     /// The most tasks one caller has held at once (default 1 000), so that one caller cannot
     /// take every slot of [`max_tasks`](Self::max_tasks): `-32000` with
-    /// `data.limit = "max_tasks_per_caller"`. The caller is the principal the request is bound
-    /// to (its bearer token's issuer and subject, or what a
-    /// [`bind_principal`](crate::RequestStateSecurity::bind_principal) hook says); without one,
-    /// its HTTP client address; over stdio, the one client.
+    /// `data.limit = "max_tasks_per_caller"`. The caller is
+    /// [`RequestContext::caller`](crate::RequestContext::caller): the authenticated caller's
+    /// identity; without one, its HTTP client address (behind a trusted proxy, the one it
+    /// forwarded; an IPv6 address by its /64); over stdio, the one client.
     pub max_tasks_per_caller: usize,
     /// How long a task waits for an answer once it asked ([`TaskContext::ask`], status
     /// `input_required`) before it fails saying nobody answered (default 10 minutes, less than
@@ -457,6 +458,7 @@ impl Tasks {
         let tasks = self.clone();
         tasks.running.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let halting = self.clone();
+        let counted = caller.map(str::to_owned);
         self.spawn_halting(async move {
             // Until when this runner holds the task: the lease it last wrote.
             let held = Arc::new(AtomicU64::new(lease_until));
@@ -487,6 +489,9 @@ impl Tasks {
                 (None, _) => End::Cancelled,
             };
             tasks.finish(&id, &end, &held, link.last_message()).await;
+            // A task that ended holds no slot: its record (and result) stays for the client
+            // until it expires, but the caller may start another.
+            tasks.quota.give_back(counted.as_deref(), expires);
             tasks.ended(&id);
             tasks.running.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
             tasks.running.1.notify_waiters();

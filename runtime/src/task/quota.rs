@@ -1,7 +1,7 @@
-//! How many tasks one server holds. A task counts from its creation until its record expires,
-//! whatever its status (a finished task's result is kept for its TTL, and that is memory too):
-//! in all ([`TaskOptions::max_tasks`]) and per caller
-//! ([`TaskOptions::max_tasks_per_caller`]), so one caller cannot take every slot.
+//! How many tasks one server runs. A task counts from its creation until its body ends (its
+//! slot is given back then) or, should the runner never report, until its record expires: in
+//! all ([`TaskOptions::max_tasks`]) and per caller ([`TaskOptions::max_tasks_per_caller`]), so
+//! one caller cannot take every slot.
 //!
 //! Counting is per process, of the tasks this process created: with a shared store, each
 //! replica bounds what its own callers made it create. Taking a slot is O(log n): expiries sit
@@ -63,10 +63,7 @@ impl Quota {
             return Err(ErrorObject::limit_reached(
                 "max_tasks",
                 options.max_tasks,
-                format!(
-                    "Too many tasks: the server holds {} (TaskOptions::max_tasks) until they expire; retry later",
-                    options.max_tasks
-                ),
+                format!("Too many tasks: the server runs {} (TaskOptions::max_tasks); retry later", options.max_tasks),
             ));
         }
         let key = caller.map(str::to_owned);
@@ -83,8 +80,8 @@ impl Quota {
                 "max_tasks_per_caller",
                 options.max_tasks_per_caller,
                 format!(
-                    "Too many tasks: this caller already has {} (TaskOptions::max_tasks_per_caller), which are \
-                     held until they expire; retry later",
+                    "Too many tasks: this caller already runs {} (TaskOptions::max_tasks_per_caller); retry \
+                     when one has ended",
                     options.max_tasks_per_caller
                 ),
             ));
@@ -94,7 +91,8 @@ impl Quota {
         Ok(())
     }
 
-    /// Give back the slot of a task that was counted but never created (the store failed).
+    /// Give back the slot of a task that ended, or that was counted but never created (the
+    /// store failed). A slot already released (its expiry passed) is not given back twice.
     pub(super) fn give_back(&self, caller: Option<&str>, expires_ms: u64) {
         let Ok(mut held) = self.held.lock() else { return };
         let key = caller.map(str::to_owned);
