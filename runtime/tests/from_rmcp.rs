@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::extract::Request;
 use axum::middleware::Next;
+use roundtrip::auth::AuthPrincipal;
 use roundtrip::prelude::*;
 use roundtrip::protocol::{JsonObject, ResponseBody};
-use roundtrip::server::{Inbound, NullPeer, Principal};
+use roundtrip::server::{Inbound, NullPeer};
 use roundtrip::testing::TestKit;
 use roundtrip::{PerCaller, protocol};
 use serde_json::{Value, json};
@@ -91,7 +92,7 @@ impl Counter {
 
 async fn call_as(server: &Server, principal: &str, name: &str, arguments: Value) -> Value {
     let mut inbound = Inbound::new(Arc::new(NullPeer));
-    inbound.principal = Some(Principal(principal.into()));
+    inbound.auth = Some(Arc::new(AuthPrincipal::new(principal)));
     let params = json!({"name": name, "arguments": arguments, "_meta": meta()});
     let reply =
         server.handle(protocol::Request::new(protocol::RequestId::Number(1), "tools/call", Some(params)), inbound);

@@ -10,9 +10,10 @@ use std::time::Duration;
 use axum::extract::Request;
 use axum::middleware::Next;
 use roundtrip::Server;
+use roundtrip::auth::AuthPrincipal;
 use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
-use roundtrip::server::{Outcome, Principal, ToolDef};
-use roundtrip::transport::http::HttpOptions;
+use roundtrip::server::{Outcome, ToolDef};
+use roundtrip::transport::http::{HostCheck, HttpOptions};
 use serde_json::{Value, json};
 
 const V: &str = "2026-07-28";
@@ -28,7 +29,7 @@ fn server() -> Server {
 /// endpoint would set it.
 async fn principal_from_header(mut request: Request, next: Next) -> axum::response::Response {
     if let Some(user) = request.headers().get("x-user").and_then(|v| v.to_str().ok()) {
-        let principal = Principal(user.to_owned());
+        let principal = AuthPrincipal::new(user);
         request.extensions_mut().insert(principal);
     }
     next.run(request).await
@@ -247,7 +248,8 @@ const MODERN_HEADERS: [(&str, &str); 5] = [
 
 #[tokio::test]
 async fn a_foreign_origin_is_refused_on_an_open_bind() {
-    let http = server().bind_http("0.0.0.0:0").await.unwrap();
+    let options = HttpOptions::default().allowed_hosts(HostCheck::Off);
+    let http = server().bind_http_with("0.0.0.0:0", options).await.unwrap();
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], http.local_addr().port()));
     tokio::spawn(http.run());
     let with = |extra: &[(&'static str, &'static str)]| {

@@ -102,7 +102,10 @@ async fn a_public_address_needs_the_explicit_opt_in() {
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     assert!(err.to_string().contains("playground_public"), "{err}");
 
-    let public = HttpOptions::default().playground(true).playground_public(true);
+    let public = HttpOptions::default()
+        .playground(true)
+        .playground_public(true)
+        .allowed_hosts(roundtrip::transport::http::HostCheck::Allow(vec!["mcp.example.com".into()]));
     let http = server().bind_http_with("0.0.0.0:0", public).await.unwrap();
     assert!(http.playground_url().is_some());
 }

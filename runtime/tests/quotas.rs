@@ -7,9 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use roundtrip::auth::AuthPrincipal;
 use roundtrip::prelude::*;
 use roundtrip::protocol::{ErrorObject, Request, RequestId, ResponseBody};
-use roundtrip::server::{Inbound, NullPeer, Principal};
+use roundtrip::server::{Inbound, NullPeer};
 use roundtrip::task::TaskOptions;
 use serde_json::{Value, json};
 
@@ -54,7 +55,7 @@ fn caps() -> Value {
 /// One 2026-07-28 request by `principal`: its result, or its error.
 async fn send(server: &Server, principal: &str, method: &str, params: Value) -> Result<Value, ErrorObject> {
     let mut inbound = Inbound::new(Arc::new(NullPeer));
-    inbound.principal = Some(Principal(principal.into()));
+    inbound.auth = Some(std::sync::Arc::new(AuthPrincipal::new(principal)));
     let reply = server.handle(Request::new(RequestId::Number(1), method, Some(params)), inbound).await;
     match reply.response.map(|r| r.into_response().body) {
         Some(ResponseBody::Result(v)) => Ok(v),

@@ -78,7 +78,7 @@ type TaskStart = Box<dyn FnOnce(RequestContext) -> LegBody<CallToolResult> + Sen
 fn as_task(cx: RequestContext, start: TaskStart) -> LegBody<CallToolResult> {
     Box::pin(async move {
         let (tasks, name) = (cx.server().tasks().clone(), cx.target().to_owned());
-        let (owner, caller) = (cx.owner.clone(), cx.caller());
+        let (owner, caller) = (cx.owner.clone(), crate::request::caller_key(cx.auth(), cx.client_addr));
         let seed = tasks
             .spawn(owner.as_deref(), caller.as_deref(), move |link| {
                 let id = link.id.clone();

@@ -1,6 +1,15 @@
-//! [`AuthPrincipal`]: who a verified bearer token speaks for, as a handler sees it.
-//! Defined with the request (a handler reads it from its context); the resource server of
-//! [`crate::auth`] makes it.
+//! Who is calling: [`AuthPrincipal`], the one identity of an authenticated caller, and the key
+//! every feature that counts or keeps something per caller reads ([`caller_key`]).
+//!
+//! An authenticated caller is an `AuthPrincipal`, set in one of three ways: by the resource
+//! server of [`crate::auth`] from a bearer token, by the application's own layer in front of
+//! [`Server::router`](crate::Server::router) (it inserts an `AuthPrincipal` into the request's
+//! extensions), or from a configured identity header sent by a trusted proxy
+//! ([`HttpOptions::identity_header`](crate::transport::http::HttpOptions::identity_header)).
+//! Anyone else is anonymous and keyed by their address (an IPv6 address by its /64), or, over
+//! stdio and in memory, is the one local client.
+
+use std::net::IpAddr;
 
 use serde_json::{Map, Value};
 
@@ -79,11 +88,61 @@ impl AuthPrincipal {
     /// The identity state and tasks are bound to: the issuer and the subject, encoded without
     /// ambiguity (a JSON pair). The client and the scopes are left out on purpose: a user who
     /// steps up to more scopes, or whose token is refreshed, still finishes their flows and
-    /// sees their tasks. The protected endpoint inserts it as the request's
-    /// [`Principal`](crate::server::Principal); a layer of your own does the same with
-    /// `Principal(auth.identity())`.
+    /// sees their tasks. Two principals with the same issuer and subject are one caller.
     pub fn identity(&self) -> String {
         let pair = (self.issuer.as_deref().unwrap_or(""), self.subject.as_str());
         serde_json::to_string(&pair).unwrap_or_else(|_| format!("{}\u{0}{}", pair.0, pair.1))
+    }
+}
+
+/// Whom per-caller state ([`PerCaller`](crate::PerCaller)) and the limits per caller (tasks,
+/// streams, sessions) count a request against: `principal:` and the identity of an
+/// authenticated caller; else `address:` and the client's address, an IPv6 address cut to its
+/// /64 (one host usually holds a whole /64, so its other addresses are the same caller); `None`
+/// when neither is known (the one client of a stdio or in-memory server).
+pub(crate) fn caller_key(auth: Option<&AuthPrincipal>, addr: Option<IpAddr>) -> Option<String> {
+    match (auth, addr) {
+        (Some(auth), _) => Some(format!("principal:{}", auth.identity())),
+        (None, Some(addr)) => Some(format!("address:{}", address_key(addr))),
+        (None, None) => None,
+    }
+}
+
+/// An address as anonymous callers are told apart: IPv4 as it is, an IPv4-mapped IPv6
+/// address as its IPv4 address, any other IPv6 address as its /64 network.
+fn address_key(addr: IpAddr) -> String {
+    match addr {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let network = u128::from(v6) & !((1u128 << 64) - 1);
+                format!("{}/64", std::net::Ipv6Addr::from(network))
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anonymous_ipv6_callers_are_keyed_by_their_64() {
+        let key = |a: &str| caller_key(None, Some(a.parse().expect("an address")));
+        assert_eq!(key("2001:db8:1:2:aaaa::1"), key("2001:db8:1:2:bbbb::2"));
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("2001:db8:1:2::1").as_deref(), Some("address:2001:db8:1:2::/64"));
+        assert_eq!(key("::ffff:192.0.2.7"), key("192.0.2.7"));
+        assert_ne!(key("192.0.2.7"), key("192.0.2.8"));
+    }
+
+    #[test]
+    fn an_authenticated_caller_is_its_identity_wherever_it_calls_from() {
+        let alice = AuthPrincipal::new("alice").issuer("https://id.example");
+        let at = |a: &str| caller_key(Some(&alice), Some(a.parse().expect("an address")));
+        assert_eq!(at("192.0.2.7"), at("198.51.100.1"));
+        assert_ne!(at("192.0.2.7"), caller_key(Some(&AuthPrincipal::new("bob")), None));
+        assert_eq!(caller_key(None, None), None);
     }
 }

@@ -72,11 +72,11 @@ impl fmt::Debug for RequestContext {
 }
 
 impl RequestContext {
-    /// Who the caller's bearer token speaks for (subject, client, scopes), when the request
-    /// came through an HTTP endpoint protected by a
-    /// [`ResourceServer`](crate::auth::ResourceServer) (feature `auth`) or through another layer
-    /// that put an [`AuthPrincipal`](crate::auth::AuthPrincipal) into the request's extensions;
-    /// `None` over stdio and in memory.
+    /// Who the authenticated caller is (subject, client, scopes): set by an HTTP endpoint
+    /// protected by a [`ResourceServer`](crate::auth::ResourceServer) (feature `auth`), by the
+    /// application's own layer that put an [`AuthPrincipal`](crate::auth::AuthPrincipal) into the
+    /// request's extensions, or from a trusted identity header; `None` for an anonymous caller
+    /// (see [`caller`](Self::caller)).
     pub fn auth(&self) -> Option<&AuthPrincipal> {
         self.auth.as_deref()
     }
@@ -126,19 +126,21 @@ impl RequestContext {
     }
 
     /// The client's network address, when the request came over HTTP served by
-    /// [`Server::bind_http`](crate::Server::bind_http) (behind a proxy: the proxy's address).
+    /// [`Server::bind_http`](crate::Server::bind_http): behind a proxy listed in
+    /// [`HttpOptions::trusted_proxies`](crate::transport::http::HttpOptions::trusted_proxies), the
+    /// address it forwarded; behind any other proxy, the proxy's.
     pub fn client_addr(&self) -> Option<std::net::IpAddr> {
         self.client_addr
     }
 
-    /// Whom limits per caller count this request against: its principal, else its client
-    /// address, else nobody in particular (the one client of a stdio server).
-    pub(crate) fn caller(&self) -> Option<String> {
-        match (&self.owner, self.client_addr) {
-            (Some(owner), _) => Some(format!("principal:{owner}")),
-            (None, Some(addr)) => Some(format!("address:{addr}")),
-            (None, None) => None,
-        }
+    /// Who is calling, as per-caller state and the limits per caller key it: `principal:` and
+    /// the [identity](AuthPrincipal::identity) of an authenticated caller, else `address:` and
+    /// the client's address (an IPv6 address by its /64; behind a trusted proxy, the address
+    /// it forwarded), else `local` (the one client of a stdio or in-memory server). Use it to
+    /// keep a caller's data in your own store under the same key [`PerCaller`](crate::PerCaller)
+    /// uses.
+    pub fn caller(&self) -> String {
+        super::caller_key(self.auth.as_deref(), self.client_addr).unwrap_or_else(|| "local".to_owned())
     }
 
     /// `tools/call`, `prompts/get` or `resources/read`.

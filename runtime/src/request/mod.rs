@@ -15,6 +15,7 @@ mod peer;
 mod round;
 
 pub use caller::AuthPrincipal;
+pub(crate) use caller::caller_key;
 pub(crate) use context::LogFilter;
 pub use context::RequestContext;
 pub use peer::{NullPeer, Peer, Session, Transport};

@@ -62,36 +62,16 @@ pub(crate) use replay::{REDIS_RESPONSE_TIMEOUT, redis_connection};
 
 use claims::{Digest16, Stamp, digest16};
 use keys::DerivedKey;
-use policy::PrincipalHook;
 use reject::Reject;
 use token::MAX_TOKEN_LEN;
 
 use crate::clock::Clock;
 use crate::protocol::{ErrorObject, JsonObject};
 
-/// The authenticated identity behind a request.
-///
-/// An authentication layer in front of [`Server::router`](crate::Server::router) inserts it
-/// into the request's extensions; sealed `requestState` and the tasks the request creates are
-/// then bound to it. The resource server of `roundtrip::auth` (feature `auth`) inserts the
-/// token's issuer and subject. Defined here, with what it binds, and re-exported as
-/// [`server::Principal`](crate::server::Principal).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Principal(pub String);
-
 /// About how many bytes of answers and state a sealed `requestState` carries: a token of
 /// [`MAX_TOKEN_LEN`] characters is base64 of 3/4 as many bytes, less the key id, nonce, tag
 /// and claims.
 const MAX_PLAINTEXT: usize = (MAX_TOKEN_LEN - 4) / 4 * 3 - 4 - 12 - 16 - 160;
-
-/// What a `bind_principal` hook sees.
-#[derive(Debug, Clone, Copy)]
-pub struct PrincipalInput<'a> {
-    /// The identity an auth layer set.
-    pub principal: Option<&'a Principal>,
-    /// The HTTP request head, on HTTP.
-    pub http: Option<&'a http::request::Parts>,
-}
 
 /// What a state is bound to.
 #[derive(Debug, Clone, Copy)]
@@ -116,7 +96,6 @@ pub(crate) struct Sealer {
     ttl_secs: u64,
     audience: String,
     audience_digest: Digest16,
-    principal: Option<PrincipalHook>,
     clock: Clock,
     /// When the last warn-level refusal was logged (Unix seconds), to keep warnings rare.
     last_warning: AtomicU64,
@@ -190,20 +169,9 @@ impl Sealer {
             ttl_secs: policy.ttl.unwrap_or(DEFAULT_TTL).as_secs(),
             audience_digest: digest16(b"roundtrip/audience\0", audience.as_bytes()),
             audience,
-            principal: policy.principal,
             clock: policy.clock.unwrap_or_else(|| Arc::new(system_now)),
             last_warning: AtomicU64::new(0),
         })
-    }
-
-    /// The principal a state is bound to; `Err` when the hook failed (the caller fails closed).
-    pub(crate) fn principal(&self, input: &PrincipalInput<'_>) -> Result<Option<String>, ()> {
-        match &self.principal {
-            None => Ok(input.principal.map(|p| p.0.clone())),
-            Some(hook) => hook(input).map_err(|reason| {
-                tracing::warn!(target: "roundtrip::seal", %reason, "the bind_principal hook failed");
-            }),
-        }
     }
 
     /// Seal `plaintext` bound to `binding`; an internal error when it cannot be sealed, and

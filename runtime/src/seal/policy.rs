@@ -5,7 +5,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::PrincipalInput;
 use super::codec::Codec;
 use super::keys::{MIN_KEY_LEN, parse_secrets};
 use crate::clock::Clock;
@@ -22,8 +21,6 @@ impl SealConfigError {
     }
 }
 
-pub(crate) type PrincipalHook = Arc<dyn Fn(&PrincipalInput<'_>) -> Result<Option<String>, String> + Send + Sync>;
-
 /// The default time-to-live of a sealed state.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 
@@ -33,7 +30,8 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 /// (HKDF-SHA256) from `keys[0]`, and stamped with claims the server checks when the client
 /// echoes it: issued-at and expiry ([`ttl`](Self::ttl)), the method, the target (tool or prompt
 /// name, resource URI), a digest of the canonical arguments, the [`audience`](Self::audience)
-/// and a salted digest of the principal ([`bind_principal`](Self::bind_principal)).
+/// and a salted digest of the caller's identity, when the request has one (an
+/// [`AuthPrincipal`](crate::auth::AuthPrincipal): see the guide's chapter on who is calling).
 ///
 /// # Keys
 ///
@@ -77,7 +75,6 @@ pub struct RequestStateSecurity {
     pub(crate) keys: Vec<zeroize::Zeroizing<Vec<u8>>>,
     pub(crate) ttl: Option<Duration>,
     pub(crate) audience: Option<String>,
-    pub(crate) principal: Option<PrincipalHook>,
     pub(crate) codec: Option<Arc<dyn Codec>>,
     pub(crate) clock: Option<Clock>,
 }
@@ -88,7 +85,6 @@ impl fmt::Debug for RequestStateSecurity {
             .field("keys", &format_args!("[{} redacted]", self.keys.len()))
             .field("ttl", &self.ttl)
             .field("audience", &self.audience)
-            .field("bind_principal", &self.principal.as_ref().map(|_| "custom"))
             .field("codec", &self.codec.as_ref().map(|_| "custom"))
             .finish_non_exhaustive()
     }
@@ -96,7 +92,7 @@ impl fmt::Debug for RequestStateSecurity {
 
 impl RequestStateSecurity {
     /// The default policy: a process-local random key, a TTL of 600 s, the server name as
-    /// audience, and the request's [`Principal`](crate::server::Principal) bound when it has one.
+    /// audience, and the caller's identity bound when it has one.
     pub fn new() -> Self {
         Self::default()
     }
@@ -158,20 +154,6 @@ impl RequestStateSecurity {
     /// keys but must not accept each other's states need different audiences.
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audience = Some(audience.into());
-        self
-    }
-
-    /// Who a state is bound to. The hook sees the request's [`Principal`](crate::server::Principal)
-    /// and HTTP head; `Ok(Some(id))` binds the state to `id` (stored as a salted digest),
-    /// `Ok(None)` binds it to "no principal", and an error fails closed: the request is refused.
-    ///
-    /// Without a hook, the request's `Principal` is bound when it has one.
-    pub fn bind_principal<F, E>(mut self, hook: F) -> Self
-    where
-        F: Fn(&PrincipalInput<'_>) -> Result<Option<String>, E> + Send + Sync + 'static,
-        E: fmt::Display,
-    {
-        self.principal = Some(Arc::new(move |input| hook(input).map_err(|e| e.to_string())));
         self
     }
 

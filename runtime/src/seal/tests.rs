@@ -23,24 +23,6 @@ fn seals_and_unseals() {
 }
 
 #[test]
-fn principal_hook_and_its_failure() {
-    let policy = RequestStateSecurity::new().bind_principal(|input: &PrincipalInput<'_>| match input.principal {
-        Some(p) if p.0 == "mallory" => Err("banned"),
-        Some(p) => Ok(Some(format!("tenant-1/{}", p.0))),
-        None => Ok(None),
-    });
-    let sealer = Sealer::new(Some(policy), "s").expect("valid");
-    let alice = Principal("alice".into());
-    let mallory = Principal("mallory".into());
-    let input = |p| PrincipalInput { principal: p, http: None };
-    assert_eq!(sealer.principal(&input(Some(&alice))), Ok(Some("tenant-1/alice".into())));
-    assert_eq!(sealer.principal(&input(None)), Ok(None));
-    assert_eq!(sealer.principal(&input(Some(&mallory))), Err(()));
-    let default = Sealer::new(None, "s").expect("default");
-    assert_eq!(default.principal(&input(Some(&alice))), Ok(Some("alice".into())));
-}
-
-#[test]
 fn empty_server_name_needs_an_audience() {
     assert!(Sealer::new(None, "").is_ok());
     let refused = Sealer::new(Some(RequestStateSecurity::new()), " ");

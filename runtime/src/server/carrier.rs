@@ -21,7 +21,7 @@ use crate::protocol::{
     codes,
 };
 use crate::request::{LogFilter, RequestContext, Session};
-use crate::seal::{Binding, PrincipalInput};
+use crate::seal::Binding;
 
 /// A carrier request, parsed. The target, arguments and URI variables are shared with the
 /// context of each leg's handler (the state is sealed to them after the handler ran).
@@ -306,25 +306,19 @@ impl Server {
         inbound: &Inbound,
     ) -> Result<Started<T>, Failure> {
         let sealer = &self.inner.sealer;
-        let principal_input = PrincipalInput { principal: inbound.principal.as_ref(), http: inbound.http.as_deref() };
-        let principal = sealer.principal(&principal_input);
+        // The caller's identity: what the state is bound to, and the owner of the tasks it creates.
+        let owner = inbound.identity();
         let state = match &carrier.request_state {
             None => None,
             Some(token) => {
-                // A principal hook that fails, fails closed: the state cannot be verified.
-                let Ok(principal) = &principal else {
-                    tracing::warn!(target: "roundtrip::seal", "requestState rejected: the principal hook failed");
-                    return Err(Failure::rejected(ErrorObject::invalid_request_state()));
-                };
-                let binding = binding(carrier, principal.as_deref());
+                let binding = binding(carrier, owner.as_deref());
                 Some(sealer.unseal(&binding, token).map_err(Failure::rejected)?)
             }
         };
         let log = LogFilter::Requested(meta.log_level);
         let answered = carrier.input_responses.len();
         let answers = (std::mem::take(&mut carrier.input_responses), state);
-        // The caller as the seal binds it is also the owner of the tasks it creates.
-        let owner = principal.clone().ok().flatten();
+        let principal = owner.clone();
         let cx = carrier.context(self, inbound, answers, (meta, owner), ProtocolVersion::V2026_07_28, log);
         let answerable = Answerable::of(&cx.meta.client_capabilities);
         // A single-use state is recorded as used before the handler is called (its closure
@@ -348,7 +342,7 @@ impl Server {
         &self,
         outcome: Outcome<T>,
         carrier: &Carrier,
-        principal: Result<Option<String>, ()>,
+        principal: Option<String>,
         answerable: Answerable,
         answered: usize,
     ) -> Result<Routed, Failure> {
@@ -377,9 +371,6 @@ impl Server {
                 let request_state = match state {
                     None => None,
                     Some(plaintext) => {
-                        let Ok(principal) = &principal else {
-                            return Err(ErrorObject::internal("could not bind requestState to the caller").into());
-                        };
                         let sealer = &self.inner.sealer;
                         Some(sealer.seal(&binding(carrier, principal.as_deref()), &plaintext)?)
                     }
@@ -401,7 +392,7 @@ impl Server {
 /// A leg whose handler is ready to run ([`Server::start_leg`]).
 struct Started<T> {
     calling: Calling<T>,
-    principal: Result<Option<String>, ()>,
+    principal: Option<String>,
     answerable: Answerable,
     answered: usize,
 }

@@ -40,7 +40,7 @@ pub use handler::{
 };
 #[cfg(feature = "http")]
 pub(crate) use marks::HeaderMark;
-pub use peer::{Inbound, Principal};
+pub use peer::Inbound;
 pub use per_caller::PerCaller;
 pub use result_json::ResultJson;
 pub use state::StateNeed;
@@ -477,12 +477,9 @@ impl Server {
         self.inner.tools.iter().any(|t| t.tool.task_support() != crate::protocol::TaskSupport::Forbidden)
     }
 
-    /// The caller as a salted digest, when the security policy binds state to a principal
-    /// (tasks are bound to it too).
+    /// The caller's identity, when it has one: what sealed state and tasks are bound to.
     pub(crate) fn owner(&self, inbound: &Inbound) -> Option<String> {
-        let input =
-            crate::seal::PrincipalInput { principal: inbound.principal.as_ref(), http: inbound.http.as_deref() };
-        self.inner.sealer.principal(&input).ok().flatten()
+        inbound.identity()
     }
 
     /// The most rounds a legacy session's back-channel runs for one request (default 10).

@@ -6,10 +6,6 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-// The principal is the seal's (a sealed state is bound to it), re-exported where a request's
-// parts are.
-pub use crate::seal::Principal;
-
 use crate::request::{AuthPrincipal, Peer, Session, Transport};
 
 /// Everything about one inbound request besides its JSON-RPC body.
@@ -21,10 +17,10 @@ pub struct Inbound {
     pub session: Option<Arc<Session>>,
     /// The transport already knows this is a 2026-era request (e.g. its HTTP header says so).
     pub modern_hint: bool,
-    /// The authenticated identity, if an auth layer set one.
-    pub principal: Option<Principal>,
-    /// What the caller's verified bearer token says (subject, client, scopes), if an auth
-    /// layer set it (see [`crate::auth`]).
+    /// Who the caller is, when it is authenticated: what the resource server of
+    /// [`crate::auth`] verified, or what the application's own layer or a trusted identity
+    /// header says. Sealed state, tasks, [`PerCaller`](crate::PerCaller) values and the limits
+    /// per caller are all keyed on its [`identity`](AuthPrincipal::identity).
     pub auth: Option<Arc<AuthPrincipal>>,
     /// List in `tools/list` only the tools whose scopes `auth` grants (a tool it could not
     /// call is not shown). The HTTP endpoint sets it from
@@ -34,8 +30,8 @@ pub struct Inbound {
     /// The HTTP request head, on HTTP.
     pub http: Option<Arc<http::request::Parts>>,
     /// The client's network address, when the transport knows it (HTTP served by
-    /// [`Server::bind_http`](super::Server::bind_http)): what limits per caller count against
-    /// when there is no principal.
+    /// [`Server::bind_http`](super::Server::bind_http); behind a trusted proxy, the address the
+    /// proxy forwarded): whom an anonymous caller's state and limits are keyed on.
     pub client_addr: Option<std::net::IpAddr>,
     /// Cancelled when the client cancels the request or goes away.
     pub cancel: CancellationToken,
@@ -51,19 +47,18 @@ impl fmt::Debug for Inbound {
         f.debug_struct("Inbound")
             .field("session", &self.session)
             .field("modern_hint", &self.modern_hint)
-            .field("principal", &self.principal)
+            .field("auth", &self.auth)
             .finish_non_exhaustive()
     }
 }
 
 impl Inbound {
-    /// An inbound request on `peer`, with no session, principal or HTTP head.
+    /// An inbound request on `peer`, with no session, caller or HTTP head.
     pub fn new(peer: Arc<dyn Peer>) -> Self {
         Self {
             peer,
             session: None,
             modern_hint: false,
-            principal: None,
             auth: None,
             tools_by_scope: false,
             http: None,
@@ -72,5 +67,10 @@ impl Inbound {
             transport: Transport::Memory,
             taken: crate::protocol::Taken::default(),
         }
+    }
+
+    /// The caller's identity, when it is authenticated.
+    pub(crate) fn identity(&self) -> Option<String> {
+        self.auth.as_deref().map(AuthPrincipal::identity)
     }
 }

@@ -9,9 +9,11 @@ use super::RequestContext;
 ///
 /// A [`#[toolset]`](crate::toolset) value is shared by every client of the server (over HTTP as
 /// over stdio), and the 2026-07-28 protocol has no sessions to hang per-client state on: any
-/// replica may serve any request. What identifies a caller is its principal (the bearer token's
-/// issuer and subject, or what a `bind_principal` hook says), or a key the application trusts
-/// (a tenant its gateway vouches for). `PerCaller` keeps one value per such key, made with
+/// replica may serve any request. What identifies a caller is
+/// [`RequestContext::caller`]: the identity of an authenticated caller (an
+/// [`AuthPrincipal`](crate::auth::AuthPrincipal), however it was set), else the client's address,
+/// or a key the application chooses ([`of_key`](Self::of_key)). `PerCaller` keeps one value per
+/// such key, made with
 /// `Default` the first time, in this process: for state that must survive a replica, keep it in
 /// the application's database under the same key, or carry it in the sealed `requestState` of a
 /// flow.
@@ -74,10 +76,11 @@ impl<T: Default> PerCaller<T> {
         self
     }
 
-    /// The value of the request's caller: its principal; without one, its client address over
-    /// HTTP; over stdio and in memory, the one client there is.
+    /// The value of the request's caller ([`RequestContext::caller`]): its identity when it is
+    /// authenticated; without one, its client address over HTTP; over stdio and in memory, the
+    /// one client there is.
     pub fn of(&self, cx: &RequestContext) -> Arc<T> {
-        self.of_key(&cx.caller().unwrap_or_else(|| "local".to_owned()))
+        self.of_key(&cx.caller())
     }
 
     /// The value kept under `key`, an identity the application chose and trusts (e.g. a tenant

@@ -13,15 +13,19 @@ use ::http::HeaderMap;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum HostCheck {
     /// Decided where the server is bound: [`bind_http`](crate::Server::bind_http) on a
-    /// loopback address accepts only loopback hosts; on any other address every host (the
-    /// server cannot know the names it is reached by; it logs a warning at start saying so),
-    /// with a present `Origin` required to name the request's own host. A
+    /// loopback address accepts only loopback hosts; on any other address it refuses to start
+    /// (the server cannot know the names it is reached by, and without them a DNS-rebinding
+    /// page is not told from a client: name them with [`Allow`](Self::Allow), or opt out with
+    /// [`Off`](Self::Off)), unless [`allowed_origins`](super::HttpOptions::allowed_origins) is
+    /// set. A
     /// [`router_with`](crate::Server::router_with) mounted by the caller cannot know its
     /// address: it checks `Origin` the same way and no host.
     #[default]
     Auto,
     /// Accept every host (a present `Origin` must still name the request's own host, unless
-    /// [`allowed_origins`](super::HttpOptions::allowed_origins) says otherwise).
+    /// [`allowed_origins`](super::HttpOptions::allowed_origins) says otherwise): the explicit
+    /// opt-out for a server behind a proxy that checks `Host` itself (the runner's
+    /// `--allow-any-host`).
     Off,
     /// Only `localhost`, `127.0.0.1` and `[::1]`, with any port.
     Loopback,

@@ -38,6 +38,7 @@ mod limits;
 #[cfg(feature = "playground")]
 mod playground;
 mod post;
+mod proxies;
 mod respond;
 mod serve;
 mod served;
@@ -62,9 +63,11 @@ use tokio_util::sync::CancellationToken;
 use ::http::{HeaderValue, Method, StatusCode, header};
 
 pub use host::HostCheck;
+pub use proxies::ForwardedHeader;
 
 use crate::protocol::ErrorObject;
-use crate::server::{Principal, Server};
+use crate::request::AuthPrincipal;
+use crate::server::Server;
 use conn::{ConnLimits, ConnTracker, LimitedListener};
 use host::{HostPolicy, Refusal};
 use respond::error_response;
@@ -98,7 +101,7 @@ pub struct HttpOptions {
     /// sessions are dropped; if none is, `initialize` is answered `503` naming the limit:
     /// another caller's session is never evicted to make room.
     pub max_sessions: usize,
-    /// The most legacy sessions one caller (its principal, or its address without one) keeps
+    /// The most legacy sessions one caller (its identity, or its address without one) keeps
     /// at once (default 100). Its next `initialize` ends its own least recently used idle
     /// session, or is answered `503` when every one of its sessions is busy.
     pub max_sessions_per_caller: usize,
@@ -144,9 +147,10 @@ pub struct HttpOptions {
     /// on a session ends the stream it had, so a client that reconnects is never locked out
     /// by a stream it lost.
     pub max_streams: usize,
-    /// The most long-lived streams one caller holds at once (default 32): its principal, or,
-    /// without one, its client address (behind a proxy every client has the proxy's address:
-    /// raise it there, or authenticate). A router mounted without
+    /// The most long-lived streams one caller holds at once (default 32): its identity, or,
+    /// without one, its client address (behind a proxy, list it in
+    /// [`trusted_proxies`](Self::trusted_proxies), or every client has the proxy's address). A
+    /// router mounted without
     /// [`bind_http`](Server::bind_http)'s connection info knows no address: anonymous streams
     /// then count against [`max_streams`](Self::max_streams) only.
     pub max_streams_per_caller: usize,
@@ -154,6 +158,25 @@ pub struct HttpOptions {
     /// it (default 1 hour; `None`: never). A client that still wants it opens it again; one
     /// that went away without closing its connection gives its slot back.
     pub stream_idle_timeout: Option<Duration>,
+    /// The reverse proxies in front of the server, as addresses or CIDR networks
+    /// (`127.0.0.1`, `10.0.0.0/8`, `fd00::/8`; default none). On a connection from one of them,
+    /// the [`forwarded_header`](Self::forwarded_header) says who the client is: the first
+    /// address, from the nearest hop back, that is not a trusted proxy. That address is what an
+    /// anonymous caller's state and limits are keyed on
+    /// ([`RequestContext::caller`](crate::RequestContext::caller)). From anyone else the header
+    /// is ignored: a client could write any address there.
+    pub trusted_proxies: Vec<String>,
+    /// The header the trusted proxies name their clients in (default `X-Forwarded-For`). Set
+    /// the one your proxy writes: a header it passes through unchanged would carry whatever the
+    /// client wrote.
+    pub forwarded_header: ForwardedHeader,
+    /// A header in which a trusted proxy names the authenticated caller (default none), for a
+    /// gateway that authenticates users itself: its value becomes the request's
+    /// [`AuthPrincipal`] (subject the value, issuer `header:` and the header's name). Read only
+    /// on connections from [`trusted_proxies`](Self::trusted_proxies) (the server refuses to
+    /// start with the header and no proxies), and only when no layer of the application set
+    /// an `AuthPrincipal`; a resource server's token replaces it.
+    pub identity_header: Option<String>,
     /// Serve the playground beside the endpoint (default `false`; see
     /// [`playground`](Self::playground)).
     #[cfg(feature = "playground")]
@@ -188,6 +211,9 @@ impl Default for HttpOptions {
             max_streams: 4096,
             max_streams_per_caller: 32,
             stream_idle_timeout: Some(Duration::from_secs(3600)),
+            trusted_proxies: Vec::new(),
+            forwarded_header: ForwardedHeader::XForwardedFor,
+            identity_header: None,
             #[cfg(feature = "playground")]
             playground: false,
             #[cfg(feature = "playground")]
@@ -311,6 +337,33 @@ impl HttpOptions {
         self
     }
 
+    /// Trust `proxies` (addresses or CIDR networks) to say who their clients are (see
+    /// [`trusted_proxies`](Self::trusted_proxies)).
+    ///
+    /// ```
+    /// use roundtrip::transport::http::HttpOptions;
+    /// // nginx on the same machine, forwarding with `proxy_set_header X-Forwarded-For $remote_addr;`
+    /// let options = HttpOptions::default().trusted_proxies(["127.0.0.1", "::1"]);
+    /// ```
+    pub fn trusted_proxies(mut self, proxies: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.trusted_proxies = proxies.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Read the trusted proxies' clients from `header` (see
+    /// [`forwarded_header`](Self::forwarded_header)).
+    pub fn forwarded_header(mut self, header: ForwardedHeader) -> Self {
+        self.forwarded_header = header;
+        self
+    }
+
+    /// Take the authenticated caller from `header`, when a trusted proxy sets it (see
+    /// [`identity_header`](Self::identity_header)).
+    pub fn identity_header(mut self, header: impl Into<String>) -> Self {
+        self.identity_header = Some(header.into());
+        self
+    }
+
     /// Serve the playground: a page beside the endpoint (`/playground` for `/mcp`) that lists
     /// the server's tools, prompts and resources, calls them over the 2026-07-28 wire from a
     /// browser, renders every question as an HTML form round by round, and draws each tool's
@@ -367,6 +420,7 @@ struct State {
     server: Server,
     options: HttpOptions,
     policy: HostPolicy,
+    proxies: proxies::Proxies,
     sessions: SessionStore,
     /// Parent of every request's cancellation token.
     shutdown: CancellationToken,
@@ -399,12 +453,17 @@ impl Server {
     /// The endpoint as an axum router; [`HostCheck::Auto`] checks nothing here.
     ///
     /// # Panics
-    /// When a declaration takes a `State<T>` that is not registered (see [`Server::check`]).
+    /// When a declaration takes a `State<T>` that is not registered (see [`Server::check`]), or
+    /// the options cannot be used (a trusted proxy that is not an address or network, an
+    /// identity header without trusted proxies).
     pub fn router_with(&self, options: HttpOptions) -> Router {
         if let Err(e) = self.check() {
             panic!("roundtrip: {e}");
         }
-        self.build_router(options, None, CancellationToken::new()).0
+        match self.build_router(options, None, CancellationToken::new()) {
+            Ok((router, _)) => router,
+            Err(e) => panic!("roundtrip: {e}"),
+        }
     }
 
     /// The endpoint's router and the state it shares with [`Served`](served::Served).
@@ -413,8 +472,13 @@ impl Server {
         options: HttpOptions,
         loopback: Option<bool>,
         shutdown: CancellationToken,
-    ) -> (Router, Arc<State>) {
+    ) -> Result<(Router, Arc<State>), String> {
         let policy = HostPolicy::new(&options.allowed_hosts, options.allowed_origins.as_deref(), loopback);
+        let proxies = proxies::Proxies::new(
+            &options.trusted_proxies,
+            options.forwarded_header,
+            options.identity_header.as_deref(),
+        )?;
         let path = endpoint_path(&options.path);
         #[cfg(feature = "playground")]
         let playground = options.playground.then(|| playground::Assets::new(self, &path));
@@ -439,6 +503,7 @@ impl Server {
             streams: streams::Streams::new(options.max_streams, options.max_streams_per_caller),
             options,
             policy,
+            proxies,
             shutdown,
         });
         let router = Router::new()
@@ -451,7 +516,7 @@ impl Server {
             Some(metadata) => router.merge(metadata),
             None => router,
         };
-        (router.with_state(state.clone()), state)
+        Ok((router.with_state(state.clone()), state))
     }
 
     /// Serve at `http://{addr}/mcp` until an I/O error.
@@ -484,22 +549,15 @@ impl Server {
                 ),
             ));
         }
-        // A warning, not a refusal to start: servers in containers and behind proxies bind every
-        // address by design, and only the operator knows the names the server is reached by.
-        // What Origin validation is for still holds: a browser page of another site is refused
-        // (its Origin does not name the host it called).
+        // A refusal to start, not a warning: on an open bind without allowed hosts, a page of
+        // any site whose name resolves to this machine (DNS rebinding) names its own host in both
+        // `Host` and `Origin`, so nothing would tell it from a legitimate client. Only the
+        // operator knows the names the server is reached by; opting out is explicit.
         if !local_addr.ip().is_loopback()
             && options.allowed_hosts == HostCheck::Auto
             && options.allowed_origins.is_none()
         {
-            tracing::warn!(
-                target: "roundtrip::http",
-                %local_addr,
-                "serving on an address that is not loopback without allowed hosts: the Host header is not \
-                 checked (no DNS-rebinding protection), and a browser's Origin must name the host it sent the \
-                 request to; set HttpOptions::allowed_hosts (e.g. HostCheck::Allow([\"mcp.example.com\"])) and, \
-                 for browser clients of other sites, HttpOptions::allowed_origins"
-            );
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, open_bind_refusal(local_addr)));
         }
         #[cfg(feature = "playground")]
         let playground = options.playground.then(|| playground::path_for(&endpoint_path(&options.path)));
@@ -507,7 +565,9 @@ impl Server {
         let path = endpoint_path(&options.path);
         let limits = options.conn_limits();
         conn::check_file_limit(limits.max_connections);
-        let (router, state) = self.build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone());
+        let (router, state) = self
+            .build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         Ok(HttpServer {
             listener,
             service: served::Served::new(&path, state, router),
@@ -611,6 +671,18 @@ impl HttpServer {
     }
 }
 
+/// Why a server bound to `addr` (not loopback) without allowed hosts does not start, and how
+/// to fix it, by runner flag, variable and option.
+fn open_bind_refusal(addr: SocketAddr) -> String {
+    format!(
+        "refusing to serve on {addr}, which is not a loopback address, without a list of allowed Host names: any web \
+         page whose name resolves to this machine could call the server from a user's browser (DNS rebinding). \
+         Name the hosts clients use (--allowed-host mcp.example.com, ROUNDTRIP_ALLOWED_HOSTS, or \
+         HttpOptions::allowed_hosts(HostCheck::Allow(..))), or, behind a proxy that checks them, opt out with \
+         --allow-any-host (ROUNDTRIP_ALLOW_ANY_HOST=1, HttpOptions::allowed_hosts(HostCheck::Off))"
+    )
+}
+
 fn endpoint_path(path: &str) -> String {
     if path.starts_with('/') { path.to_owned() } else { format!("/{path}") }
 }
@@ -620,13 +692,14 @@ pub(super) fn client_addr(parts: &::http::request::Parts) -> Option<std::net::Ip
     parts.extensions.get::<axum::extract::ConnectInfo<ConnTracker>>().map(|info| info.0.remote().ip())
 }
 
-/// Whom limits per caller count a request against: its principal, else its client address;
-/// `None` when neither is known.
+/// Whom limits per caller count a request against (see [`crate::request::caller_key`]).
 pub(super) fn caller(parts: &::http::request::Parts, addr: Option<std::net::IpAddr>) -> Option<String> {
-    match parts.extensions.get::<Principal>() {
-        Some(principal) => Some(format!("principal:{}", principal.0)),
-        None => addr.map(|addr| format!("address:{addr}")),
-    }
+    crate::request::caller_key(parts.extensions.get::<AuthPrincipal>(), addr)
+}
+
+/// The authenticated caller's identity, when there is one.
+pub(super) fn identity(parts: &::http::request::Parts) -> Option<String> {
+    parts.extensions.get::<AuthPrincipal>().map(AuthPrincipal::identity)
 }
 
 /// `405`. `Allow` lists what the endpoint serves (RFC 9110 §10.2.1): `POST`, and `GET` and
@@ -649,8 +722,17 @@ fn endpoint<B: post::RequestBody>(
 ) -> impl Future<Output = Response> + Send + use<B> {
     use futures::future::{BoxFuture, Either, ready};
     type Authenticated = BoxFuture<'static, Response>;
-    let (parts, body) = request.into_parts();
-    let addr = addr.or_else(|| client_addr(&parts));
+    let (mut parts, body) = request.into_parts();
+    // Behind a trusted proxy, the client it forwarded; and the caller it vouches for, unless a
+    // layer of the application already said who the caller is.
+    let origin = state.proxies.origin(addr.or_else(|| client_addr(&parts)), &parts.headers);
+    let addr = origin.client;
+    if let Some((header, who)) = state.proxies.identity(origin, &parts.headers)
+        && parts.extensions.get::<AuthPrincipal>().is_none()
+    {
+        let principal = AuthPrincipal::new(who).issuer(format!("header:{header}"));
+        parts.extensions.insert(principal);
+    }
     if let Err(refusal) = state.policy.check(&parts.headers) {
         let message = match refusal {
             Refusal::Host => "Forbidden: invalid Host header",
@@ -682,7 +764,6 @@ async fn authenticated<B: post::RequestBody>(
     if let Some(auth) = &state.options.auth {
         match auth.authenticate(&parts.headers).await {
             Ok(principal) => {
-                parts.extensions.insert(Principal(principal.identity()));
                 parts.extensions.insert(principal);
             }
             Err(refusal) => return auth.refuse(refusal),
@@ -701,10 +782,8 @@ fn by_method<B: post::RequestBody>(
     use futures::future::{Either, ready};
     match parts.method {
         Method::POST => Either::Left(post::post(state, parts, body, addr)),
-        Method::GET => Either::Right(ready(stream::get(&state, &parts.headers, parts.extensions.get::<Principal>()))),
-        Method::DELETE => {
-            Either::Right(ready(post::delete(&state, &parts.headers, parts.extensions.get::<Principal>())))
-        }
+        Method::GET => Either::Right(ready(stream::get(&state, &parts.headers, identity(&parts).as_deref()))),
+        Method::DELETE => Either::Right(ready(post::delete(&state, &parts.headers, identity(&parts).as_deref()))),
         _ => Either::Right(ready(method_not_allowed())),
     }
 }

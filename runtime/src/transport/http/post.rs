@@ -16,12 +16,12 @@ use super::limits::LongLived;
 use super::respond::{Answer, StreamTimers, error_response, reply_response, run};
 use super::sessions::LegacySession;
 use super::stream::{NoSession, legacy_target};
-use crate::auth::AuthPrincipal;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, Message, Notification, ProtocolVersion, Request, RequestId,
     RequestMeta, Response as RpcResponse,
 };
-use crate::server::{Inbound, NullPeer, Peer, Principal, Session};
+use crate::request::AuthPrincipal;
+use crate::server::{Inbound, NullPeer, Peer, Session};
 
 enum BodyError {
     TooLarge,
@@ -225,8 +225,8 @@ impl UnknownSession {
 fn session_of(state: &State, parts: &Parts) -> Result<Option<Arc<LegacySession>>, UnknownSession> {
     let Some(id) = parts.headers.get(&SESSION_ID) else { return Ok(None) };
     let id = id.to_str().map_err(|_| UnknownSession)?.trim_ascii();
-    let principal = parts.extensions.get::<Principal>();
-    state.sessions.get(id).filter(|s| s.owned_by(principal)).map(Some).ok_or(UnknownSession)
+    let identity = super::identity(parts);
+    state.sessions.get(id).filter(|s| s.owned_by(identity.as_deref())).map(Some).ok_or(UnknownSession)
 }
 
 /// A client's answer to a server-to-client request (legacy back-channel).
@@ -303,11 +303,9 @@ fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &crate::p
 /// `subscriptions/listen` streams at once; every other request in flight finishes (it is
 /// cancelled only when its client goes away), so a rolling restart answers what it took.
 fn inbound(state: &State, mut parts: Parts, addr: Option<IpAddr>, modern_hint: bool, method: &str) -> Inbound {
-    let principal = parts.extensions.get::<Principal>().cloned();
     let auth = parts.extensions.remove::<AuthPrincipal>().map(Arc::new);
     let mut inbound = Inbound::new(null_peer());
     inbound.modern_hint = modern_hint;
-    inbound.principal = principal;
     inbound.auth = auth;
     #[cfg(feature = "auth")]
     {
@@ -386,7 +384,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request, addr: Opt
         ClientCapabilities::default(),
         Implementation { name: String::new(), version: String::new(), title: None },
     );
-    let owner = parts.extensions.get::<Principal>().cloned();
+    let owner = super::identity(&parts);
     let caller = super::caller(&parts, addr);
     let mut inbound = inbound(&state, parts, addr, false, &request.method);
     inbound.session = Some(Arc::new(placeholder));
@@ -409,8 +407,8 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request, addr: Opt
 }
 
 /// `DELETE` ends a legacy session (`200`); see [`legacy_target`] for the other answers.
-pub(super) fn delete(state: &State, headers: &HeaderMap, principal: Option<&Principal>) -> Response {
-    match legacy_target(state, headers, principal) {
+pub(super) fn delete(state: &State, headers: &HeaderMap, identity: Option<&str>) -> Response {
+    match legacy_target(state, headers, identity) {
         Ok((id, _)) if state.sessions.remove(&id) => StatusCode::OK.into_response(),
         // Ended between the lookup and now.
         Ok(_) => NoSession::NotFound.response(),

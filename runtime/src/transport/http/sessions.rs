@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::RequestId;
-use crate::server::{Principal, Session};
+use crate::server::Session;
 use crate::transport::pending::Pending;
 
 use super::streams::{Full, StreamSlot, Streams};
@@ -23,9 +23,9 @@ use super::streams::{Full, StreamSlot, Streams};
 pub(super) struct LegacySession {
     pub session: Arc<Session>,
     pub pending: Arc<Pending>,
-    /// The authenticated principal that started it, if any: only the same principal may use
-    /// it (a leaked session id is no way into another user's session).
-    owner: Option<Principal>,
+    /// The identity of the authenticated caller that started it, if any: only the same caller
+    /// may use it (a leaked session id is no way into another user's session).
+    owner: Option<String>,
     /// Whom it counts against ([`super::caller`]).
     caller: Option<String>,
     in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
@@ -52,10 +52,10 @@ struct StreamState {
 }
 
 impl LegacySession {
-    /// Whether `principal` may use the session: the one that started it (or, for a session
-    /// started without one, a request without one).
-    pub fn owned_by(&self, principal: Option<&Principal>) -> bool {
-        self.owner.as_ref() == principal
+    /// Whether the caller of `identity` may use the session: the one that started it (or, for
+    /// a session started by an anonymous caller, an anonymous request).
+    pub fn owned_by(&self, identity: Option<&str>) -> bool {
+        self.owner.as_deref() == identity
     }
 
     /// Track a request in flight so `notifications/cancelled` can reach it; dropping the
@@ -232,7 +232,7 @@ impl SessionStore {
         &self,
         id: String,
         session: Arc<Session>,
-        owner: Option<Principal>,
+        owner: Option<String>,
         caller: Option<String>,
     ) -> Result<(), SessionsFull> {
         let now = self.now();

@@ -22,7 +22,7 @@ use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::respond::{IdleTimer, error_response, frame, sse_response, tick};
 use super::sessions::{LegacySession, StreamGuard};
 use crate::protocol::{ErrorObject, Notification, ProtocolVersion};
-use crate::server::{ListChange, Principal, Server};
+use crate::server::{ListChange, Server};
 
 /// Why a `GET` or `DELETE` names no usable legacy session.
 #[derive(Debug)]
@@ -65,7 +65,7 @@ impl NoSession {
 pub(super) fn legacy_target(
     state: &State,
     headers: &HeaderMap,
-    principal: Option<&Principal>,
+    identity: Option<&str>,
 ) -> Result<(String, Arc<LegacySession>), NoSession> {
     let version = headers::raw(headers, &PROTOCOL_VERSION).map_err(|e| NoSession::BadVersion(e.message))?;
     let parsed = version.map(ProtocolVersion::parse);
@@ -84,7 +84,7 @@ pub(super) fn legacy_target(
         _ => {}
     }
     let id = id.to_str().map(str::trim_ascii).map_err(|_| NoSession::NotFound)?;
-    let session = state.sessions.get(id).filter(|s| s.owned_by(principal)).ok_or(NoSession::NotFound)?;
+    let session = state.sessions.get(id).filter(|s| s.owned_by(identity)).ok_or(NoSession::NotFound)?;
     Ok((id.to_owned(), session))
 }
 
@@ -97,8 +97,8 @@ fn accepts_event_stream(headers: &HeaderMap) -> bool {
 }
 
 /// `GET` on the endpoint: open the session's standalone stream.
-pub(super) fn get(state: &Arc<State>, headers: &HeaderMap, principal: Option<&Principal>) -> Response {
-    let session = match legacy_target(state, headers, principal) {
+pub(super) fn get(state: &Arc<State>, headers: &HeaderMap, identity: Option<&str>) -> Response {
+    let session = match legacy_target(state, headers, identity) {
         Ok((_, session)) => session,
         Err(no) => return no.response(),
     };
