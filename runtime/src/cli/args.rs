@@ -30,12 +30,18 @@ pub(crate) struct Args {
     pub metrics: Option<SocketAddr>,
     pub allowed_hosts: Vec<String>,
     pub allowed_origins: Vec<String>,
+    pub allow_any_host: bool,
+    pub trusted_proxies: Vec<String>,
+    pub forwarded_header: Option<String>,
+    pub identity_header: Option<String>,
+    pub limits: Vec<(String, String)>,
 }
 
 pub(crate) fn usage(program: &str) -> String {
     format!(
         "usage: {program} --stdio | --http ADDR [--playground] [--metrics ADDR] [--allowed-host NAME]… \
-         [--allowed-origin ORIGIN]… | --describe json|markdown | --help
+         [--allowed-origin ORIGIN]… [--allow-any-host] [--trusted-proxy CIDR]… [--forwarded-header H] [--identity-header NAME] \
+         [--limit NAME=VALUE]… | --describe json|markdown | --help
 
   --stdio               serve MCP on stdin/stdout (logs go to stderr)
   --http ADDR           serve streamable HTTP at http://ADDR/mcp, with /healthz and /readyz beside it
@@ -44,6 +50,17 @@ pub(crate) fn usage(program: &str) -> String {
   --allowed-host NAME   a Host name the endpoint answers to (repeat; also ROUNDTRIP_ALLOWED_HOSTS)
   --allowed-origin O    a browser origin accepted, like https://app.example.com (repeat; also
                         ROUNDTRIP_ALLOWED_ORIGINS)
+  --allow-any-host      answer any Host name on an address that is not loopback (behind a proxy that
+                        checks it; also ROUNDTRIP_ALLOW_ANY_HOST=1); without it or --allowed-host,
+                        such an address is refused
+  --trusted-proxy CIDR  a reverse proxy whose X-Forwarded-For or Forwarded names the client, like
+                        127.0.0.1 or 10.0.0.0/8 (repeat; also ROUNDTRIP_TRUSTED_PROXIES)
+  --forwarded-header H  the header the proxies write: x-forwarded-for (default) or forwarded (also
+                        ROUNDTRIP_FORWARDED_HEADER)
+  --identity-header H   the header in which a trusted proxy names the authenticated caller (also
+                        ROUNDTRIP_IDENTITY_HEADER)
+  --limit NAME=VALUE    set a limit, like max_streams_per_caller=64 or idle_timeout=30s (repeat;
+                        also ROUNDTRIP_LIMITS, comma-separated); the names: {limits}
   --describe FORMAT     print the tools, prompts, resources and their questions, then exit
   --help                print this
 
@@ -57,7 +74,8 @@ environment:
   ROUNDTRIP_ALLOWED_ORIGINS   browser origins, comma-separated
   RUST_LOG                    log level and filters (default info)
   OTEL_EXPORTER_OTLP_ENDPOINT export traces and metrics by OTLP (with OTEL_EXPORTER_OTLP_PROTOCOL
-                              http/protobuf or grpc, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, …)"
+                              http/protobuf or grpc, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, …)",
+        limits = super::limits::NAMES.join(", ")
     )
 }
 
@@ -70,6 +88,11 @@ pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
         metrics: None,
         allowed_hosts: Vec::new(),
         allowed_origins: Vec::new(),
+        allow_any_host: false,
+        trusted_proxies: Vec::new(),
+        forwarded_header: None,
+        identity_header: None,
+        limits: Vec::new(),
     };
     let mut rest = args.iter();
     let set = |m: Mode, flag: &str, mode: &mut Option<Mode>| match mode {
@@ -105,6 +128,11 @@ pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
             }
             "--allowed-host" => parsed.allowed_hosts.push(value("a host name")?),
             "--allowed-origin" => parsed.allowed_origins.push(value("an origin, like https://app.example.com")?),
+            "--allow-any-host" => parsed.allow_any_host = true,
+            "--trusted-proxy" => parsed.trusted_proxies.push(value("an address or network, like 10.0.0.0/8")?),
+            "--forwarded-header" => parsed.forwarded_header = Some(value("x-forwarded-for or forwarded")?),
+            "--identity-header" => parsed.identity_header = Some(value("a header name, like x-authenticated-user")?),
+            "--limit" => parsed.limits.push(super::limits::parse_pair(&value("NAME=VALUE")?)?),
             other => return Err(format!("unknown flag `{other}` (see --help)")),
         }
     }
@@ -137,6 +165,15 @@ mod tests {
         assert_eq!(a.allowed_hosts, vec!["mcp.example.com"]);
         assert_eq!(args("--describe markdown").expect("valid").mode, Mode::Describe(Format::Markdown));
         assert_eq!(args("--stdio").expect("valid").mode, Mode::Stdio);
+        let a = args(
+            "--http 0.0.0.0:80 --allow-any-host --trusted-proxy 10.0.0.0/8 --trusted-proxy ::1 \
+                      --identity-header x-user --limit max_streams_per_caller=64",
+        )
+        .expect("valid");
+        assert!(a.allow_any_host);
+        assert_eq!(a.trusted_proxies, vec!["10.0.0.0/8", "::1"]);
+        assert_eq!(a.identity_header.as_deref(), Some("x-user"));
+        assert_eq!(a.limits, vec![("max_streams_per_caller".to_owned(), "64".to_owned())]);
     }
 
     #[test]
@@ -149,6 +186,8 @@ mod tests {
             ("--metrics localhost", "--metrics takes IP:PORT"),
             ("--verbose", "unknown flag `--verbose`"),
             ("--stdio --playground", "--playground needs --http"),
+            ("--http 1.2.3.4:5 --limit max_streams", "NAME=VALUE"),
+            ("--http 1.2.3.4:5 --limit max_stream=1", "unknown limit `max_stream`"),
         ] {
             let e = args(line).expect_err(line);
             assert!(e.contains(says), "{line}: {e}");

@@ -11,7 +11,7 @@ use axum::routing::get;
 use super::args::{Args, env_list};
 #[cfg(feature = "otel")]
 pub(super) use crate::otel::OtelGuard;
-use crate::transport::http::{HostCheck, HttpOptions};
+use crate::transport::http::{ForwardedHeader, HostCheck, HttpOptions};
 
 /// Telemetry is not built in: nothing to flush or render.
 #[cfg(not(feature = "otel"))]
@@ -67,8 +67,11 @@ pub(super) fn telemetry(_: &Server, prometheus: bool) -> Result<Option<OtelGuard
     Ok(None)
 }
 
-/// `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE`, when set.
-pub(super) async fn server(mut server: Server) -> Result<Server, String> {
+/// `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE`, when set, and the task limits.
+pub(super) async fn server(mut server: Server, args: &Args) -> Result<Server, String> {
+    let limits = super::limits::from_env_and_flags(&args.limits)?;
+    let tasks = super::limits::tasks(&limits, server.tasks().options)?;
+    server = server.task_options(tasks);
     if std::env::var_os("ROUNDTRIP_STATE_KEYS").is_some() {
         let policy = RequestStateSecurity::keys_from_env("ROUNDTRIP_STATE_KEYS")
             .map_err(|e| format!("ROUNDTRIP_STATE_KEYS: {e}"))?;
@@ -114,9 +117,27 @@ async fn task_store(_: Server, _: &str) -> Result<Server, String> {
     Err("ROUNDTRIP_TASK_STORE is set, but this program was built without roundtrip's `redis` feature".into())
 }
 
-/// The HTTP endpoint's options: authorization, allowed names, the playground.
+/// The HTTP endpoint's options: authorization, allowed names, proxies, limits, the playground.
 pub(super) async fn http_options(args: &Args, addr: &str) -> Result<HttpOptions, String> {
     let mut options = auth()?;
+    options = super::limits::http(&super::limits::from_env_and_flags(&args.limits)?, options)?;
+    let proxies =
+        args.trusted_proxies.iter().cloned().chain(env_list("ROUNDTRIP_TRUSTED_PROXIES").into_iter().flatten());
+    options = options.trusted_proxies(proxies);
+    let forwarded = args.forwarded_header.clone().or_else(|| std::env::var("ROUNDTRIP_FORWARDED_HEADER").ok());
+    match forwarded.as_deref().map(|h| h.trim().to_ascii_lowercase()).as_deref() {
+        None | Some("x-forwarded-for") => {}
+        Some("forwarded") => options = options.forwarded_header(ForwardedHeader::Forwarded),
+        Some(other) => {
+            return Err(format!("--forwarded-header takes x-forwarded-for or forwarded, not `{other}`"));
+        }
+    }
+    if let Some(header) = args.identity_header.clone().or_else(|| std::env::var("ROUNDTRIP_IDENTITY_HEADER").ok()) {
+        options = options.identity_header(header);
+    }
+    if args.allow_any_host || env_flag("ROUNDTRIP_ALLOW_ANY_HOST")? {
+        options = options.allowed_hosts(HostCheck::Off);
+    }
     let hosts = args.allowed_hosts.iter().cloned().chain(env_list("ROUNDTRIP_ALLOWED_HOSTS").into_iter().flatten());
     let hosts: Vec<String> = hosts.collect();
     if !hosts.is_empty() {
@@ -142,6 +163,18 @@ pub(super) async fn http_options(args: &Args, addr: &str) -> Result<HttpOptions,
         options = options.playground(true);
     }
     Ok(options)
+}
+
+/// Whether the boolean variable `name` is set: `1`/`true`/`yes` or `0`/`false`/`no`.
+fn env_flag(name: &str) -> Result<bool, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(false),
+        Ok(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" => Ok(true),
+            "" | "0" | "false" | "no" => Ok(false),
+            _ => Err(format!("{name} takes 1 or 0, not `{v}`")),
+        },
+    }
 }
 
 /// Protected by a resource server when `ROUNDTRIP_AUTH_ISSUER` and `ROUNDTRIP_AUTH_RESOURCE`

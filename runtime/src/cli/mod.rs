@@ -16,8 +16,13 @@
 //! ```
 //!
 //! The program then takes `--stdio`, `--http ADDR` (with `--playground`, `--metrics ADDR`,
-//! `--allowed-host NAME`, `--allowed-origin ORIGIN`), `--describe json|markdown` and `--help`,
-//! and reads:
+//! `--allowed-host NAME`, `--allowed-origin ORIGIN`, `--allow-any-host`, `--trusted-proxy CIDR`,
+//! `--forwarded-header H`, `--identity-header NAME`), `--limit NAME=VALUE` (every limit of [`HttpOptions`] and
+//! [`TaskOptions`] by its name: `max_streams_per_caller=64`, `idle_timeout=30s`, `max_tasks=500`,
+//! `task_ttl=2h`; `--help` lists them), `--describe json|markdown` and `--help`, and reads:
+//!
+//! [`HttpOptions`]: crate::transport::http::HttpOptions
+//! [`TaskOptions`]: crate::task::TaskOptions
 //!
 //! | variable | what it sets |
 //! |---|---|
@@ -25,6 +30,9 @@
 //! | `ROUNDTRIP_TASK_STORE` | `redis://…` or `rediss://…`: tasks and the used states of single-use tools in Redis (feature `redis`) |
 //! | `ROUNDTRIP_AUTH_ISSUER`, `ROUNDTRIP_AUTH_RESOURCE`, `ROUNDTRIP_AUTH_SCOPES` | bearer tokens (JWT) of that issuer for that resource URL, with those scopes (feature `auth`) |
 //! | `ROUNDTRIP_ALLOWED_HOSTS`, `ROUNDTRIP_ALLOWED_ORIGINS` | the `Host` names and browser origins the endpoint accepts |
+//! | `ROUNDTRIP_ALLOW_ANY_HOST` | `1`: answer any `Host` on an address that is not loopback (otherwise refused without allowed hosts) |
+//! | `ROUNDTRIP_TRUSTED_PROXIES`, `ROUNDTRIP_FORWARDED_HEADER`, `ROUNDTRIP_IDENTITY_HEADER` | the reverse proxies (addresses or networks, comma-separated) whose `X-Forwarded-For` (or `Forwarded`) names the client, and the header in which they name an authenticated caller |
+//! | `ROUNDTRIP_LIMITS` | limits as `NAME=VALUE` pairs, comma-separated (the flags win) |
 //! | `RUST_LOG` | the log filter (default `info`); logs go to stderr, stdout belongs to stdio |
 //! | `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, … | traces and metrics by OTLP ([`crate::otel`]) |
 //!
@@ -36,6 +44,7 @@
 
 mod args;
 mod configure;
+mod limits;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -90,7 +99,7 @@ pub async fn serve(server: Server) -> ExitCode {
         Ok(guard) => Arc::new(std::sync::Mutex::new(guard)),
         Err(e) => return fail(e),
     };
-    let server = match configure::server(server).await {
+    let server = match configure::server(server, &args).await {
         Ok(server) => server,
         Err(e) => return fail(e),
     };
@@ -118,6 +127,9 @@ pub async fn serve(server: Server) -> ExitCode {
                     }
                     bound.merge(configure::health_routes(&server)).run_until(terminated()).await
                 }
+                // Options that cannot be used (an open bind without allowed hosts, a trusted
+                // proxy that is no address) are the operator's to fix, like a bad flag.
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => return fail(format!("--http {addr}: {e}")),
                 Err(e) => Err(e),
             }
         }
