@@ -107,7 +107,7 @@ declare -A replica_pid
 start_replica() { # index keys
   local i=$1 keys=$2
   ROUNDTRIP_STATE_KEYS="$keys" ROUNDTRIP_TASK_STORE="redis://127.0.0.1:$REDIS/" RUST_LOG=warn \
-    "$TARGET/provision" --http "127.0.0.1:${PORTS[$i]}" >>"$WORK/replica-$i.log" 2>&1 &
+    "$TARGET/provision" --http "127.0.0.1:${PORTS[$i]}" --trusted-proxy 127.0.0.1 >>"$WORK/replica-$i.log" 2>&1 &
   replica_pid[$i]=$!
   pids+=($!)
   wait_port "${PORTS[$i]}"
