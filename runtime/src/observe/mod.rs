@@ -28,8 +28,8 @@ pub use instruments::enable;
 pub(crate) use instruments::instruments;
 #[cfg(feature = "otel")]
 pub(crate) use notes::{
-    Arrival, RequestSpan, current_context, flow_completed, leg, limit, reasked, round, state_refused, task, tool_error,
-    traced_task,
+    Arrival, RemoteCaller, RequestSpan, current_context, flow_completed, leg, limit, reasked, round, state_refused,
+    task, tool_error, traced_task,
 };
 
 /// Run a task's body in a span of its own, a child of the request that creates the task (call

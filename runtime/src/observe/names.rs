@@ -49,3 +49,86 @@ pub const CLIENT_FLOWS: &str = "roundtrip.client.flows";
 /// The conventions' bucket boundaries for the operation histograms, in seconds.
 pub const DURATION_BUCKETS: [f64; 14] =
     [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+
+/// What a label or attribute says for a value the server did not declare and the protocol does
+/// not name: a tool or prompt the server has not registered, a method MCP does not define, a
+/// protocol version it does not know. It is the value the OpenTelemetry semantic conventions
+/// use for a value outside a known set (as for `http.request.method`), and it keeps the
+/// number of series bounded by what the server declared, whatever its callers send.
+pub const OTHER: &str = "_OTHER";
+
+/// The longest span name, in bytes. A name is `{method} {target}` with a declared target, so
+/// it is short unless a declaration's name is not: 256 bytes holds any sensible tool or prompt
+/// name and keeps a span's name from carrying a caller's payload.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// The longest string attribute, in bytes: a resource URI, a request id, an error message.
+/// These are per span and never labels, so they may be long enough to be useful (a URI with
+/// its query, a handler's message); 2 KiB holds those, while a span can no longer be made to
+/// hold megabytes that a caller sent (a request id, an unknown name echoed in an error).
+pub const MAX_ATTRIBUTE_BYTES: usize = 2048;
+
+/// The requests MCP defines (both eras, the extensions roundtrip serves): the only method
+/// names that become labels; any other is [`OTHER`].
+pub const METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+    "logging/setLevel",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "tasks/list",
+    "tasks/result",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+];
+
+/// `method` as a label: itself when MCP defines it, else [`OTHER`].
+pub fn method_label(method: &str) -> &'static str {
+    METHODS.iter().find(|m| **m == method).copied().unwrap_or(OTHER)
+}
+
+/// `s` cut to at most `max` bytes, on a character boundary; the cost is that of the part
+/// kept, never of the whole.
+pub fn capped(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_bounded() {
+        assert_eq!(method_label("tools/call"), "tools/call");
+        assert_eq!(method_label("tools/call2"), OTHER);
+        assert_eq!(method_label(&"x".repeat(1 << 20)), OTHER);
+        assert_eq!(capped("héllo", 2), "h", "cut on a character boundary");
+        assert_eq!(capped("héllo", 3), "hé");
+        assert_eq!(capped("short", MAX_NAME_BYTES), "short");
+        assert_eq!(capped(&"x".repeat(1 << 20), MAX_ATTRIBUTE_BYTES).len(), MAX_ATTRIBUTE_BYTES);
+    }
+}

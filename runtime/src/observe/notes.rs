@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::instruments::instruments;
 use super::names::*;
-use crate::protocol::{META_PROTOCOL_VERSION, Request, RequestId, Taken};
+use crate::protocol::{META_PROTOCOL_VERSION, ProtocolVersion, Request, RequestId, Taken};
 
 /// What a request's handling learns beyond its reply, read when the span ends.
 #[derive(Debug, Default)]
@@ -26,7 +26,7 @@ struct Op {
 fn request_id(id: &RequestId) -> String {
     match id {
         RequestId::Number(n) => n.to_string(),
-        RequestId::String(s) => s.clone(),
+        RequestId::String(s) => capped(s, MAX_ATTRIBUTE_BYTES),
     }
 }
 
@@ -45,6 +45,22 @@ pub(crate) struct Arrival<'a> {
     /// What the transport took out of the request's `params` (its `_meta` read typed, its
     /// `name`…), then not in them.
     pub taken: &'a Taken,
+    /// Whether the request's target (the tool of a `tools/call`, the prompt of a
+    /// `prompts/get`) is one the server declared: only then is its name a label and part of
+    /// the span's name; otherwise they say [`OTHER`].
+    pub declared: bool,
+    /// Whether the caller is authenticated (an `AuthPrincipal` is present): a remote parent's
+    /// sampled flag is followed only as [`RemoteCaller`] and the sampler say.
+    pub authenticated: bool,
+}
+
+/// Who sent a request's remote parent, in the parent's context: what a sampler needs to
+/// decide whether that parent's sampled flag is to be followed
+/// (`otel::RemoteParentSampler` reads it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RemoteCaller {
+    /// An `AuthPrincipal` came with the request.
+    pub authenticated: bool,
 }
 
 /// The `SERVER` span of one request being handled, and what its duration is recorded with.
@@ -54,34 +70,45 @@ pub(crate) struct RequestSpan {
     started: Instant,
 }
 
+/// A protocol version a caller claimed, as a label: a version MCP defines, else [`OTHER`].
+fn version_label(claimed: &str) -> &'static str {
+    ProtocolVersion::parse(claimed).map_or(OTHER, ProtocolVersion::as_str)
+}
+
 impl RequestSpan {
     /// The span of `request`, started now; `None` while telemetry is off.
+    ///
+    /// Every label and the span's name come from what the server declared and what the
+    /// protocol defines (any other method, target or version is [`OTHER`]), and every string
+    /// attribute is cut to [`MAX_ATTRIBUTE_BYTES`]: what a caller sends cannot grow the
+    /// series, the spans or the memory they take.
     pub(crate) fn start(request: &Request, arrival: Arrival<'_>) -> Option<Self> {
         let ins = instruments()?;
         let started = Instant::now();
         let params = request.params.as_ref();
         let meta = params.and_then(|p| p.get("_meta")).and_then(Value::as_object);
-        let method = request.method.as_str();
-        let string = |key: &str| arrival.taken.param(params, key).and_then(Value::as_str).map(str::to_owned);
+        let method = method_label(request.method.as_str());
+        let string = |key: &str| arrival.taken.param(params, key).and_then(Value::as_str);
+        let target = |name: &str| if arrival.declared { capped(name, MAX_NAME_BYTES) } else { OTHER.to_owned() };
         // Low-cardinality attributes: on the span and on the metric.
-        let mut common = vec![KeyValue::new(MCP_METHOD_NAME, method.to_owned())];
+        let mut common = vec![KeyValue::new(MCP_METHOD_NAME, method)];
         let target = match method {
-            "tools/call" => string("name").inspect(|name| {
+            "tools/call" => string("name").map(target).inspect(|name| {
                 common.push(KeyValue::new(GEN_AI_TOOL_NAME, name.clone()));
                 common.push(KeyValue::new(GEN_AI_OPERATION_NAME, "execute_tool"));
             }),
             "prompts/get" => {
-                string("name").inspect(|name| common.push(KeyValue::new(GEN_AI_PROMPT_NAME, name.clone())))
+                string("name").map(target).inspect(|name| common.push(KeyValue::new(GEN_AI_PROMPT_NAME, name.clone())))
             }
             _ => None,
         };
         let version = meta
             .and_then(|m| m.get(META_PROTOCOL_VERSION))
             .and_then(Value::as_str)
-            .map(str::to_owned)
-            .or_else(|| arrival.taken.meta.as_deref().and_then(|m| m.protocol_version).map(|v| v.as_str().to_owned()))
-            .or_else(|| arrival.session.map(|(_, version)| version.to_owned()))
-            .or_else(|| (method == "initialize").then(|| string("protocolVersion")).flatten());
+            .map(version_label)
+            .or_else(|| arrival.taken.meta.as_deref().and_then(|m| m.protocol_version).map(ProtocolVersion::as_str))
+            .or_else(|| arrival.session.map(|(_, version)| version_label(version)))
+            .or_else(|| (method == "initialize").then(|| string("protocolVersion").map(version_label)).flatten());
         if let Some(version) = version {
             common.push(KeyValue::new(MCP_PROTOCOL_VERSION, version));
         }
@@ -93,10 +120,10 @@ impl RequestSpan {
         let mut attributes = common.clone();
         attributes.push(KeyValue::new(JSONRPC_REQUEST_ID, request_id(&request.id)));
         if let Some(uri) = method.starts_with("resources/").then(|| string("uri")).flatten() {
-            attributes.push(KeyValue::new(MCP_RESOURCE_URI, uri));
+            attributes.push(KeyValue::new(MCP_RESOURCE_URI, capped(uri, MAX_ATTRIBUTE_BYTES)));
         }
         if let Some((Some(id), _)) = arrival.session {
-            attributes.push(KeyValue::new(MCP_SESSION_ID, id.to_owned()));
+            attributes.push(KeyValue::new(MCP_SESSION_ID, capped(id, MAX_ATTRIBUTE_BYTES)));
         }
         if let Some(http) = arrival.http {
             let version = match http.version {
@@ -109,10 +136,15 @@ impl RequestSpan {
         if let Some(addr) = arrival.client_addr {
             attributes.push(KeyValue::new(CLIENT_ADDRESS, addr.to_string()));
         }
-        let parent = super::propagate::extract(meta, arrival.http.map(|h| &h.headers)).unwrap_or_else(Context::current);
+        // A remote parent carries who sent it, for the sampler to decide whether its sampled
+        // flag counts.
+        let parent = match super::propagate::extract(meta, arrival.http.map(|h| &h.headers)) {
+            Some(remote) => remote.with_value(RemoteCaller { authenticated: arrival.authenticated }),
+            None => Context::current(),
+        };
         let name: Cow<'static, str> = match &target {
             Some(target) => format!("{method} {target}").into(),
-            None => method.to_owned().into(),
+            None => method.into(),
         };
         let span = ins
             .tracer
@@ -137,7 +169,8 @@ impl RequestSpan {
                 let code = code.to_string();
                 span.set_attribute(KeyValue::new(RPC_RESPONSE_STATUS_CODE, code.clone()));
                 span.set_attribute(KeyValue::new(ERROR_TYPE, code.clone()));
-                span.set_status(Status::error(message));
+                // The message may echo what the caller sent (an unknown name).
+                span.set_status(Status::error(capped(&message, MAX_ATTRIBUTE_BYTES)));
                 self.common.push(KeyValue::new(RPC_RESPONSE_STATUS_CODE, code.clone()));
                 self.common.push(KeyValue::new(ERROR_TYPE, code));
             }
@@ -162,9 +195,12 @@ pub(crate) async fn traced_task<F: Future>(tool: &str, task_id: &str, parent: Co
     let Some(ins) = instruments() else { return body.await };
     let span = ins
         .tracer
-        .span_builder(format!("task {tool}"))
+        .span_builder(capped(&format!("task {tool}"), MAX_NAME_BYTES))
         .with_kind(SpanKind::Internal)
-        .with_attributes([KeyValue::new(GEN_AI_TOOL_NAME, tool.to_owned()), KeyValue::new(TASK_ID, task_id.to_owned())])
+        .with_attributes([
+            KeyValue::new(GEN_AI_TOOL_NAME, capped(tool, MAX_NAME_BYTES)),
+            KeyValue::new(TASK_ID, capped(task_id, MAX_ATTRIBUTE_BYTES)),
+        ])
         .start_with_context(&ins.tracer, &parent);
     let cx = parent.with_span(span);
     let out = body.with_context(cx.clone()).await;

@@ -20,10 +20,13 @@ pub(crate) struct ClientOp {
     attributes: Vec<KeyValue>,
 }
 
+/// The span's name, cut to [`MAX_NAME_BYTES`] (a target may be a name a server listed).
 fn span_name(method: &str, target: Option<&str>) -> Cow<'static, str> {
     match target {
-        Some(target) if matches!(method, "tools/call" | "prompts/get") => format!("{method} {target}").into(),
-        _ => method.to_owned().into(),
+        Some(target) if matches!(method, "tools/call" | "prompts/get") => {
+            capped(&format!("{method} {}", capped(target, MAX_NAME_BYTES)), MAX_NAME_BYTES).into()
+        }
+        _ => method_label(method).into(),
     }
 }
 
@@ -39,22 +42,24 @@ impl ClientOp {
     ) -> Option<Self> {
         let ins = instruments()?;
         let mut attributes = vec![
-            KeyValue::new(MCP_METHOD_NAME, method.to_owned()),
-            KeyValue::new(MCP_PROTOCOL_VERSION, version.to_owned()),
+            KeyValue::new(MCP_METHOD_NAME, method_label(method)),
+            KeyValue::new(MCP_PROTOCOL_VERSION, capped(version, MAX_NAME_BYTES)),
             KeyValue::new(NETWORK_TRANSPORT, transport),
         ];
         match (method, target) {
             ("tools/call", Some(tool)) => {
-                attributes.push(KeyValue::new(GEN_AI_TOOL_NAME, tool.to_owned()));
+                attributes.push(KeyValue::new(GEN_AI_TOOL_NAME, capped(tool, MAX_NAME_BYTES)));
                 attributes.push(KeyValue::new(GEN_AI_OPERATION_NAME, "execute_tool"));
             }
-            ("prompts/get", Some(prompt)) => attributes.push(KeyValue::new(GEN_AI_PROMPT_NAME, prompt.to_owned())),
+            ("prompts/get", Some(prompt)) => {
+                attributes.push(KeyValue::new(GEN_AI_PROMPT_NAME, capped(prompt, MAX_NAME_BYTES)));
+            }
             _ => {}
         }
         let parent = Context::current();
         let mut span_attributes = attributes.clone();
         if let (true, Some(uri)) = (method.starts_with("resources/"), target) {
-            span_attributes.push(KeyValue::new(MCP_RESOURCE_URI, uri.to_owned()));
+            span_attributes.push(KeyValue::new(MCP_RESOURCE_URI, capped(uri, MAX_ATTRIBUTE_BYTES)));
         }
         let span = ins
             .tracer
@@ -93,7 +98,7 @@ impl ClientOp {
         };
         if let Some((kind, message)) = error {
             span.set_attribute(KeyValue::new(ERROR_TYPE, kind.clone()));
-            span.set_status(Status::error(message));
+            span.set_status(Status::error(capped(&message, MAX_ATTRIBUTE_BYTES)));
             self.attributes.push(KeyValue::new(ERROR_TYPE, kind));
         }
         span.end();
@@ -107,7 +112,7 @@ impl ClientOp {
 /// task it became): one span over its legs.
 pub(crate) struct Flow {
     cx: Context,
-    method: String,
+    method: &'static str,
 }
 
 impl Flow {
@@ -119,9 +124,9 @@ impl Flow {
             .tracer
             .span_builder(format!("{} flow", span_name(method, Some(target))))
             .with_kind(SpanKind::Internal)
-            .with_attributes([KeyValue::new(MCP_METHOD_NAME, method.to_owned())])
+            .with_attributes([KeyValue::new(MCP_METHOD_NAME, method_label(method))])
             .start_with_context(&ins.tracer, &parent);
-        Some(Self { cx: parent.with_span(span), method: method.to_owned() })
+        Some(Self { cx: parent.with_span(span), method: method_label(method) })
     }
 
     /// The context its legs run in.
@@ -140,7 +145,7 @@ impl Flow {
         span.end();
         if let Some(ins) = instruments() {
             ins.client_flows
-                .add(1, &[KeyValue::new(MCP_METHOD_NAME, self.method.clone()), KeyValue::new(FLOW_OUTCOME, outcome)]);
+                .add(1, &[KeyValue::new(MCP_METHOD_NAME, self.method), KeyValue::new(FLOW_OUTCOME, outcome)]);
         }
     }
 }

@@ -10,9 +10,10 @@ use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _, WithTonicCo
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{Config, SdkTracerProvider};
 
 use super::http_client::ReqwestOnRuntime;
+use super::sampler::{RemoteParentSampler, TrustRemoteSampled};
 
 /// The OTLP wire protocol (`OTEL_EXPORTER_OTLP_PROTOCOL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,6 +38,10 @@ pub struct OtelSettings {
     pub prometheus: bool,
     /// `service.name` when `OTEL_SERVICE_NAME` does not say.
     pub service_name: Option<String>,
+    /// Whose remote parent's sampled flag is followed (default: authenticated callers' only;
+    /// see [`TrustRemoteSampled`] for why). [`init`] wraps the sampler of
+    /// `OTEL_TRACES_SAMPLER` in a [`RemoteParentSampler`] that applies it.
+    pub trust_remote_sampled: TrustRemoteSampled,
 }
 
 /// A setting that cannot be used, naming it.
@@ -61,7 +66,8 @@ impl OtelSettings {
     /// (`http/protobuf` or `grpc`; `http/json` is not built in). `OTEL_SERVICE_NAME`,
     /// `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` (and `_ARG`), `OTEL_BSP_*`,
     /// `OTEL_METRIC_EXPORT_INTERVAL` and the other `OTEL_EXPORTER_OTLP_*` variables are read
-    /// by the SDK itself.
+    /// by the SDK itself. `ROUNDTRIP_OTEL_TRUST_REMOTE_SAMPLED` (`authenticated`, `all` or
+    /// `never`) sets [`trust_remote_sampled`](Self::trust_remote_sampled).
     pub fn from_env() -> Result<Self, OtelError> {
         let disabled = env("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"));
         let endpoint = [
@@ -80,7 +86,22 @@ impl OtelSettings {
                 )));
             }
         };
-        Ok(Self { otlp: endpoint && !disabled, protocol, prometheus: false, service_name: None })
+        let trust_remote_sampled = match env("ROUNDTRIP_OTEL_TRUST_REMOTE_SAMPLED") {
+            None => TrustRemoteSampled::default(),
+            Some(value) => TrustRemoteSampled::parse(&value).ok_or_else(|| {
+                OtelError(format!(
+                    "ROUNDTRIP_OTEL_TRUST_REMOTE_SAMPLED is `{value}`; it takes authenticated, all or never"
+                ))
+            })?,
+        };
+        Ok(Self { otlp: endpoint && !disabled, protocol, prometheus: false, service_name: None, trust_remote_sampled })
+    }
+
+    /// Whose remote parent's sampled flag is followed (see
+    /// [`trust_remote_sampled`](Self::trust_remote_sampled)).
+    pub fn with_trust_remote_sampled(mut self, trust: TrustRemoteSampled) -> Self {
+        self.trust_remote_sampled = trust;
+        self
     }
 }
 
@@ -194,7 +215,14 @@ pub fn init(settings: OtelSettings) -> Result<OtelGuard, OtelError> {
                 (spans, metrics)
             }
         };
-        let tracer = SdkTracerProvider::builder().with_resource(resource.clone()).with_batch_exporter(spans).build();
+        // The sampler of `OTEL_TRACES_SAMPLER` (the SDK reads it into its default
+        // configuration), deciding untrusted callers' remote parents as roots.
+        let sampler = RemoteParentSampler::new(Config::default().sampler, settings.trust_remote_sampled);
+        let tracer = SdkTracerProvider::builder()
+            .with_resource(resource.clone())
+            .with_sampler(sampler)
+            .with_batch_exporter(spans)
+            .build();
         global::set_tracer_provider(tracer.clone());
         guard.tracer = Some(tracer);
         meter = meter.with_reader(PeriodicReader::builder(metrics).build());

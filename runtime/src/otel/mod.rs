@@ -24,6 +24,17 @@
 //!   refused something (`roundtrip.server.limits`, by `roundtrip.limit`), and on the client the
 //!   flows completed, failed and abandoned (`roundtrip.client.flows`).
 //!
+//! What callers send cannot grow any of it. A label, and the target in a span's name, is a
+//! name the server declared (its tools and prompts), a method MCP defines or a protocol
+//! version it knows; anything else is `_OTHER` (the conventions' value for a value outside a
+//! known set), so the series are bounded by the declarations, never by the callers. Span
+//! names are cut to 256 bytes and string attributes (a resource URI, a request id, an error
+//! message) to 2 KiB. A `traceparent` longer than 55 bytes, a `tracestate` longer than 512 and
+//! a `baggage` longer than 8 KiB are ignored before anything parses them (the request is then a
+//! root). And a remote parent's sampled flag is followed only for authenticated callers by
+//! default: for others the local sampler decides, so nobody can force export past
+//! `OTEL_TRACES_SAMPLER` ([`TrustRemoteSampled`], [`RemoteParentSampler`]).
+//!
 //! Before that, nothing is recorded and the cost is one atomic load per request. [`init`]
 //! reads the standard `OTEL_*` variables and exports by OTLP (HTTP or gRPC) and, when asked,
 //! as Prometheus text.
@@ -40,8 +51,10 @@
 mod client;
 mod export;
 mod http_client;
+mod sampler;
 
 pub use crate::observe::enable;
 #[cfg(feature = "client")]
 pub(crate) use client::{ClientOp, Flow};
 pub use export::{OtelError, OtelGuard, OtelSettings, Protocol, init};
+pub use sampler::{RemoteParentSampler, TrustRemoteSampled};

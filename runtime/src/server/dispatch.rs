@@ -248,7 +248,7 @@ impl Server {
         inbound: Inbound,
     ) -> impl Future<Output = Reply> + Send + use<> {
         #[cfg(feature = "otel")]
-        if let Some(span) = crate::observe::RequestSpan::start(&request, arrival(&inbound)) {
+        if let Some(span) = crate::observe::RequestSpan::start(&request, self.arrival(&request, &inbound)) {
             // Boxed: the traced future is larger, and would otherwise size every request's.
             // The route is chosen at the first poll, inside the span: choosing it does work
             // (unsealing the state) that notes on the span.
@@ -647,9 +647,23 @@ pub(crate) fn to_value<T: Serialize>(value: T) -> Result<Value, Failure> {
         .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
 }
 
+#[cfg(feature = "otel")]
+impl Server {
+    /// What a request's span says of how it arrived, and whether its target is declared.
+    fn arrival<'a>(&self, request: &Request, inbound: &'a Inbound) -> crate::observe::Arrival<'a> {
+        let name = || inbound.taken.param(request.params.as_ref(), "name").and_then(Value::as_str);
+        let declared = match request.method.as_str() {
+            "tools/call" => name().is_some_and(|n| self.inner.tool_index.contains_key(n)),
+            "prompts/get" => name().is_some_and(|n| self.inner.prompt_index.contains_key(n)),
+            _ => false,
+        };
+        arrival(inbound, declared)
+    }
+}
+
 /// What a request's span says of how it arrived.
 #[cfg(feature = "otel")]
-fn arrival(inbound: &Inbound) -> crate::observe::Arrival<'_> {
+fn arrival(inbound: &Inbound, declared: bool) -> crate::observe::Arrival<'_> {
     crate::observe::Arrival {
         network_transport: match inbound.transport {
             Transport::Http => "tcp",
@@ -660,6 +674,8 @@ fn arrival(inbound: &Inbound) -> crate::observe::Arrival<'_> {
         session: inbound.session.as_ref().map(|s| (s.id.as_deref(), s.version.as_str())),
         client_addr: inbound.client_addr,
         taken: &inbound.taken,
+        declared,
+        authenticated: inbound.auth.is_some(),
     }
 }
 
