@@ -234,11 +234,43 @@ pub(super) fn health_routes(server: &Server) -> Router {
     Router::new().route("/healthz", get(|| async { "ok\n" })).route("/readyz", get(ready))
 }
 
-/// Serve the Prometheus text of `telemetry` at `http://{addr}/metrics`; the address bound.
+/// The most connections open at once to the metrics listener. A scraper keeps one
+/// keep-alive connection per target, so 32 leaves room for several scrapers and a person
+/// with `curl`, and is far below any open-file limit: connections beyond it are answered `503`
+/// and closed, and cannot take the files the MCP endpoint needs (1,100 idle connections to an
+/// unbounded listener left a process with 1,024 files unable to accept on its endpoint).
+const METRICS_MAX_CONNECTIONS: usize = 32;
+
+/// Which `Host` names the metrics listener at `addr` answers to: the `--allowed-host` names
+/// (and `ROUNDTRIP_ALLOWED_HOSTS`) when there are some; else on a loopback address the
+/// loopback names; else any name if `--allow-any-host` (or `ROUNDTRIP_ALLOW_ANY_HOST=1`) says
+/// so. A non-loopback address with neither is refused: the metrics would be open to
+/// DNS rebinding, as the endpoint would.
+fn metrics_hosts(addr: SocketAddr, allowed: Vec<String>, allow_any_host: bool) -> Result<HostCheck, String> {
+    if !allowed.is_empty() {
+        Ok(HostCheck::Allow(allowed))
+    } else if addr.ip().is_loopback() {
+        Ok(HostCheck::Auto)
+    } else if allow_any_host {
+        Ok(HostCheck::Off)
+    } else {
+        Err(format!(
+            "--metrics {addr} is not a loopback address: name the hosts it is reached by with --allowed-host NAME \
+             (or ROUNDTRIP_ALLOWED_HOSTS), or accept any Host with --allow-any-host (or ROUNDTRIP_ALLOW_ANY_HOST=1)"
+        ))
+    }
+}
+
+/// Serve the Prometheus text of `telemetry` at `http://{addr}/metrics`, the only route, with
+/// the endpoint's connection limits and `Host` check (see [`metrics_hosts`]); the address
+/// bound.
 pub(super) async fn metrics_endpoint(
     addr: SocketAddr,
+    args: &Args,
     telemetry: Arc<Mutex<Option<OtelGuard>>>,
 ) -> Result<SocketAddr, String> {
+    let allowed = args.allowed_hosts.iter().cloned().chain(env_list("ROUNDTRIP_ALLOWED_HOSTS").into_iter().flatten());
+    let hosts = metrics_hosts(addr, allowed.collect(), args.allow_any_host || env_flag("ROUNDTRIP_ALLOW_ANY_HOST")?)?;
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--metrics {addr}: {e}"))?;
     let bound = listener.local_addr().map_err(|e| format!("--metrics {addr}: {e}"))?;
     let app = Router::new().route(
@@ -256,7 +288,7 @@ pub(super) async fn metrics_endpoint(
         }),
     );
     tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
+        if let Err(e) = crate::transport::http::serve_routes(listener, app, METRICS_MAX_CONNECTIONS, &hosts).await {
             tracing::error!("the metrics endpoint stopped: {e}");
         }
     });
@@ -265,6 +297,18 @@ pub(super) async fn metrics_endpoint(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_metrics_listener_off_loopback_needs_its_hosts_named_or_any_allowed() {
+        use super::{HostCheck, metrics_hosts};
+        let addr = |a: &str| a.parse().expect("an address");
+        assert_eq!(metrics_hosts(addr("127.0.0.1:9464"), vec![], false), Ok(HostCheck::Auto));
+        let refused = metrics_hosts(addr("0.0.0.0:9464"), vec![], false).expect_err("refused");
+        assert!(refused.contains("--allowed-host NAME") && refused.contains("--allow-any-host"), "{refused}");
+        assert_eq!(metrics_hosts(addr("0.0.0.0:9464"), vec![], true), Ok(HostCheck::Off));
+        let named = vec!["metrics.internal".to_owned()];
+        assert_eq!(metrics_hosts(addr("10.0.0.5:9464"), named.clone(), false), Ok(HostCheck::Allow(named)));
+    }
+
     #[test]
     fn the_logged_store_url_hides_its_password() {
         assert_eq!(

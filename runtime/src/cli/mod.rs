@@ -30,11 +30,17 @@
 //! | `ROUNDTRIP_TASK_STORE` | `redis://…` or `rediss://…`: tasks and the used states of single-use tools in Redis (feature `redis`) |
 //! | `ROUNDTRIP_AUTH_ISSUER`, `ROUNDTRIP_AUTH_RESOURCE`, `ROUNDTRIP_AUTH_SCOPES` | bearer tokens (JWT) of that issuer for that resource URL, with those scopes (feature `auth`) |
 //! | `ROUNDTRIP_ALLOWED_HOSTS`, `ROUNDTRIP_ALLOWED_ORIGINS` | the `Host` names and browser origins the endpoint accepts |
-//! | `ROUNDTRIP_ALLOW_ANY_HOST` | `1`: answer any `Host` on an address that is not loopback (otherwise refused without allowed hosts) |
+//! | `ROUNDTRIP_ALLOW_ANY_HOST` | `1`: answer any `Host` on an address that is not loopback, the endpoint's and `--metrics` (otherwise refused without allowed hosts) |
 //! | `ROUNDTRIP_TRUSTED_PROXIES`, `ROUNDTRIP_FORWARDED_HEADER`, `ROUNDTRIP_IDENTITY_HEADER` | the reverse proxies (addresses or networks, comma-separated) whose `X-Forwarded-For` (or `Forwarded`) names the client, and the header in which they name an authenticated caller |
 //! | `ROUNDTRIP_LIMITS` | limits as `NAME=VALUE` pairs, comma-separated (the flags win) |
+//! | `ROUNDTRIP_OTEL_TRUST_REMOTE_SAMPLED` | `authenticated` (default), `all` or `never`: whose `traceparent` sampled flag is followed (`roundtrip::otel::TrustRemoteSampled`, feature `otel`) |
 //! | `RUST_LOG` | the log filter (default `info`); logs go to stderr, stdout belongs to stdio |
 //! | `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, … | traces and metrics by OTLP ([`crate::otel`]) |
+//!
+//! `--metrics ADDR` serves `GET /metrics` alone, on a listener of its own with the endpoint's
+//! protections: at most 32 connections, the header-read and idle timeouts, and the `Host`
+//! check (loopback names on a loopback address; on any other, the `--allowed-host` names, or
+//! any with `--allow-any-host`).
 //!
 //! Over HTTP, `GET /healthz` answers 200 while the process runs and `GET /readyz` 200 only
 //! while the task store answers. SIGTERM (or Ctrl-C) stops taking connections, lets the
@@ -104,7 +110,7 @@ pub async fn serve(server: Server) -> ExitCode {
         Err(e) => return fail(e),
     };
     if let Some(addr) = args.metrics {
-        match configure::metrics_endpoint(addr, telemetry.clone()).await {
+        match configure::metrics_endpoint(addr, &args, telemetry.clone()).await {
             Ok(bound) => tracing::info!("Prometheus metrics at http://{bound}/metrics"),
             Err(e) => return fail(e),
         }

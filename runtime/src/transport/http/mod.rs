@@ -40,6 +40,9 @@ mod playground;
 mod post;
 mod proxies;
 mod respond;
+// The runner's metrics listener is its only user.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+mod routes;
 mod serve;
 mod served;
 mod sessions;
@@ -64,6 +67,8 @@ use ::http::{HeaderValue, Method, StatusCode, header};
 
 pub use host::HostCheck;
 pub use proxies::ForwardedHeader;
+#[cfg_attr(not(feature = "cli"), allow(unused_imports))]
+pub(crate) use routes::serve_routes;
 
 use crate::protocol::ErrorObject;
 use crate::request::AuthPrincipal;
