@@ -247,8 +247,11 @@ impl Server {
         request: Request,
         inbound: Inbound,
     ) -> impl Future<Output = Reply> + Send + use<> {
+        // Telemetry off, nothing is looked at (the target's name is looked up for its span).
         #[cfg(feature = "otel")]
-        if let Some(span) = crate::observe::RequestSpan::start(&request, self.arrival(&request, &inbound)) {
+        if crate::observe::instruments().is_some()
+            && let Some(span) = crate::observe::RequestSpan::start(&request, self.arrival(&request, &inbound))
+        {
             // Boxed: the traced future is larger, and would otherwise size every request's.
             // The route is chosen at the first poll, inside the span: choosing it does work
             // (unsealing the state) that notes on the span.
