@@ -18,7 +18,7 @@ use crate::observe::RemoteCaller;
 /// the server does not know that is a lever on the server's costs: any client could set the
 /// flag on every request and have every span exported with `OTEL_TRACES_SAMPLER_ARG=0`. So by
 /// default only an authenticated caller's flag is followed (one whose bearer token was
-/// accepted, see [`crate::auth`]); for anyone else the local sampler decides as it would for a
+/// accepted, cargo feature `auth`); for anyone else the local sampler decides as it would for a
 /// root span. Either way the server's span keeps the caller's trace and parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
