@@ -661,6 +661,76 @@ async fn a_body_that_never_ends_gets_408() {
     assert!(closed_at(&mut s, Duration::from_secs(3)).await.is_some(), "the connection is closed after a 408");
 }
 
+// ---------------------------------------------------------------- shutdown
+
+/// An endpoint served by `run_until`: the sender stops it, the handle is its end.
+async fn start_until(
+    options: HttpOptions,
+) -> (Endpoint, tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let gate = Gate { entered: Arc::new(AtomicUsize::new(0)), open: CancellationToken::new() };
+    let server = test_server(&gate);
+    let http = server.clone().bind_http_with("127.0.0.1:0", options).await.expect("bind");
+    let (addr, url) = (http.local_addr(), http.url());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+    (Endpoint { addr, url, server, gate }, stop, serving)
+}
+
+#[tokio::test]
+async fn a_body_still_arriving_at_shutdown_gets_408_at_once() {
+    // The body may take a minute, and the drain as long: only the shutdown can end it early.
+    let options =
+        HttpOptions::default().request_body_timeout(Duration::from_secs(60)).shutdown_timeout(Duration::from_secs(60));
+    let (e, stop, serving) = start_until(options).await;
+    let mut s = TcpStream::connect(e.addr).await.unwrap();
+    s.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{\"jsonrpc\":",
+    )
+    .await
+    .unwrap();
+    // A byte now and then, as a client trickling its body would.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.write_all(b" ").await.unwrap();
+    let stopped = Instant::now();
+    stop.send(()).unwrap();
+    let r = timeout(Duration::from_secs(10), read_response(&mut s)).await.expect("answered").expect("a response");
+    println!("a body arriving at shutdown: {} after {:?}: {:?}", r.status, stopped.elapsed(), r.body);
+    assert_eq!(r.status, 408);
+    assert_eq!(r.json()["error"]["code"], -32600);
+    assert!(stopped.elapsed() < LATE, "answered at the shutdown, not at the body timeout");
+    let result = timeout(Duration::from_secs(10), serving).await.expect("shutdown within 10 s");
+    result.expect("no panic").expect("no I/O error");
+    assert!(stopped.elapsed() < LATE, "the shutdown did not wait for the body");
+}
+
+#[tokio::test]
+async fn run_until_returns_by_the_shutdown_timeout_whatever_is_still_in_hand() {
+    let drain = Duration::from_millis(500);
+    let (e, stop, serving) = start_until(HttpOptions::default().shutdown_timeout(drain)).await;
+    let client = fresh_client();
+    let (c, url) = (client.clone(), e.url.clone());
+    // A handler that never finishes by itself.
+    let in_hand = tokio::spawn(async move { call(&c, &url, 1, "block").await });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while e.gate.entered.load(Ordering::SeqCst) < 1 {
+        assert!(Instant::now() < deadline, "the blocking call did not start");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let stopped = Instant::now();
+    stop.send(()).unwrap();
+    let result = timeout(Duration::from_secs(10), serving).await.expect("run_until returned within 10 s");
+    result.expect("no panic").expect("no I/O error");
+    let elapsed = stopped.elapsed();
+    println!("run_until returned {elapsed:?} after the signal, with a request in hand");
+    assert!(about(elapsed, drain), "returned after {elapsed:?}, not at the {drain:?} deadline");
+    let answered = timeout(Duration::from_secs(5), in_hand).await.expect("the client is not left hanging");
+    assert!(answered.expect("no panic").is_err(), "the connection was closed without an answer");
+    assert!(TcpStream::connect(e.addr).await.is_err(), "no connection is accepted after shutdown");
+}
+
 // ---------------------------------------------------------------- GET streams
 
 async fn open_get(client: &reqwest::Client, url: &str, session: &str) -> reqwest::Response {

@@ -35,13 +35,15 @@ pub(crate) struct Args {
     pub forwarded_header: Option<String>,
     pub identity_header: Option<String>,
     pub limits: Vec<(String, String)>,
+    /// `--shutdown-timeout SECS`: [`HttpOptions::shutdown_timeout`](crate::transport::http::HttpOptions::shutdown_timeout).
+    pub shutdown_timeout: Option<std::time::Duration>,
 }
 
 pub(crate) fn usage(program: &str) -> String {
     format!(
         "usage: {program} --stdio | --http ADDR [--playground] [--metrics ADDR] [--allowed-host NAME]… \
          [--allowed-origin ORIGIN]… [--allow-any-host] [--trusted-proxy CIDR]… [--forwarded-header H] [--identity-header NAME] \
-         [--limit NAME=VALUE]… | --describe json|markdown | --help
+         [--limit NAME=VALUE]… [--shutdown-timeout SECS] | --describe json|markdown | --help
 
   --stdio               serve MCP on stdin/stdout (logs go to stderr)
   --http ADDR           serve streamable HTTP at http://ADDR/mcp, with /healthz and /readyz beside it
@@ -61,6 +63,8 @@ pub(crate) fn usage(program: &str) -> String {
                         ROUNDTRIP_IDENTITY_HEADER)
   --limit NAME=VALUE    set a limit, like max_streams_per_caller=64 or idle_timeout=30s (repeat;
                         also ROUNDTRIP_LIMITS, comma-separated); the names: {limits}
+  --shutdown-timeout S  on SIGTERM, wait at most S seconds for the requests in hand (default 20;
+                        also ROUNDTRIP_SHUTDOWN_TIMEOUT)
   --describe FORMAT     print the tools, prompts, resources and their questions, then exit
   --help                print this
 
@@ -72,6 +76,7 @@ environment:
   ROUNDTRIP_AUTH_SCOPES       scopes every request needs, space-separated
   ROUNDTRIP_ALLOWED_HOSTS     Host names, comma-separated
   ROUNDTRIP_ALLOWED_ORIGINS   browser origins, comma-separated
+  ROUNDTRIP_SHUTDOWN_TIMEOUT  seconds to wait for the requests in hand on SIGTERM (default 20)
   RUST_LOG                    log level and filters (default info)
   OTEL_EXPORTER_OTLP_ENDPOINT export traces and metrics by OTLP (with OTEL_EXPORTER_OTLP_PROTOCOL
                               http/protobuf or grpc, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, …)",
@@ -93,6 +98,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
         forwarded_header: None,
         identity_header: None,
         limits: Vec::new(),
+        shutdown_timeout: None,
     };
     let mut rest = args.iter();
     let set = |m: Mode, flag: &str, mode: &mut Option<Mode>| match mode {
@@ -133,6 +139,10 @@ pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
             "--forwarded-header" => parsed.forwarded_header = Some(value("x-forwarded-for or forwarded")?),
             "--identity-header" => parsed.identity_header = Some(value("a header name, like x-authenticated-user")?),
             "--limit" => parsed.limits.push(super::limits::parse_pair(&value("NAME=VALUE")?)?),
+            "--shutdown-timeout" => {
+                let secs = value("a number of seconds, like 20")?;
+                parsed.shutdown_timeout = Some(seconds(&secs).map_err(|e| format!("--shutdown-timeout {e}"))?);
+            }
             other => return Err(format!("unknown flag `{other}` (see --help)")),
         }
     }
@@ -147,6 +157,17 @@ pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
 pub(crate) fn env_list(name: &str) -> Option<Vec<String>> {
     let value = std::env::var(name).ok()?;
     Some(value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
+}
+
+/// A number of seconds (`20`, `2.5`), at most a day.
+pub(crate) fn seconds(value: &str) -> Result<std::time::Duration, String> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && (0.0..=86_400.0).contains(s))
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("takes a number of seconds up to 86400, like 20, not `{value}`"))
 }
 
 #[cfg(test)]
@@ -174,6 +195,8 @@ mod tests {
         assert_eq!(a.trusted_proxies, vec!["10.0.0.0/8", "::1"]);
         assert_eq!(a.identity_header.as_deref(), Some("x-user"));
         assert_eq!(a.limits, vec![("max_streams_per_caller".to_owned(), "64".to_owned())]);
+        let a = args("--http 127.0.0.1:8080 --shutdown-timeout 2.5").expect("valid");
+        assert_eq!(a.shutdown_timeout, Some(std::time::Duration::from_millis(2500)));
     }
 
     #[test]
@@ -188,6 +211,8 @@ mod tests {
             ("--stdio --playground", "--playground needs --http"),
             ("--http 1.2.3.4:5 --limit max_streams", "NAME=VALUE"),
             ("--http 1.2.3.4:5 --limit max_stream=1", "unknown limit `max_stream`"),
+            ("--http 1.2.3.4:5 --shutdown-timeout soon", "--shutdown-timeout takes a number of seconds"),
+            ("--http 1.2.3.4:5 --shutdown-timeout -1", "--shutdown-timeout takes a number of seconds"),
         ] {
             let e = args(line).expect_err(line);
             assert!(e.contains(says), "{line}: {e}");

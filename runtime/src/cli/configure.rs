@@ -8,7 +8,7 @@ use axum::Router;
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-use super::args::{Args, env_list};
+use super::args::{Args, env_list, seconds};
 #[cfg(feature = "otel")]
 pub(super) use crate::otel::OtelGuard;
 use crate::transport::http::{ForwardedHeader, HostCheck, HttpOptions};
@@ -117,7 +117,8 @@ async fn task_store(_: Server, _: &str) -> Result<Server, String> {
     Err("ROUNDTRIP_TASK_STORE is set, but this program was built without roundtrip's `redis` feature".into())
 }
 
-/// The HTTP endpoint's options: authorization, allowed names, proxies, limits, the playground.
+/// The HTTP endpoint's options: authorization, allowed names, proxies, limits, the shutdown's
+/// deadline, the playground.
 pub(super) async fn http_options(args: &Args, addr: &str) -> Result<HttpOptions, String> {
     let mut options = auth()?;
     options = super::limits::http(&super::limits::from_env_and_flags(&args.limits)?, options)?;
@@ -148,6 +149,14 @@ pub(super) async fn http_options(args: &Args, addr: &str) -> Result<HttpOptions,
     let origins: Vec<String> = origins.collect();
     if !origins.is_empty() {
         options = options.allowed_origins(origins);
+    }
+    let shutdown_timeout = match (args.shutdown_timeout, std::env::var("ROUNDTRIP_SHUTDOWN_TIMEOUT")) {
+        (Some(timeout), _) => Some(timeout),
+        (None, Ok(value)) => Some(seconds(&value).map_err(|e| format!("ROUNDTRIP_SHUTDOWN_TIMEOUT {e}"))?),
+        (None, Err(_)) => None,
+    };
+    if let Some(timeout) = shutdown_timeout {
+        options = options.shutdown_timeout(timeout);
     }
     if args.playground {
         let loopback = match tokio::net::lookup_host(addr).await {

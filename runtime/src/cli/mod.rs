@@ -17,7 +17,7 @@
 //!
 //! The program then takes `--stdio`, `--http ADDR` (with `--playground`, `--metrics ADDR`,
 //! `--allowed-host NAME`, `--allowed-origin ORIGIN`, `--allow-any-host`, `--trusted-proxy CIDR`,
-//! `--forwarded-header H`, `--identity-header NAME`), `--limit NAME=VALUE` (every limit of [`HttpOptions`] and
+//! `--forwarded-header H`, `--identity-header NAME`, `--shutdown-timeout SECS`), `--limit NAME=VALUE` (every limit of [`HttpOptions`] and
 //! [`TaskOptions`] by its name: `max_streams_per_caller=64`, `idle_timeout=30s`, `max_tasks=500`,
 //! `task_ttl=2h`; `--help` lists them), `--describe json|markdown` and `--help`, and reads:
 //!
@@ -34,6 +34,7 @@
 //! | `ROUNDTRIP_TRUSTED_PROXIES`, `ROUNDTRIP_FORWARDED_HEADER`, `ROUNDTRIP_IDENTITY_HEADER` | the reverse proxies (addresses or networks, comma-separated) whose `X-Forwarded-For` (or `Forwarded`) names the client, and the header in which they name an authenticated caller |
 //! | `ROUNDTRIP_LIMITS` | limits as `NAME=VALUE` pairs, comma-separated (the flags win) |
 //! | `ROUNDTRIP_OTEL_TRUST_REMOTE_SAMPLED` | `authenticated` (default), `all` or `never`: whose `traceparent` sampled flag is followed (`roundtrip::otel::TrustRemoteSampled`, feature `otel`) |
+//! | `ROUNDTRIP_SHUTDOWN_TIMEOUT` | seconds SIGTERM waits for the requests in hand (default 20; `--shutdown-timeout` wins) |
 //! | `RUST_LOG` | the log filter (default `info`); logs go to stderr, stdout belongs to stdio |
 //! | `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, … | traces and metrics by OTLP ([`crate::otel`]) |
 //!
@@ -43,9 +44,11 @@
 //! any with `--allow-any-host`).
 //!
 //! Over HTTP, `GET /healthz` answers 200 while the process runs and `GET /readyz` 200 only
-//! while the task store answers. SIGTERM (or Ctrl-C) stops taking connections, lets the
-//! requests in flight finish, waits up to 10 s for the task bodies running here, and flushes
-//! telemetry. A bad flag or variable stops the program with exit status 2 and a message naming
+//! while the task store answers. SIGTERM (or Ctrl-C) stops taking connections, answers `408` to
+//! a request whose body is still arriving, lets the requests in flight finish, waits for the
+//! task bodies running here (up to 10 s), and flushes telemetry. The requests get at most the
+//! shutdown timeout (20 s by default, within Kubernetes' grace period of 30 s; what is still
+//! open after it is dropped), and the tasks what is left of it, at least a second. A bad flag or variable stops the program with exit status 2 and a message naming
 //! it.
 
 mod args;
@@ -115,6 +118,9 @@ pub async fn serve(server: Server) -> ExitCode {
             Err(e) => return fail(e),
         }
     }
+    // When the shutdown signal came, and how long the whole shutdown may take (HTTP only).
+    let stopping = Arc::new(std::sync::OnceLock::<std::time::Instant>::new());
+    let mut deadline = None;
     let served = match &args.mode {
         Mode::Stdio => tokio::select! {
             served = server.clone().serve_stdio() => served,
@@ -125,13 +131,21 @@ pub async fn serve(server: Server) -> ExitCode {
                 Ok(options) => options,
                 Err(e) => return fail(e),
             };
+            deadline = Some(options.shutdown_timeout);
+            let signal = {
+                let stopping = stopping.clone();
+                async move {
+                    terminated().await;
+                    let _ = stopping.set(std::time::Instant::now());
+                }
+            };
             match server.clone().bind_http_with(addr.as_str(), options).await {
                 Ok(bound) => {
                     tracing::info!("serving MCP at {}", bound.url());
                     if let Some(url) = bound.playground_url() {
                         tracing::info!("playground at {url}");
                     }
-                    bound.merge(configure::health_routes(&server)).run_until(terminated()).await
+                    bound.merge(configure::health_routes(&server)).run_until(signal).await
                 }
                 // Options that cannot be used (an open bind without allowed hosts, a trusted
                 // proxy that is no address) are the operator's to fix, like a bad flag.
@@ -142,8 +156,14 @@ pub async fn serve(server: Server) -> ExitCode {
         Mode::Describe(_) | Mode::Help => Ok(()),
     };
     // The task bodies of this process finish before it goes away; what is left fails once its
-    // lease runs out, and an idempotent call is started again by the client.
-    let left = server.drain_tasks(Duration::from_secs(10)).await;
+    // lease runs out, and an idempotent call is started again by the client. They are given
+    // what is left of the shutdown's deadline (at least a second, at most ten), so that
+    // telemetry is still flushed within the orchestrator's grace period.
+    let mut within = Duration::from_secs(10);
+    if let (Some(deadline), Some(since)) = (deadline, stopping.get()) {
+        within = within.min(deadline.saturating_sub(since.elapsed())).max(Duration::from_secs(1));
+    }
+    let left = server.drain_tasks(within).await;
     if left > 0 {
         tracing::warn!("{left} task(s) still running at exit; they fail once their lease runs out");
     }

@@ -182,6 +182,13 @@ pub struct HttpOptions {
     /// start with the header and no proxies), and only when no layer of the application set
     /// an `AuthPrincipal`; a resource server's token replaces it.
     pub identity_header: Option<String>,
+    /// How long [`HttpServer::run_until`] waits, once its signal has come, for the requests in
+    /// hand to be answered and their connections to close (default 20 s, which leaves room
+    /// within Kubernetes' default grace period of 30 s to finish tasks and flush telemetry).
+    /// After it, the connections still open are closed without their answers and `run_until`
+    /// returns. A request whose body is still arriving when the signal comes is answered
+    /// `408 Request Timeout` at once. Connection level.
+    pub shutdown_timeout: Duration,
     /// Serve the playground beside the endpoint (default `false`; see
     /// [`playground`](Self::playground)).
     #[cfg(feature = "playground")]
@@ -219,6 +226,7 @@ impl Default for HttpOptions {
             trusted_proxies: Vec::new(),
             forwarded_header: ForwardedHeader::XForwardedFor,
             identity_header: None,
+            shutdown_timeout: Duration::from_secs(20),
             #[cfg(feature = "playground")]
             playground: false,
             #[cfg(feature = "playground")]
@@ -366,6 +374,13 @@ impl HttpOptions {
     /// [`identity_header`](Self::identity_header)).
     pub fn identity_header(mut self, header: impl Into<String>) -> Self {
         self.identity_header = Some(header.into());
+        self
+    }
+
+    /// Stop waiting for the requests in hand `timeout` after the shutdown signal
+    /// (see [`shutdown_timeout`](Self::shutdown_timeout)).
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
         self
     }
 
@@ -570,6 +585,7 @@ impl Server {
         let path = endpoint_path(&options.path);
         let limits = options.conn_limits();
         conn::check_file_limit(limits.max_connections);
+        let shutdown_timeout = options.shutdown_timeout;
         let (router, state) = self
             .build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone())
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
@@ -580,6 +596,7 @@ impl Server {
             path,
             shutdown,
             limits,
+            shutdown_timeout,
             #[cfg(feature = "playground")]
             playground,
         })
@@ -595,6 +612,8 @@ pub struct HttpServer {
     path: String,
     shutdown: CancellationToken,
     limits: ConnLimits,
+    /// [`HttpOptions::shutdown_timeout`].
+    shutdown_timeout: Duration,
     /// The playground's path, when it is served.
     #[cfg(feature = "playground")]
     playground: Option<String>,
@@ -659,12 +678,15 @@ impl HttpServer {
     /// Serve until an I/O error, with the connection limits of its [`HttpOptions`].
     pub async fn run(self) -> io::Result<()> {
         let listener = LimitedListener::new(self.listener, self.limits);
-        serve::serve(listener, self.service, std::future::pending()).await
+        serve::serve(listener, self.service, std::future::pending(), self.shutdown_timeout).await
     }
 
-    /// Serve until `signal` completes, then cancel every request in flight (ending open
-    /// streams) and finish once the connections are closed (a connection still reading a
-    /// request head closes within the header-read timeout).
+    /// Serve until `signal` completes, then accept no more connections, end the long-lived
+    /// streams, answer a request whose body is still arriving `408 Request Timeout`, and
+    /// finish once the connections are closed (a connection still reading a request head
+    /// closes within the header-read timeout), or once
+    /// [`shutdown_timeout`](HttpOptions::shutdown_timeout) has passed: the connections still
+    /// open are then closed without their answers.
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let shutdown = self.shutdown.clone();
         let listener = LimitedListener::new(self.listener, self.limits);
@@ -672,7 +694,7 @@ impl HttpServer {
             signal.await;
             shutdown.cancel();
         };
-        serve::serve(listener, self.service, signal).await
+        serve::serve(listener, self.service, signal, self.shutdown_timeout).await
     }
 }
 

@@ -136,9 +136,14 @@ async fn read_body(state: &State, body: impl RequestBody) -> Result<Bytes, Respo
     // timeout's timer is only set up when it did not (for speed: setting one up reads the
     // clock and takes a handle on the timer wheel, on every request).
     let mut reading = std::pin::pin!(read_limited(body, state.options.max_body_bytes));
+    // A shutdown does not wait for a body still arriving (a client trickling it would hold the
+    // drain for the whole body timeout): it is answered as one that took too long.
     let read = match futures::poll!(reading.as_mut()) {
         std::task::Poll::Ready(read) => Ok(read),
-        std::task::Poll::Pending => tokio::time::timeout(state.options.request_body_timeout, reading).await,
+        std::task::Poll::Pending => tokio::select! {
+            read = tokio::time::timeout(state.options.request_body_timeout, reading) => read.map_err(|_| false),
+            () = state.shutdown.cancelled() => Err(true),
+        },
     };
     match read {
         Ok(Ok(b)) => Ok(b),
@@ -146,13 +151,14 @@ async fn read_body(state: &State, body: impl RequestBody) -> Result<Bytes, Respo
         Ok(Err(BodyError::Broken)) => {
             Err(bad_request(None, ErrorObject::invalid_request("the request body could not be read")))
         }
-        Err(_) => {
-            crate::observe::limit("request_body_timeout");
-            let mut response = error_response(
-                StatusCode::REQUEST_TIMEOUT,
-                None,
-                ErrorObject::invalid_request("the request body did not arrive in time"),
-            );
+        Err(shutting_down) => {
+            let message = if shutting_down {
+                "the server is shutting down and the request body had not arrived; retry"
+            } else {
+                crate::observe::limit("request_body_timeout");
+                "the request body did not arrive in time"
+            };
+            let mut response = error_response(StatusCode::REQUEST_TIMEOUT, None, ErrorObject::invalid_request(message));
             response.headers_mut().insert(::http::header::CONNECTION, HeaderValue::from_static("close"));
             Err(response)
         }
