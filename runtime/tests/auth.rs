@@ -637,13 +637,53 @@ async fn an_unknown_key_refreshes_the_jwks_within_its_budget() {
     assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 200);
     assert_eq!(fetches(), 2);
 
-    // Made-up key ids cannot make it fetch past the minute's budget.
+    // Made-up key ids cannot make it fetch past the minute's budget; until the budget allows
+    // a fetch, a key not in hand may be a rotated one: 503 with when to retry.
     for i in 0..5 {
         let forged = SigningKey::generate(&format!("forged-{i}"));
         let token = issuer.mint_with(&forged, &rs.url, "alice", "", json!({}));
-        assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 401);
+        let response = rs.call_tool(Some(&token), "whoami", json!({})).await;
+        assert_eq!(response.status(), 503);
+        let retry_after = retry_after(&response);
+        assert!((1..=60).contains(&retry_after), "Retry-After: {retry_after}");
     }
     assert_eq!(fetches(), 2, "the budget of two fetches a minute is spent");
+}
+
+/// The `Retry-After` of `response`, in seconds.
+fn retry_after(response: &reqwest::Response) -> u64 {
+    let value = response.headers().get("retry-after").expect("a Retry-After header");
+    value.to_str().expect("ascii").parse().expect("seconds")
+}
+
+#[tokio::test]
+async fn a_rotated_key_waiting_for_the_refresh_budget_is_503_with_retry_after_not_401() {
+    let issuer = start_issuer().await;
+    let iss = issuer.url.clone();
+    let jwks = format!("{iss}/jwks");
+    let rs = protect(|resource| {
+        let verifier =
+            JwtVerifier::new(&iss, resource).jwks_uri(&jwks).refresh_interval(Duration::ZERO).refresh_budget(1);
+        ResourceServer::new(resource, verifier).authorization_server(&iss)
+    })
+    .await;
+    let token = issuer.mint(&rs.url, "alice", "");
+    assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 200);
+    // The issuer rotates in a new key, but the minute's one fetch is spent: the client is told
+    // to come back when the keys can be fetched again, its token being perhaps good.
+    let rotated = SigningKey::generate("key-2");
+    issuer.state.published.lock().unwrap().push(rotated.jwk.clone());
+    let token = issuer.mint_with(&rotated, &rs.url, "alice", "", json!({}));
+    let response = rs.call_tool(Some(&token), "whoami", json!({})).await;
+    assert_eq!(response.status(), 503, "not 401: the token may be good");
+    let retry_after = retry_after(&response);
+    assert!((50..=60).contains(&retry_after), "Retry-After: {retry_after}, the rest of the minute");
+    assert!(!response.headers().contains_key("www-authenticate"), "no invalid_token challenge");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "temporarily_unavailable");
+    assert_eq!(issuer.state.jwks_fetches.load(Ordering::SeqCst), 1, "no fetch past the budget");
+    // The keys in hand still verify at once.
+    assert_eq!(rs.call_tool(Some(&issuer.mint(&rs.url, "alice", "")), "whoami", json!({})).await.status(), 200);
 }
 
 #[tokio::test]
@@ -660,7 +700,9 @@ async fn a_made_up_key_just_before_a_rotation_keeps_the_new_key_out_for_seconds_
     assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 200);
     let forged = SigningKey::generate("forged");
     let token = issuer.mint_with(&forged, &rs.url, "alice", "", json!({}));
-    assert_eq!(rs.call_tool(Some(&token), "whoami", json!({})).await.status(), 401);
+    let response = rs.call_tool(Some(&token), "whoami", json!({})).await;
+    assert_eq!(response.status(), 503, "too soon after the last fetch to tell");
+    assert!(retry_after(&response) <= 2, "the refresh interval");
     // The real rotation, right after.
     let rotated = SigningKey::generate("key-2");
     issuer.state.published.lock().unwrap().push(rotated.jwk.clone());
@@ -671,7 +713,7 @@ async fn a_made_up_key_just_before_a_rotation_keeps_the_new_key_out_for_seconds_
         if status == 200 {
             break;
         }
-        assert_eq!(status, 401);
+        assert_eq!(status, 503);
         assert!(started.elapsed() < Duration::from_secs(10), "the new key was kept out for 10 s");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

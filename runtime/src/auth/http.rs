@@ -20,8 +20,9 @@ pub(crate) enum Refusal {
     Malformed,
     /// A token that did not verify: `401 invalid_token`.
     Invalid,
-    /// The token could not be checked now: `503`.
-    Unavailable,
+    /// The token could not be checked now: `503`, with `Retry-After` in seconds (5 when
+    /// unknown).
+    Unavailable(Option<u64>),
     /// The token lacks scopes: `403 insufficient_scope`, naming every scope the call needs.
     InsufficientScope(Vec<String>),
 }
@@ -80,13 +81,13 @@ impl ResourceServer {
                 "The access token is invalid or expired",
                 self.required_scopes.clone(),
             ),
-            Refusal::Unavailable => {
+            Refusal::Unavailable(retry_after) => {
                 let body = json!({
                     "error": "temporarily_unavailable",
                     "error_description": "The access token cannot be verified now; retry shortly"
                 });
                 let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, &body);
-                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after.unwrap_or(5)));
                 return response;
             }
             Refusal::InsufficientScope(scopes) => (
@@ -116,10 +117,17 @@ impl ResourceServer {
                 VerifyError::Unavailable(why) => {
                     tracing::warn!(target: "roundtrip::auth", %why, "bearer token could not be verified");
                 }
+                VerifyError::UnavailableFor { why, retry_after } => {
+                    tracing::info!(target: "roundtrip::auth", %why, ?retry_after, "bearer token cannot be verified yet");
+                }
             }
             match e {
                 VerifyError::Invalid(_) => Refusal::Invalid,
-                VerifyError::Unavailable(_) => Refusal::Unavailable,
+                VerifyError::Unavailable(_) => Refusal::Unavailable(None),
+                // Whole seconds, rounded up: never an answer that invites a retry too early.
+                VerifyError::UnavailableFor { retry_after, .. } => {
+                    Refusal::Unavailable(Some(retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0)))
+                }
             }
         })?;
         if !principal.missing_scopes(&self.required_scopes).is_empty() {
@@ -246,7 +254,10 @@ mod tests {
             challenge(&forbidden)
                 .starts_with(&format!("Bearer error=\"insufficient_scope\", scope=\"mcp deploy:write\", {meta}"))
         );
-        assert_eq!(rs().refuse(Refusal::Unavailable).status(), StatusCode::SERVICE_UNAVAILABLE);
+        let unavailable = rs().refuse(Refusal::Unavailable(None));
+        assert_eq!(unavailable.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(unavailable.headers()[header::RETRY_AFTER], "5");
+        assert_eq!(rs().refuse(Refusal::Unavailable(Some(37))).headers()[header::RETRY_AFTER], "37");
         assert_eq!(quoted("a\"b\\c\n"), "\"a\\\"b\\\\c\"");
     }
 

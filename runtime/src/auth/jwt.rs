@@ -26,7 +26,9 @@ pub(crate) const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 /// [`refresh_budget`](Self::refresh_budget) a minute (default 10), so tokens with made-up key
 /// ids can neither make the server hammer the issuer nor, by spending a refresh just before a
 /// real rotation, keep the new key out for long: a token signed with it waits for the next
-/// refresh the budget allows, seconds at worst.
+/// refresh the budget allows. Until then a token naming a key not in hand is answered `503`
+/// with `Retry-After` (the seconds until the keys may be fetched again), not `401`: the client
+/// retries with the same token instead of discarding it.
 ///
 /// Only asymmetric algorithms are accepted (RS*, PS*, ES256, ES384, EdDSA by default), and a
 /// key whose JWK names an `alg` is used for that algorithm only. The header's `typ`, when
@@ -97,6 +99,19 @@ impl Fetches {
 
     fn started(&mut self) {
         self.0.push_back(Instant::now());
+    }
+
+    /// How long until [`allowed`](Self::allowed) holds again (zero when it holds now).
+    fn wait(&self, interval: Duration, budget: u32) -> Duration {
+        let minute = Duration::from_secs(60);
+        let spacing = self.0.back().map_or(Duration::ZERO, |t| interval.saturating_sub(t.elapsed()));
+        // The budget frees a slot when the oldest of the last minute's fetches is a minute old.
+        let over = (self.0.len() + 1).saturating_sub(budget.max(1) as usize);
+        let budgeted = match over {
+            0 => Duration::ZERO,
+            n => self.0.get(n - 1).map_or(Duration::ZERO, |t| minute.saturating_sub(t.elapsed())),
+        };
+        spacing.max(budgeted)
     }
 }
 
@@ -280,13 +295,20 @@ impl JwtVerifier {
             return Ok(candidates);
         }
         // Fetches are spaced and budgeted, also while the issuer is down (requests would
-        // otherwise queue here behind one slow fetch after another).
+        // otherwise queue here behind one slow fetch after another). A token whose key is not
+        // in hand is then not refused as invalid: the issuer may have just rotated it in, and
+        // the client is told when the keys can be fetched again (`503` with `Retry-After`),
+        // not to throw a good token away (`401`).
         if !last_fetch.allowed(self.refresh_interval, self.refresh_budget) {
-            return match (candidates.is_empty(), cached.is_some()) {
-                (false, _) => Ok(candidates),
-                (true, true) => Err(VerifyError::Invalid(format!("unknown key {:?}", header.kid))),
-                (true, false) => Err(VerifyError::Unavailable("the issuer's keys could not be fetched".into())),
+            if !candidates.is_empty() {
+                return Ok(candidates);
+            }
+            let retry_after = last_fetch.wait(self.refresh_interval, self.refresh_budget);
+            let why = match cached {
+                Some(_) => format!("unknown key {:?}, and the JWKS may not be fetched again yet", header.kid),
+                None => "the issuer's keys could not be fetched".to_owned(),
             };
+            return Err(VerifyError::UnavailableFor { why, retry_after });
         }
         last_fetch.started();
         match self.fetch().await {
@@ -354,6 +376,7 @@ impl JwtVerifier {
                     why = format!("the metadata at {url} has no jwks_uri");
                 }
                 Err(VerifyError::Unavailable(e) | VerifyError::Invalid(e)) => why = e,
+                Err(VerifyError::UnavailableFor { why: e, .. }) => why = e,
             }
         }
         Err(VerifyError::Unavailable(format!("no JWKS found for issuer {}: {why}", self.issuer)))
@@ -510,5 +533,20 @@ mod tests {
         f.started();
         f.started();
         assert!(!f.allowed(Duration::ZERO, 3), "the minute's budget is spent");
+    }
+
+    #[test]
+    fn the_wait_is_until_the_next_fetch_is_allowed() {
+        let mut f = Fetches::default();
+        assert_eq!(f.wait(Duration::from_secs(2), 3), Duration::ZERO);
+        f.started();
+        let spaced = f.wait(Duration::from_secs(2), 3);
+        assert!(spaced > Duration::from_millis(1900) && spaced <= Duration::from_secs(2), "{spaced:?}");
+        assert_eq!(f.wait(Duration::ZERO, 3), Duration::ZERO);
+        f.started();
+        f.started();
+        let budgeted = f.wait(Duration::ZERO, 3);
+        assert!(budgeted > Duration::from_secs(59) && budgeted <= Duration::from_secs(60), "{budgeted:?}");
+        assert!(f.wait(Duration::ZERO, 4) == Duration::ZERO, "a slot is left");
     }
 }

@@ -71,6 +71,17 @@ mod resource_server {
         /// answer). Answered `503` with `Retry-After`: the client's token may well be good.
         #[error("token verification unavailable: {0}")]
         Unavailable(String),
+        /// The token could not be checked yet, and can be in `retry_after`: it names a key the
+        /// verifier does not hold, and the verifier may not fetch the issuer's keys again
+        /// before then (its refresh budget is spent). Answered `503` with `Retry-After` (the
+        /// seconds, rounded up): the token may be signed with a key the issuer just rotated in.
+        #[error("token verification unavailable for {retry_after:?}: {why}")]
+        UnavailableFor {
+            /// Why, for the log.
+            why: String,
+            /// When the check can be made.
+            retry_after: std::time::Duration,
+        },
     }
 
     /// Turns a bearer token into the principal it speaks for.
