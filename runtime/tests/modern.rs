@@ -204,6 +204,21 @@ async fn one_round_may_mix_elicitation_sampling_and_roots() {
 }
 
 #[tokio::test]
+async fn roots_that_are_not_file_uris_are_no_answer_and_are_asked_again() {
+    let mut w = wire().await;
+    for uri in ["javascript:alert(document.domain)", "https://example.com/repo"] {
+        let retry = json!({"name": "ask_everything", "inputResponses": {
+            "who": {"action": "accept", "content": {"name": "Ada"}},
+            "capital": {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"},
+            "roots": {"roots": [{"uri": "file:///a"}, {"uri": uri}]},
+        }});
+        let r = w.modern("tools/call", retry, all_caps()).await;
+        assert!(r["result"].get("content").is_none(), "{uri} was accepted: {r}");
+        assert_eq!(r["result"]["inputRequests"]["roots"]["method"], "roots/list", "{uri}: {r}");
+    }
+}
+
+#[tokio::test]
 async fn an_undeclared_capability_is_named_in_minus_32021() {
     let mut w = wire().await;
     let r = w.modern("tools/call", json!({"name": "ask_everything"}), json!({"elicitation": {}, "roots": {}})).await;

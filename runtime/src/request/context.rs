@@ -206,9 +206,11 @@ impl RequestContext {
         self.parsed(key)
     }
 
-    /// The answer under `key` as a roots listing, if it is one.
+    /// The answer under `key` as a roots listing, if it is one whose roots are all `file://`
+    /// URIs (the only roots the specification allows; see [`ListRootsResult::check`]): a
+    /// listing with any other root is no answer, and is asked again.
     pub fn roots_result(&self, key: &str) -> Option<ListRootsResult> {
-        self.parsed(key)
+        self.parsed::<ListRootsResult>(key).filter(|result| result.check().is_ok())
     }
 
     fn parsed<T: DeserializeOwned>(&self, key: &str) -> Option<T> {

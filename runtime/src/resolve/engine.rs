@@ -476,6 +476,7 @@ fn read_answer(question: &Question, answer: AnswerRef<'_>) -> Result<Resolved, S
         (InputRequest::ListRoots(_), _) => {
             let result =
                 answer.read::<ListRootsResult>().ok_or_else(|| "the answer is not a list of roots".to_owned())?;
+            result.check()?;
             serde_json::to_value(result.roots).map_err(|e| e.to_string())?
         }
     };
@@ -547,6 +548,22 @@ mod tests {
                     question.request
                 );
             }
+        }
+    }
+
+    #[test]
+    fn roots_must_be_file_uris() {
+        let question =
+            Question { request: InputRequest::ListRoots(ListRootsParams::default()), extract: Extract::Roots };
+        let files = json!({"roots": [{"uri": "file:///home/a"}, {"uri": "FILE:///b", "name": "b"}]});
+        assert_eq!(
+            interpret(&question, &files),
+            Ok(Resolved::Accepted(json!([{"uri": "file:///home/a"}, {"uri": "FILE:///b", "name": "b"}])))
+        );
+        for uri in ["javascript:alert(1)", "https://example.com/repo", "file:/a", "data:,x", ""] {
+            let answer = json!({"roots": [{"uri": "file:///ok"}, {"uri": uri}]});
+            let why = interpret(&question, &answer).expect_err(uri);
+            assert!(why.contains("not a file:// URI"), "{uri}: {why}");
         }
     }
 
