@@ -202,6 +202,37 @@ def test_a_tool_hidden_from_views_is_refused_to_them(page):
     assert page.locator("#timeline > li", has_text="The view calls").count() == 0, "nothing was sent"
 
 
+def test_a_tool_missing_from_the_listing_is_refused_to_views(page):
+    # Drop `provision` from the tools/list the page gets: with no visibility to check, the page
+    # refuses it (fail closed) rather than letting the view call it.
+    def hide(route):
+        body = json.loads(route.request.post_data or "{}")
+        response = route.fetch()
+        if body.get("method") != "tools/list" or "json" not in response.headers.get("content-type", ""):
+            return route.fulfill(response=response)
+        listed = response.json()
+        listed["result"]["tools"] = [t for t in listed["result"]["tools"] if t["name"] != "provision"]
+        route.fulfill(response=response, json=listed)
+
+    page.route("**/mcp", hide)
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    view = open_databases(page)
+    answer = view.evaluate(
+        """() => new Promise((resolve) => {
+             addEventListener("message", function on(e) {
+               if (e.data && e.data.id === "unlisted-1") { removeEventListener("message", on); resolve(e.data); }
+             });
+             parent.postMessage({ jsonrpc: "2.0", id: "unlisted-1", method: "tools/call",
+                                  params: { name: "provision", arguments: { name: "x" } } }, "*");
+           })"""
+    )
+    assert answer["error"]["code"] == -32602
+    assert "not in the server's tool listing" in answer["error"]["message"]
+    assert "not in the server's tool listing" in view_log(page)
+    assert page.locator("#timeline > li", has_text="The view calls").count() == 0, "nothing was sent"
+
+
 def reported_sizes(page) -> list[dict]:
     """What the view reported in `ui/notifications/size-changed`, oldest first."""
     messages = page.evaluate("window.__appsMessages")

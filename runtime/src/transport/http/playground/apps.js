@@ -197,7 +197,13 @@ window.RoundtripApps = (() => {
       delete params._meta; // the view's progress tokens mean nothing to the server
       if (method === "tools/call") {
         const target = options.tools.get(params.name);
-        if (target && !visibility(target).includes("app")) {
+        // Fail closed: a tool missing from the listing has no visibility to check, so it is
+        // refused too (it may be one the server hides from views, or none at all).
+        if (!target) {
+          note(`refused: the view called ${short(params.name)}, which is not in the server's tool listing`, "error-text");
+          return fail(id, -32602, `Tool ${params.name} is not available to views: it is not in the server's tool listing`);
+        }
+        if (!visibility(target).includes("app")) {
           note(`refused: the view called ${params.name}, which is not visible to views (visibility ${JSON.stringify(visibility(target))})`, "error-text");
           return fail(id, -32602, `Tool ${params.name} is not available to views: its visibility does not include "app"`);
         }
