@@ -122,10 +122,21 @@ impl UiCsp {
     /// first label may be `*`, or a bracketed IPv6 address; a port of digits or `*`. No path,
     /// and nothing (a space, a quote, a `;`) that would change the policy built from it.
     ///
+    /// A wildcard stands only below a registrable domain, never for a whole public suffix:
+    /// what follows `*.` has at least two labels, and at least three when its last two are a
+    /// suffix under which anyone may register a name (`co.uk`, `com.au`, `co.jp`, `github.io`,
+    /// … from a short built-in list, not the whole Public Suffix List). So
+    /// `https://*.example.com` and `https://*.example.co.uk` are origins, and `https://*`,
+    /// `https://*.com` and `https://*.co.uk` are not.
+    ///
     /// ```
     /// use roundtrip::protocol::UiCsp;
     /// assert!(UiCsp::is_origin("https://*.cdn.example.com"));
+    /// assert!(UiCsp::is_origin("https://*.example.co.uk"));
     /// assert!(UiCsp::is_origin("wss://live.example.com:8443"));
+    /// assert!(!UiCsp::is_origin("https://*.com"));
+    /// assert!(!UiCsp::is_origin("https://*.co.uk"));
+    /// assert!(!UiCsp::is_origin("https://*"));
     /// assert!(!UiCsp::is_origin("https://api.example.com; script-src *"));
     /// assert!(!UiCsp::is_origin("'self'"));
     /// ```
@@ -146,7 +157,10 @@ impl UiCsp {
                 None => (Some(rest), ""),
             },
         };
-        let host_ok = host.is_none_or(|h| is_host(h.strip_prefix("*.").unwrap_or(h)));
+        let host_ok = host.is_none_or(|h| match h.strip_prefix("*.") {
+            Some(domain) => is_host(domain) && wildcard_may_cover(domain),
+            None => is_host(h),
+        });
         let port_ok = match port.strip_prefix(':') {
             None => port.is_empty(),
             Some("*") => true,
@@ -192,6 +206,47 @@ impl UiPermissions {
     }
 }
 
+/// Suffixes of two labels under which anyone may register a name: the multi-part public
+/// suffixes of the [Public Suffix List](https://publicsuffix.org) most often met (`co.uk`,
+/// `com.au`, `co.jp`, …) and the hosting platforms whose every subdomain is someone else's
+/// site (`github.io`, `vercel.app`, …). A short list, not the whole one: a wildcard under a
+/// suffix it lacks (`*.gov.bd`) passes the two-label rule.
+///
+/// The same list as the `#[view]` macro's (`macros/src/view.rs`); a test keeps them equal.
+#[rustfmt::skip]
+const REGISTRY_SUFFIXES: &[&str] = &[
+    "co.uk", "org.uk", "ac.uk", "gov.uk", "ltd.uk", "plc.uk", "me.uk", "net.uk", "sch.uk", "nhs.uk",
+    "com.au", "net.au", "org.au", "edu.au", "gov.au", "asn.au", "id.au", "co.nz", "net.nz", "org.nz",
+    "govt.nz", "ac.nz", "co.jp", "ne.jp", "or.jp", "ac.jp", "go.jp", "ad.jp", "ed.jp", "gr.jp",
+    "lg.jp", "co.kr", "or.kr", "ne.kr", "go.kr", "ac.kr", "co.za", "org.za", "gov.za", "ac.za",
+    "net.za", "co.in", "net.in", "org.in", "gov.in", "ac.in", "firm.in", "gen.in", "ind.in", "co.il",
+    "org.il", "ac.il", "gov.il", "co.id", "or.id", "ac.id", "go.id", "web.id", "co.th", "in.th",
+    "ac.th", "go.th", "or.th", "com.br", "net.br", "org.br", "gov.br", "edu.br", "com.cn", "net.cn",
+    "org.cn", "gov.cn", "edu.cn", "com.hk", "org.hk", "net.hk", "edu.hk", "gov.hk", "com.tw", "org.tw",
+    "net.tw", "edu.tw", "gov.tw", "com.sg", "org.sg", "net.sg", "edu.sg", "gov.sg", "com.my", "org.my",
+    "net.my", "edu.my", "gov.my", "com.mx", "org.mx", "net.mx", "gob.mx", "edu.mx", "com.ar", "org.ar",
+    "net.ar", "gob.ar", "edu.ar", "com.tr", "org.tr", "net.tr", "gov.tr", "edu.tr", "com.ua", "org.ua",
+    "net.ua", "gov.ua", "edu.ua", "com.ph", "org.ph", "net.ph", "gov.ph", "edu.ph", "com.vn", "net.vn",
+    "org.vn", "gov.vn", "edu.vn", "com.pk", "org.pk", "net.pk", "gov.pk", "edu.pk", "com.eg", "org.eg",
+    "gov.eg", "edu.eg", "com.sa", "org.sa", "gov.sa", "edu.sa", "com.co", "org.co", "gov.co", "edu.co",
+    "com.pe", "org.pe", "gob.pe", "edu.pe", "co.ke", "or.ke", "go.ke", "ac.ke", "com.ng", "org.ng",
+    "gov.ng", "edu.ng", "github.io", "gitlab.io", "herokuapp.com", "vercel.app", "netlify.app",
+    "pages.dev", "workers.dev", "web.app", "firebaseapp.com", "appspot.com", "azurewebsites.net",
+    "cloudfront.net", "blogspot.com", "amazonaws.com", "onrender.com", "fly.dev",
+];
+
+/// Whether `*.{domain}` stays below a registrable domain ([`UiCsp::is_origin`]): `domain` has
+/// two labels or more, and three or more when its last two are one of [`REGISTRY_SUFFIXES`].
+fn wildcard_may_cover(domain: &str) -> bool {
+    let labels = domain.split('.').count();
+    let last_two = domain.rsplitn(3, '.').take(2).collect::<Vec<_>>();
+    let suffix = match last_two.as_slice() {
+        [last, before] => format!("{before}.{last}").to_ascii_lowercase(),
+        _ => return false,
+    };
+    labels >= 3 || (labels == 2 && !REGISTRY_SUFFIXES.contains(&suffix.as_str()))
+}
+
 /// A host name: dot-separated labels of letters, digits and `-`.
 fn is_host(s: &str) -> bool {
     !s.is_empty()
@@ -218,6 +273,44 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_wildcard_stands_below_a_registrable_domain_only() {
+        for ok in [
+            "https://*.example.com",
+            "https://*.cdn.example.com",
+            "https://*.example.co.uk",
+            "https://*.EXAMPLE.CO.UK",
+            "wss://*.example.io:443",
+            "https://*.someone.github.io",
+            "https://example.com",
+            "https://com",
+        ] {
+            assert!(UiCsp::is_origin(ok), "{ok}");
+        }
+        for refused in [
+            "https://*",
+            "https://*.com",
+            "https://*.co.uk",
+            "https://*.CO.UK",
+            "https://*.com.au",
+            "https://*.co.jp",
+            "https://*.github.io",
+            "https://*.com:443",
+            "https://*.*.example.com",
+        ] {
+            assert!(!UiCsp::is_origin(refused), "{refused}");
+        }
+    }
+
+    #[test]
+    fn the_macro_knows_the_same_suffixes() {
+        let source = include_str!("../../../macros/src/view.rs");
+        let start = source.find("const REGISTRY_SUFFIXES").expect("the macro's list");
+        let list = &source[start..start + source[start..].find("];").expect("its end")];
+        let theirs: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+        assert_eq!(theirs, REGISTRY_SUFFIXES, "macros/src/view.rs lists other suffixes");
+    }
 
     #[test]
     fn a_tools_ui_is_read_from_either_key() {

@@ -31,7 +31,8 @@ window.RoundtripApps = (() => {
   const PERMISSIONS = { camera: "camera", microphone: "microphone", geolocation: "geolocation", clipboardWrite: "clipboard-write" };
   const MAX_HEIGHT = 4000;
   const MAX_LOG = 200;
-  // The same rule as the server's (UiCsp::is_origin); the server refuses anything else.
+  // The server's rule (UiCsp::is_origin) but for its check that a wildcard stands below a
+  // registrable domain; the server refuses anything else (the sandbox answers 400).
   const ORIGIN = /^(https?|wss?):\/\/(\[[0-9a-fA-F:]+\]|(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*)(:(\d{1,5}|\*))?$/;
   const CSP_LISTS = ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"];
 

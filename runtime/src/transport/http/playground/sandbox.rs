@@ -144,6 +144,9 @@ mod tests {
         for bad in [
             r#"{"connectDomains":["https://a.example.com; script-src *"]}"#,
             r#"{"connectDomains":["*"]}"#,
+            r#"{"connectDomains":["https://*"]}"#,
+            r#"{"connectDomains":["https://*.com"]}"#,
+            r#"{"resourceDomains":["https://*.co.uk"]}"#,
             r#"{"resourceDomains":["'unsafe-eval'"]}"#,
             r#"{"frameDomains":["https://a.example.com/path"]}"#,
             r#"{"connect":["https://a.example.com"]}"#,
