@@ -2,7 +2,9 @@
 //! keys, task store and authorization, the HTTP options, and the health and metrics routes.
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::response::IntoResponse;
@@ -215,32 +217,73 @@ fn auth() -> Result<HttpOptions, String> {
     Ok(HttpOptions::default())
 }
 
+/// How long a `/readyz` answer is reused: probes, however many, reach the task store at most
+/// once in this time, so they cannot be used to load it (Redis).
+const READY_FOR: Duration = Duration::from_secs(1);
+
 /// `GET /healthz`: `200` while the process serves. `GET /readyz`: `200` while the task store
-/// answers, else `503`; the reason goes to the log, once per change, never to the prober.
+/// answers, else `503`; the reason goes to the log, once per change, never to the prober. The
+/// store is asked at most once every [`READY_FOR`].
 pub(super) fn health_routes(server: &Server) -> Router {
-    use std::sync::atomic::{AtomicBool, Ordering};
     let server = server.clone();
-    let was_ready = Arc::new(AtomicBool::new(true));
-    let ready = move || {
-        let (server, was_ready) = (server.clone(), was_ready.clone());
-        async move {
-            match server.ready().await {
-                Ok(()) => {
-                    if !was_ready.swap(true, Ordering::Relaxed) {
-                        tracing::info!("ready again: the task store answers");
-                    }
-                    (http::StatusCode::OK, "ready\n")
-                }
-                Err(e) => {
-                    if was_ready.swap(false, Ordering::Relaxed) {
-                        tracing::warn!("not ready: {e}");
-                    }
-                    (http::StatusCode::SERVICE_UNAVAILABLE, "not ready: the task store does not answer\n")
-                }
-            }
+    let ready = Readiness::new(move || {
+        let server = server.clone();
+        async move { server.ready().await.map_err(|e| e.to_string()) }
+    });
+    Router::new().route("/healthz", get(|| async { "ok\n" })).route("/readyz", get(move || ready.clone().answer()))
+}
+
+/// The readiness check behind `/readyz`, its last result cached for [`READY_FOR`].
+struct Readiness<F> {
+    check: F,
+    /// When the store was last asked, and whether it answered; held while asking, so that
+    /// probes arriving meanwhile wait for that answer instead of asking again.
+    last: tokio::sync::Mutex<Option<(Instant, bool)>>,
+    was_ready: AtomicBool,
+}
+
+impl<F, Fut> Readiness<F>
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), String>> + Send,
+{
+    fn new(check: F) -> Arc<Self> {
+        Arc::new(Self { check, last: tokio::sync::Mutex::new(None), was_ready: AtomicBool::new(true) })
+    }
+
+    /// Whether the store answers: the cached answer when it is recent, else the store's.
+    async fn ready(&self) -> bool {
+        let mut last = self.last.lock().await;
+        if let Some((at, ready)) = *last
+            && at.elapsed() < READY_FOR
+        {
+            return ready;
         }
-    };
-    Router::new().route("/healthz", get(|| async { "ok\n" })).route("/readyz", get(ready))
+        let ready = match (self.check)().await {
+            Ok(()) => {
+                if !self.was_ready.swap(true, Ordering::Relaxed) {
+                    tracing::info!("ready again: the task store answers");
+                }
+                true
+            }
+            Err(e) => {
+                if self.was_ready.swap(false, Ordering::Relaxed) {
+                    tracing::warn!("not ready: {e}");
+                }
+                false
+            }
+        };
+        *last = Some((Instant::now(), ready));
+        ready
+    }
+
+    async fn answer(self: Arc<Self>) -> (http::StatusCode, &'static str) {
+        if self.ready().await {
+            (http::StatusCode::OK, "ready\n")
+        } else {
+            (http::StatusCode::SERVICE_UNAVAILABLE, "not ready: the task store does not answer\n")
+        }
+    }
 }
 
 /// The most connections open at once to the metrics listener. A scraper keeps one
@@ -306,6 +349,41 @@ pub(super) async fn metrics_endpoint(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::{READY_FOR, Readiness};
+
+    #[tokio::test]
+    async fn readyz_asks_the_store_at_most_once_a_second() {
+        let (asked, up) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(true)));
+        let (a, u) = (asked.clone(), up.clone());
+        let readiness = Readiness::new(move || {
+            let (a, u) = (a.clone(), u.clone());
+            async move {
+                a.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                if u.load(Ordering::SeqCst) { Ok(()) } else { Err("down".to_owned()) }
+            }
+        });
+        // A burst of probes, at once and one after another: one question to the store.
+        let burst: Vec<_> = (0..50).map(|_| tokio::spawn(readiness.clone().answer())).collect();
+        for probe in burst {
+            assert_eq!(probe.await.expect("no panic").0, http::StatusCode::OK);
+        }
+        for _ in 0..50 {
+            assert_eq!(readiness.clone().answer().await.0, http::StatusCode::OK);
+        }
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "the store was asked once for 100 probes");
+        // The store goes down: probes see it once the cached answer is older than READY_FOR.
+        up.store(false, Ordering::SeqCst);
+        tokio::time::sleep(READY_FOR + Duration::from_millis(50)).await;
+        assert_eq!(readiness.clone().answer().await.0, http::StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(readiness.clone().answer().await.0, http::StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(asked.load(Ordering::SeqCst), 2);
+    }
+
     #[test]
     fn a_metrics_listener_off_loopback_needs_its_hosts_named_or_any_allowed() {
         use super::{HostCheck, metrics_hosts};

@@ -44,7 +44,7 @@
 //! any with `--allow-any-host`).
 //!
 //! Over HTTP, `GET /healthz` answers 200 while the process runs and `GET /readyz` 200 only
-//! while the task store answers. SIGTERM (or Ctrl-C) stops taking connections, answers `408` to
+//! while the task store answers (asked at most once a second, however many the probes). SIGTERM (or Ctrl-C) stops taking connections, answers `408` to
 //! a request whose body is still arriving, lets the requests in flight finish, waits for the
 //! task bodies running here (up to 10 s), and flushes telemetry. The requests get at most the
 //! shutdown timeout (20 s by default, within Kubernetes' grace period of 30 s; what is still
