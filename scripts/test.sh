@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
-#   1. cargo fmt --check, cargo clippy -D warnings, cargo test --workspace (unit, integration,
-#      trybuild, doctests, the resolver engine checked exhaustively against its model at a
-#      small bound, the fleet under deterministic simulation for 500 seeds (replicas, store,
-#      replay cache, client retry rule, key rotation and leases under seeded faults: crashes,
-#      store errors and outages, drops, duplicates, delays, skew; scripts/simulate.sh runs
-#      20 000); the crate's tests build it with auth, playground, redis and otel, so
-#      the task store tests run against a real redis-server, also over TLS, and the telemetry
-#      tests run; also the Rust client against an mcp 2.3.0 Python server from .venv), every
-#      cargo-fuzz target for 15 s (scripts/fuzz.sh), and the connection limits against a real
-#      server (scripts/half-open.sh: 1000 half-open heads, 10 000 connections and 100 beyond)
+#   1. rustc is at least the declared rust-version, cargo fmt --check, cargo clippy
+#      -D warnings, cargo test --workspace (unit, integration, trybuild, doctests, the resolver engine
+#      checked exhaustively against its model at a small bound, the fleet under deterministic
+#      simulation for 500 seeds (replicas, store, replay cache, client retry rule, key rotation
+#      and leases under seeded faults: crashes, store errors and outages, drops, duplicates,
+#      delays, skew; scripts/simulate.sh runs 20 000); the crate's tests build it with auth,
+#      playground, redis and otel, so the task store tests run against a real redis-server,
+#      also over TLS, and the telemetry tests run; also the Rust client against an mcp 2.3.0
+#      Python server from .venv), every cargo-fuzz target for 15 s (scripts/fuzz.sh), and the
+#      connection limits against a real server (scripts/half-open.sh: 1000 half-open heads,
+#      10 000 connections and 100 beyond)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
 #      `ask` driven through a pseudo-terminal against the provision example, and `ask --url
 #      https://…` through nginx terminating TLS with a CA made in the test), and the
@@ -33,7 +34,15 @@ section() {
 section "setup: Node 22, conformance suite, Python venv"
 scripts/setup-tools.sh
 
-section "cargo fmt --check, the layers import one way, cargo clippy -D warnings, cargo doc -D warnings"
+section "rust-version, cargo fmt --check, the layers import one way, cargo clippy -D warnings, cargo doc -D warnings"
+# rust-version (Cargo.toml) claims what this run verifies: the toolchain it runs. A rustc older
+# than the claim fails here (cargo would refuse the build anyway, less plainly).
+rust_version="$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)"
+rustc_version="$(rustc --version | cut -d' ' -f2)"
+if [ "$(printf '%s\n%s\n' "$rust_version" "${rustc_version%%-*}" | sort -V | head -n1)" != "$rust_version" ]; then
+  echo "FAILED: rustc $rustc_version is older than the declared rust-version $rust_version" >&2; exit 1
+fi
+echo "rustc $rustc_version, rust-version $rust_version"
 cargo fmt --all -- --check
 # The runtime's modules import only modules below them, and form no ring (scripts/layers.py).
 layers="$(python3 scripts/layers.py)" || { echo "$layers"; echo "FAILED: the layers do not import one way" >&2; exit 1; }
