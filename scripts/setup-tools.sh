@@ -13,6 +13,7 @@
 #   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
+#   cargo-deny          the dependency policy of deny.toml (cargo install, pinned)
 #   redis-server, nginx Debian's packages, for the Redis task store tests and the fleet run (and
 #                       the TLS tests: rediss:// and nginx terminating TLS in front of `ask`)
 #   openssl             Debian's package: the TLS test of `ask` makes its CA with the openssl CLI
@@ -31,6 +32,7 @@ EXT_APPS_VERSION="${EXT_APPS_VERSION:-2.0.4}"
 MCP_TS_VERSION="${MCP_TS_VERSION:-2.4.0}"
 ZOD_VERSION="${ZOD_VERSION:-4.6.7}"
 ESBUILD_VERSION="${ESBUILD_VERSION:-0.25.12}"
+CARGO_DENY_VERSION="${CARGO_DENY_VERSION:-0.20.2}"
 TOOLS="$PWD/.tools"
 
 NODE_DIR="$TOOLS/node22"
@@ -121,7 +123,14 @@ if ! cargo expand --version >/dev/null 2>&1; then
   cargo install --quiet --locked cargo-expand
 fi
 
-echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2)"
+# cargo-deny, for the dependency policy of deny.toml (licenses, duplicate major versions,
+# sources); pinned, as its configuration format moves between releases. 0.20.2 needs Rust 1.88.
+if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]; then
+  echo "setup-tools: installing cargo-deny $CARGO_DENY_VERSION (about seven minutes)"
+  cargo install --quiet --locked --version "$CARGO_DENY_VERSION" cargo-deny
+fi
+
+echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2), $(cargo deny --version)"
 echo "setup-tools: $(chromium --version 2>/dev/null || echo 'chromium: missing')"
 echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"
 echo "setup-tools: ext-apps $EXT_APPS_VERSION (client $MCP_TS_VERSION, zod $ZOD_VERSION, esbuild $ESBUILD_VERSION): $APPS_BUNDLE"

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
 #   1. rustc is at least the declared rust-version, cargo fmt --check, cargo clippy
-#      -D warnings, cargo package of roundtrip-macros and roundtrip (each package builds
-#      alone), cargo test --workspace (unit, integration, trybuild, doctests, the resolver
-#      engine checked exhaustively against its model at a small bound, the fleet under
-#      deterministic simulation for 500 seeds (replicas, store, replay cache, client retry
-#      rule, key rotation and leases under seeded faults: crashes, store errors and outages,
-#      drops, duplicates, delays, skew; scripts/simulate.sh runs 20 000); the crate's tests
-#      build it with auth, playground, redis and otel, so the task store tests run against a
-#      real redis-server, also over TLS, and the telemetry tests run; also the Rust client
-#      against an mcp 2.3.0 Python server from .venv), every cargo-fuzz target for 15 s
-#      (scripts/fuzz.sh), and the connection limits against a real server
-#      (scripts/half-open.sh: 1000 half-open heads, 10 000 connections and 100 beyond)
+#      -D warnings, cargo deny (licenses, duplicate majors, sources; not advisories: see
+#      deny.toml), cargo package of roundtrip-macros and roundtrip (each package builds alone),
+#      cargo test --workspace (unit, integration, trybuild, doctests, the resolver engine
+#      checked exhaustively against its model at a small bound, the fleet under deterministic
+#      simulation for 500 seeds (replicas, store, replay cache, client retry rule, key rotation
+#      and leases under seeded faults: crashes, store errors and outages, drops, duplicates,
+#      delays, skew; scripts/simulate.sh runs 20 000); the crate's tests build it with auth,
+#      playground, redis and otel, so the task store tests run against a real redis-server,
+#      also over TLS, and the telemetry tests run; also the Rust client against an mcp 2.3.0
+#      Python server from .venv), every cargo-fuzz target for 15 s (scripts/fuzz.sh), and the
+#      connection limits against a real server (scripts/half-open.sh: 1000 half-open heads,
+#      10 000 connections and 100 beyond)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
 #      `ask` driven through a pseudo-terminal against the provision example, and `ask --url
 #      https://…` through nginx terminating TLS with a CA made in the test), and the
@@ -35,7 +36,7 @@ section() {
 section "setup: Node 22, conformance suite, Python venv"
 scripts/setup-tools.sh
 
-section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo package"
+section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny, cargo package"
 # rust-version (Cargo.toml) claims what this run verifies: the toolchain it runs. A rustc older
 # than the claim fails here (cargo would refuse the build anyway, less plainly).
 rust_version="$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)"
@@ -51,6 +52,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 # The API docs and the user guide: every intra-doc link resolves.
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p roundtrip --no-deps --all-features
+# The dependency policy (deny.toml): licenses, duplicate major versions, crates.io only. Not
+# advisories: their database is fetched from GitHub, which this machine and CI do not reach.
+cargo deny check bans licenses sources
 # Every published crate packages, and its package builds alone: cargo builds roundtrip's
 # package against roundtrip-macros' through a temporary local registry (no file outside the
 # crate, nothing only the workspace provides). About 4 minutes cold, 15 s warm.
