@@ -59,8 +59,10 @@ mod resource_server {
 
     use super::{AuthPrincipal, ProtectedResourceMetadata};
 
-    /// Why a token was not accepted.
+    /// Why a token was not accepted. Non-exhaustive: a verifier of your own builds one of these
+    /// variants, and matching on one needs a `_` arm.
     #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+    #[non_exhaustive]
     pub enum VerifyError {
         /// The token is not valid here: malformed, badly signed, expired, revoked, issued by
         /// another authorization server or for another resource. Answered `401` with
