@@ -1,10 +1,11 @@
 """What the Python test suites (tests/interop, tests/browser) share: building an example
-binary and running it over HTTP on a free loopback port until a block ends."""
+binary, running it over HTTP on a free loopback port until a block ends, and nginx in front."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -53,9 +54,16 @@ def serving_http(binary: str, log: Path, *flags: str, env: dict | None = None) -
         proc = subprocess.Popen(
             [binary, "--http", f"127.0.0.1:{port}", *flags], stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
         )
-    try:
+    with stopped_at_exit(proc):
         wait_port(Path(binary).name, port, proc, log)
         yield f"http://127.0.0.1:{port}"
+
+
+@contextlib.contextmanager
+def stopped_at_exit(proc: subprocess.Popen) -> Iterator[None]:
+    """Terminate `proc` when the block ends (kill it if it has not stopped 5 s later)."""
+    try:
+        yield
     finally:
         proc.terminate()
         try:
@@ -63,3 +71,33 @@ def serving_http(binary: str, log: Path, *flags: str, env: dict | None = None) -
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def tool(name: str) -> str:
+    """The path of the Debian program `name`; fails the test if it is not installed."""
+    found = shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.path.exists(p)), None)
+    if not found:
+        pytest.fail(f"{name} is not installed (scripts/setup-tools.sh installs it)")
+    return found
+
+
+@contextlib.contextmanager
+def serving_nginx(work: Path, server: str) -> Iterator[int]:
+    """Run Debian's nginx in the foreground with one `server { … }` block (`server`, where
+    `{port}` stands for a free loopback port), its files in `work`, until the block ends;
+    yields the port."""
+    port = free_port()
+    temp = "\n".join(f"    {kind}_temp_path {work / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    config = f"worker_processes 1;\nevents {{ worker_connections 512; }}\nhttp {{\n    access_log off;\n{temp}\n"
+    (work / "nginx.conf").write_text(config + server.replace("{port}", str(port)) + "\n}\n")
+    log = work / "nginx-error.log"
+    proc = subprocess.Popen(
+        [tool("nginx"), "-e", str(log), "-p", str(work), "-c", str(work / "nginx.conf"),
+         "-g", f"daemon off; pid {work / 'nginx.pid'}; error_log {log} warn;"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    with stopped_at_exit(proc):
+        wait_port("nginx", port, proc, log)
+        yield port

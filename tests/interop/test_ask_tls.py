@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -24,15 +23,8 @@ import pytest
 from test_ask import bins  # noqa: F401  (the fixture that builds ask and provision)
 
 
-def tool(name: str) -> str:
-    found = shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.path.exists(p)), None)
-    if not found:
-        pytest.fail(f"{name} is not installed (scripts/setup-tools.sh installs it)")
-    return found
-
-
 def openssl(*args: str, cwd: Path) -> None:
-    done = subprocess.run([tool("openssl"), *args], cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run([example_servers.tool("openssl"), *args], cwd=cwd, capture_output=True, text=True)
     assert done.returncode == 0, f"openssl {' '.join(args)}:\n{done.stderr}"
 
 
@@ -63,20 +55,11 @@ def https_url(bins, tmp_path_factory):  # noqa: F811
     `provision --http 127.0.0.1:<port>`; yields (url, ca.pem)."""
     work = tmp_path_factory.mktemp("tls")
     ca, cert, key = make_ca(work)
-    nginx = tool("nginx")
     _, provision = bins
     with example_servers.serving_http(provision, work / "provision.log") as upstream:
-        port = example_servers.free_port()
-        temp = "\n".join(f"    {kind}_temp_path {work / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-        (work / "nginx.conf").write_text(
-            f"""
-worker_processes 1;
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-{temp}
+        server = f"""
     server {{
-        listen 127.0.0.1:{port} ssl;
+        listen 127.0.0.1:{{port}} ssl;
         ssl_certificate {cert};
         ssl_certificate_key {key};
         location /mcp {{
@@ -86,28 +69,9 @@ http {{
             proxy_set_header Host $host;
             proxy_buffering off;
         }}
-    }}
-}}
-"""
-        )
-        log = work / "nginx-error.log"
-        proc = subprocess.Popen(
-            [nginx, "-e", str(log), "-p", str(work), "-c", str(work / "nginx.conf"),
-             "-g", f"daemon off; pid {work / 'nginx.pid'}; error_log {log} warn;"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            example_servers.wait_port("nginx", port, proc, log)
+    }}"""
+        with example_servers.serving_nginx(work, server) as port:
             yield f"https://localhost:{port}/mcp", ca
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def ask_wizard(bins, url: str, answers: Path, ca: Path | None) -> tuple[subprocess.CompletedProcess, float]:  # noqa: F811

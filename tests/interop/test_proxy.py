@@ -14,15 +14,12 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import subprocess
 import urllib.parse
 from pathlib import Path
 from typing import Iterator
 
 import example_servers  # tests/example_servers.py (conftest puts tests/ on the path)
-import pytest
 from test_ask import bins  # noqa: F401  (the fixture that builds ask and provision)
-from test_ask_tls import tool
 
 V = "2026-07-28"
 META = {
@@ -36,20 +33,12 @@ META = {
 
 @contextlib.contextmanager
 def behind_nginx(provision: str, work: Path, *flags: str) -> Iterator[str]:
-    """`provision --http` with `flags`, and nginx in front; yields nginx's URL."""
-    nginx = tool("nginx")
+    """`provision --http` with `flags`, and nginx in front as deploy/nginx.conf sets it up; yields
+    nginx's URL."""
     with example_servers.serving_http(provision, work / "provision.log", *flags) as upstream:
-        port = example_servers.free_port()
-        temp = "\n".join(f"    {kind}_temp_path {work / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-        (work / "nginx.conf").write_text(
-            f"""
-worker_processes 1;
-events {{ worker_connections 512; }}
-http {{
-    access_log off;
-{temp}
+        server = f"""
     server {{
-        listen 127.0.0.1:{port};
+        listen 127.0.0.1:{{port}};
         location /mcp {{
             proxy_pass {upstream};
             proxy_http_version 1.1;
@@ -60,28 +49,9 @@ http {{
             proxy_buffering off;
             proxy_read_timeout 1h;
         }}
-    }}
-}}
-"""
-        )
-        log = work / "nginx-error.log"
-        proc = subprocess.Popen(
-            [nginx, "-e", str(log), "-p", str(work), "-c", str(work / "nginx.conf"),
-             "-g", f"daemon off; pid {work / 'nginx.pid'}; error_log {log} warn;"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            example_servers.wait_port("nginx", port, proc, log)
+    }}"""
+        with example_servers.serving_nginx(work, server) as port:
             yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 class Client:
