@@ -116,11 +116,11 @@ async fn several_questions_of_a_round_are_sent_together() {
 }
 
 #[tokio::test]
-async fn a_state_only_round_cannot_be_carried_and_says_why() {
+async fn a_state_only_round_is_run_again_by_the_server() {
     let mut w = session(json!({})).await;
-    let (r, _) = call(&mut w, 12, "state_only", |_, _| json!({})).await;
-    assert_eq!(r["error"]["code"], -32603);
-    assert!(r["error"]["message"].as_str().unwrap().contains("state only"));
+    let (r, asked) = call(&mut w, 12, "state_only", |_, _| json!({})).await;
+    assert!(asked.is_empty(), "nothing to ask the client");
+    assert_eq!(r["result"]["content"][0]["text"], "resumed 7", "{r}");
 }
 
 #[tokio::test]
@@ -128,8 +128,19 @@ async fn an_undeclared_capability_fails_the_call_clearly() {
     let mut w = session(json!({})).await;
     let (r, asked) = call(&mut w, 13, "ask_name", |_, _| json!({})).await;
     assert!(asked.is_empty());
-    assert_eq!(r["error"]["code"], -32603);
+    assert_eq!(r["error"]["code"], -32021, "the same code as on 2026-07-28: {r}");
     assert!(r["error"]["message"].as_str().unwrap().contains("elicitation"));
+    assert!(r["error"]["data"]["requiredCapabilities"]["elicitation"].is_object(), "{r}");
+}
+
+#[tokio::test]
+async fn a_url_question_to_a_session_without_url_mode_names_it() {
+    let mut w = session(json!({"elicitation": {}})).await;
+    let (r, asked) = call(&mut w, 15, "needs_url", |_, _| json!({})).await;
+    assert!(asked.is_empty());
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("url mode"), "{r}");
+    assert!(r["error"]["data"]["requiredCapabilities"]["elicitation"]["url"].is_object(), "{r}");
 }
 
 #[tokio::test]

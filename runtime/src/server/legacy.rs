@@ -1,7 +1,10 @@
 //! Serving multi-round handlers to 2025-era sessions: the questions of each round travel as
 //! server-to-client requests inside the one call, and the handler runs again with the answers.
+//! A round with state and no questions (a 2026-07-28 client would retry it at once) is run
+//! again here, after the pause a 2026-07-28 client takes (50 ms, doubling to 250 ms).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::try_join_all;
 
@@ -33,6 +36,8 @@ impl Server {
             ..RequestMeta::default()
         });
         let owner = self.owner(inbound);
+        // The pause before a state-only round is run again, as the client's retry loop takes it.
+        let mut pause = Duration::from_millis(50);
         for _ in 0..max_rounds {
             let answers = (std::mem::take(&mut input_responses), state.take());
             let log = LogFilter::Session(session.log_level());
@@ -54,15 +59,34 @@ impl Server {
             };
             let (requests, next_state) = round.into_parts();
             if requests.is_empty() {
-                return Err(ErrorObject::internal(format!(
-                    "{} `{}` asked for a round with state only, which a {} session cannot carry: \
-                     only 2026-07-28 clients retry without questions",
-                    carrier.method, carrier.target, session.version
-                ))
-                .into());
+                // A round with state only: the server is the client's retry loop here.
+                let Some(next_state) = next_state else {
+                    return Err(ErrorObject::internal(format!(
+                        "{} `{}` answered input_required with neither input requests nor state",
+                        carrier.method, carrier.target
+                    ))
+                    .into());
+                };
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = inbound.cancel.cancelled() => return Ok(None),
+                }
+                pause = (pause * 2).min(Duration::from_millis(250));
+                state = Some(next_state);
+                continue;
             }
-            check_capabilities(&requests, Answerable::of(&session.client_capabilities)).map_err(|e| {
-                ErrorObject::internal(format!("{}; the client declared no such capability at initialize", e.message))
+            // The same `-32021` as on 2026-07-28, naming the capability the session lacks.
+            check_capabilities(&requests, Answerable::of(&session.client_capabilities)).map_err(|mut e| {
+                tracing::info!(
+                    target: "roundtrip::server",
+                    method = carrier.method,
+                    target_name = %carrier.target,
+                    version = %session.version,
+                    "refused: {}",
+                    e.message
+                );
+                e.message = format!("{}; the client declared no such capability at initialize", e.message);
+                e
             })?;
             let mut pending = Vec::with_capacity(requests.len());
             for (key, request) in requests {
