@@ -25,7 +25,7 @@ import sys
 # declare: what the macros' expansions call; auth: the resource server; otel: exporting;
 # transport: stdio and HTTP; then the calling side and the tools on top.
 ORDER = [
-    "protocol", "clock", "tls", "observe", "seal", "request", "error", "resolve", "task", "skills", "server",
+    "clock", "tls", "observe", "seal", "request", "error", "resolve", "task", "skills", "server",
     "declare", "auth", "otel", "transport", "client", "testing", "describe", "cli", "fuzzing",
 ]
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "runtime" / "src"

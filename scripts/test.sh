@@ -51,14 +51,15 @@ layers="$(python3 scripts/layers.py)" || { echo "$layers"; echo "FAILED: the lay
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 # The API docs and the user guide: every intra-doc link resolves.
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet -p roundtrip --no-deps --all-features
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --exclude roundtrip-examples --exclude roundtrip-ui-tests --exclude roundtrip-only-dependency --no-deps --all-features
 # The dependency policy (deny.toml): licenses, duplicate major versions, crates.io only. Not
 # advisories: their database is fetched from GitHub, which this machine and CI do not reach.
 cargo deny check bans licenses sources
-# Every published crate packages, and its package builds alone: cargo builds roundtrip's
+# Every published crate packages, and its package builds alone (--workspace skips the
+# crates marked publish = false): cargo builds roundtrip's
 # package against roundtrip-macros' through a temporary local registry (no file outside the
 # crate, nothing only the workspace provides). About 4 minutes cold, 15 s warm.
-cargo package --quiet --allow-dirty -p roundtrip-macros -p roundtrip
+cargo package --quiet --allow-dirty --workspace
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \

@@ -27,7 +27,8 @@ pub mod fuzzing;
 mod observe;
 #[cfg(feature = "otel")]
 pub mod otel;
-pub mod protocol;
+#[doc(inline)]
+pub use roundtrip_wire as protocol;
 #[cfg(feature = "server")]
 mod request;
 #[cfg(feature = "server")]

@@ -23,9 +23,8 @@ mod tasks;
 mod tools;
 mod version;
 
-// Only a server reads a request's answers.
-#[cfg_attr(not(feature = "server"), allow(unused_imports))]
-pub(crate) use answers::{AnswerRef, Answers};
+#[doc(hidden)]
+pub use answers::{AnswerRef, Answers};
 pub use apps::*;
 pub use capabilities::*;
 pub use completion::*;
@@ -64,7 +63,8 @@ where
 /// `Cow<str>` copies, except as a field marked `#[serde(borrow)]`; this one borrows anywhere,
 /// as a map's key or value too.)
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Text<'a>(pub std::borrow::Cow<'a, str>);
+#[doc(hidden)]
+pub struct Text<'a>(pub std::borrow::Cow<'a, str>);
 
 impl serde::Serialize for Text<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

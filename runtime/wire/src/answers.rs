@@ -6,10 +6,9 @@
 //! of it (an allocation per object, key and string) was built only to be read and dropped.
 //! Given as a map (the public `Server::handle` path, a legacy session's round), they are that
 //! map. Either way the map is there for whoever asks for it
-//! ([`RequestContext::input_responses`](crate::request::RequestContext::input_responses)).
+//! ([`RequestContext::input_responses`](https://docs.rs/roundtrip/latest/roundtrip/struct.RequestContext.html#method.input_responses)).
 
 // Only a server reads a request's answers (a client builds a message's `params` itself).
-#![cfg_attr(not(feature = "server"), allow(dead_code))]
 
 use std::fmt;
 use std::ops::Range;
@@ -23,7 +22,8 @@ use super::JsonObject;
 
 /// The answers of the previous round, by key (none on a first leg).
 #[derive(Clone, Default)]
-pub(crate) struct Answers(Held);
+#[doc(hidden)]
+pub struct Answers(Held);
 
 #[derive(Clone)]
 enum Held {
@@ -45,14 +45,15 @@ impl Default for Held {
 
 /// One answer, where it lies.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum AnswerRef<'a> {
+#[doc(hidden)]
+pub enum AnswerRef<'a> {
     Value(&'a Value),
     Text(&'a str),
 }
 
 impl AnswerRef<'_> {
     /// The answer as a `T`, if it reads as one.
-    pub(crate) fn read<T: DeserializeOwned>(self) -> Option<T> {
+    pub fn read<T: DeserializeOwned>(self) -> Option<T> {
         match self {
             Self::Value(v) => T::deserialize(v).ok(),
             Self::Text(t) => serde_json::from_str(t).ok(),
@@ -62,14 +63,14 @@ impl AnswerRef<'_> {
 
 impl Answers {
     /// Answers given as a map.
-    pub(crate) fn from_map(map: JsonObject) -> Self {
+    pub fn from_map(map: JsonObject) -> Self {
         Self(Held::Map(map))
     }
 
     /// `inputResponses` as it arrived, when it is an object of objects whose keys hold no
     /// escape and come once each; `None` otherwise (it is then read as a `Value`, and refused
     /// or taken the way the map path does).
-    pub(crate) fn from_text(raw: &RawValue) -> Option<Self> {
+    pub fn from_text(raw: &RawValue) -> Option<Self> {
         let text = raw.get();
         let mut reader = serde_json::Deserializer::from_str(text);
         let mut entries = Entries { base: text.as_ptr() as usize }.deserialize(&mut reader).ok()?;
@@ -80,8 +81,13 @@ impl Answers {
         Some(Self(Held::Text { text: text.into(), entries, map: OnceLock::new() }))
     }
 
+    /// Whether there are no answers.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// How many answers there are.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         match &self.0 {
             Held::Map(map) => map.len(),
             Held::Text { entries, .. } => entries.len(),
@@ -89,7 +95,7 @@ impl Answers {
     }
 
     /// The answer under `key`.
-    pub(crate) fn get(&self, key: &str) -> Option<AnswerRef<'_>> {
+    pub fn get(&self, key: &str) -> Option<AnswerRef<'_>> {
         match &self.0 {
             Held::Map(map) => map.get(key).map(AnswerRef::Value),
             Held::Text { text, entries, .. } => {
@@ -100,7 +106,7 @@ impl Answers {
     }
 
     /// The answers as a map.
-    pub(crate) fn map(&self) -> &JsonObject {
+    pub fn map(&self) -> &JsonObject {
         match &self.0 {
             Held::Map(map) => map,
             Held::Text { text, entries, map } => map.get_or_init(|| {
@@ -205,8 +211,8 @@ mod tests {
     #[test]
     fn an_answer_reads_into_its_type_from_either_form() {
         let v = json!({"action": "accept", "content": {"region": "eu"}});
-        let from_value: Option<crate::protocol::ElicitResult> = AnswerRef::Value(&v).read();
-        let from_text: Option<crate::protocol::ElicitResult> = AnswerRef::Text(&v.to_string()).read();
+        let from_value: Option<crate::ElicitResult> = AnswerRef::Value(&v).read();
+        let from_text: Option<crate::ElicitResult> = AnswerRef::Text(&v.to_string()).read();
         assert_eq!(from_value, from_text);
         assert!(from_text.is_some());
     }

@@ -23,7 +23,7 @@ impl Root {
     /// compared without regard to case, as URI schemes are.
     ///
     /// ```
-    /// use roundtrip::protocol::Root;
+    /// use roundtrip_wire::Root;
     /// let root = |uri: &str| Root { uri: uri.into(), name: None, meta: None };
     /// assert!(root("file:///home/user/project").is_file_uri());
     /// assert!(!root("javascript:alert(1)").is_file_uri());

@@ -130,7 +130,7 @@ impl UiCsp {
     /// `https://*.com` and `https://*.co.uk` are not.
     ///
     /// ```
-    /// use roundtrip::protocol::UiCsp;
+    /// use roundtrip_wire::UiCsp;
     /// assert!(UiCsp::is_origin("https://*.cdn.example.com"));
     /// assert!(UiCsp::is_origin("https://*.example.co.uk"));
     /// assert!(UiCsp::is_origin("wss://live.example.com:8443"));

@@ -234,7 +234,7 @@ impl Message {
     /// answer that describes it.
     ///
     /// ```
-    /// use roundtrip::protocol::{Message, MessageError};
+    /// use roundtrip_wire::{Message, MessageError};
     ///
     /// let m = Message::from_slice(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).unwrap();
     /// assert!(matches!(m, Message::Request(r) if r.method == "tools/list"));
@@ -256,8 +256,8 @@ impl Message {
     /// For speed: a carrier request's `_meta` and answers are most of its small objects, and
     /// a `Value` tree of them (an allocation per key, string and object) was built only to be
     /// read once and dropped.
-    #[cfg(feature = "server")]
-    pub(crate) fn read(bytes: &[u8]) -> Result<Read, MessageError> {
+    #[doc(hidden)]
+    pub fn read(bytes: &[u8]) -> Result<Read, MessageError> {
         Self::parse(bytes, true)
     }
 
@@ -282,10 +282,11 @@ impl Message {
 }
 
 /// A message as [`Message::read`] read it.
-pub(crate) struct Read {
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Read {
     pub message: Message,
     /// What was taken out of a carrier request's `params` (only a server reads it).
-    #[cfg_attr(not(feature = "server"), allow(dead_code))]
     pub taken: Taken,
 }
 
@@ -294,8 +295,8 @@ pub(crate) struct Read {
 /// `name` and `arguments`. What is taken is not in `params` (read a member with
 /// [`Taken::param`]); anything else stays there.
 #[derive(Debug, Clone, Default)]
-#[cfg_attr(not(feature = "server"), allow(dead_code))]
-pub(crate) struct Taken {
+#[doc(hidden)]
+pub struct Taken {
     /// `_meta`, when [`RequestMeta::from_wire`] takes it (then the request claims 2026-07-28).
     pub meta: Option<std::sync::Arc<RequestMeta>>,
     /// `inputResponses` as they arrived, when [`Answers::from_text`] takes them.
@@ -310,7 +311,6 @@ pub(crate) struct Taken {
 
 impl Taken {
     /// The member `key` of a request's `params` wherever it is: taken, or still in `params`.
-    #[cfg_attr(not(all(feature = "server", any(feature = "http", feature = "otel"))), allow(dead_code))]
     pub fn param<'a>(&'a self, params: Option<&'a Value>, key: &str) -> Option<&'a Value> {
         let taken = match key {
             "name" => self.name.as_ref(),

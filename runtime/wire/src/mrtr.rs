@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{CreateMessageParams, ElicitParams, JsonObject};
-#[cfg(feature = "server")]
 use super::{ErrorObject, ProtocolVersion};
 
 /// The `resultType` of a 2026 result.
@@ -62,8 +61,8 @@ impl InputRequest {
     }
 
     /// The params of this request as a server-to-client request of `version`.
-    #[cfg(feature = "server")]
-    pub(crate) fn legacy_params(&self, version: ProtocolVersion) -> Result<Value, ErrorObject> {
+    #[doc(hidden)]
+    pub fn legacy_params(&self, version: ProtocolVersion) -> Result<Value, ErrorObject> {
         let mut params = self.params_value();
         if let InputRequest::Elicit(elicit) = self {
             if version < ProtocolVersion::V2025_06_18 {

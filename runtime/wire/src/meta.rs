@@ -55,8 +55,8 @@ impl RequestMeta {
     /// Whether a request claims a revision in `_meta`: `typed` is its `_meta` when the
     /// transport read it typed (see `Message::read`; only a 2026-07-28 `_meta` is), else the
     /// version key is looked for in `params`.
-    #[cfg(feature = "server")]
-    pub(crate) fn claims_version(params: Option<&Value>, typed: Option<&Self>) -> bool {
+    #[doc(hidden)]
+    pub fn claims_version(params: Option<&Value>, typed: Option<&Self>) -> bool {
         typed.is_some() || Self::raw(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
     }
 
