@@ -1,38 +1,43 @@
 #!/usr/bin/env python3
-"""The runtime's layers import one way: a test (scripts/test.sh runs it).
+"""Within each runtime crate, modules import one way: a test (scripts/test.sh runs it).
 
-    scripts/layers.py            # the edges, the rings (strongly connected modules), and every
-                                 # import that goes up the order, with file:line
+    scripts/layers.py            # per crate: the edges, the rings (strongly connected
+                                 # modules), and every import that goes up the order, with file:line
 
-Reads `crate::<module>` paths in runtime/src (in `use` lines, `use crate::{…}` groups and
-paths in code; comments are skipped) and maps each file to its top-level module (`server/…`
-is `server`; `error.rs` is `error`). Every module has a place in ORDER, low to high; a module
-may import only modules below it. Exit status 1 when an import goes up, when modules form a
-ring, when a module is not in ORDER (place a new one), or when a file outside lib.rs names an
-item through the crate root (`crate::Server`): a root re-export would hide the edge.
-Files within one module may use each other (a module is read as a unit); no ring crosses
-modules, since modules form no ring.
+The crates themselves (roundtrip-wire < roundtrip-core < roundtrip) are layered by the compiler:
+a crate cannot name one that depends on it. What the crate graph cannot say is the order of the
+modules inside one crate; that is what this checks. Reads `crate::<module>` paths in a crate's
+src (in `use` lines, `use crate::{…}` groups and paths in code; comments are skipped) and maps
+each file to its top-level module (`server/…` is `server`; `clock.rs` is `clock`). Every module
+has a place in its crate's order, low to high; a module may import only modules below it. Exit
+status 1 when an import goes up, when modules form a ring, when a module is not in the order
+(place a new one), or when a file outside lib.rs names an item through the crate root
+(`crate::Server`): a root re-export would hide the edge.
 """
 import collections
 import pathlib
 import re
 import sys
 
-# Low to high. protocol: the wire; clock: where the time is read; tls: rustls set-up; observe: what every layer notes for
-# telemetry (knows no layer); seal: sealing states, and the principal they bind to; request:
-# what a handler sees of its request; error: a handler's error; resolve: the resolver engine;
-# task: the tasks extension; skills: SKILL.md trees; server: the registry and dispatch;
-# declare: what the macros' expansions call; auth: the resource server; otel: exporting;
-# transport: stdio and HTTP; then the calling side and the tools on top.
-ORDER = [
-    "clock", "tls", "observe", "seal", "request", "error", "resolve", "task", "skills", "server",
-    "declare", "auth", "otel", "transport", "client", "testing", "describe", "cli", "fuzzing",
-]
-ROOT = pathlib.Path(__file__).resolve().parent.parent / "runtime" / "src"
+RUNTIME = pathlib.Path(__file__).resolve().parent.parent / "runtime"
+
+# Low to high, per crate.
+CRATES = {
+    # clock: where the time is read; observe: what every layer notes for telemetry (knows no
+    # layer); seal: sealing states; request: what a handler sees of its request; error: a
+    # handler's error; resolve: the resolver engine; task: the tasks extension; skills: SKILL.md
+    # trees; server: the registry and dispatch; declare: what the macros' expansions call;
+    # describe: the schema documentation.
+    "core": ["clock", "observe", "seal", "request", "error", "resolve", "task", "skills", "server", "declare", "describe"],
+    # tls: rustls set-up; redis: the stores kept in Redis; auth: the resource server; otel:
+    # exporting; transport: stdio and HTTP; then the calling side and the tools on top.
+    "roundtrip": ["tls", "redis", "auth", "otel", "transport", "client", "testing", "cli", "fuzzing"],
+}
+SOURCES = {"core": RUNTIME / "core" / "src", "roundtrip": RUNTIME / "src"}
 
 
-def module_of(path: pathlib.Path) -> str:
-    rel = path.relative_to(ROOT)
+def module_of(path: pathlib.Path, root: pathlib.Path) -> str:
+    rel = path.relative_to(root)
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
@@ -55,22 +60,25 @@ def root_paths(text: str):
             yield n, m.group(1)
 
 
-def main() -> int:
+def check(crate: str) -> int:
+    ROOT = SOURCES[crate]
+    ORDER = CRATES[crate]
+    print(f"== {crate} ({ROOT.relative_to(RUNTIME.parent)})")
     edges = collections.defaultdict(list)
     modules = set()
     through_root = []
     for path in sorted(ROOT.rglob("*.rs")):
-        src = module_of(path)
+        src = module_of(path, ROOT)
         if src != "lib":
             modules.add(src)
         text = path.read_text(encoding="utf-8")
         if src != "lib":
-            through_root += [f"{path.relative_to(ROOT.parent.parent)}:{n} crate::{name}" for n, name in root_paths(text)]
+            through_root += [f"{path.relative_to(RUNTIME.parent)}:{n} crate::{name}" for n, name in root_paths(text)]
         for n, dst in references(text):
             if src == "lib":
                 continue
             if dst != src and ((ROOT / dst).is_dir() or (ROOT / f"{dst}.rs").exists()):
-                edges[(src, dst)].append(f"{path.relative_to(ROOT.parent.parent)}:{n}")
+                edges[(src, dst)].append(f"{path.relative_to(RUNTIME.parent)}:{n}")
     graph = collections.defaultdict(set)
     for (a, b) in edges:
         graph[a].add(b)
@@ -123,6 +131,14 @@ def main() -> int:
         for place in through_root:
             print(f"  {place}")
     return 1 if upward or rings or unplaced or through_root else 0
+
+
+def main() -> int:
+    failed = 0
+    for crate in CRATES:
+        failed |= check(crate)
+        print()
+    return failed
 
 
 if __name__ == "__main__":

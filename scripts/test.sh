@@ -83,6 +83,26 @@ no_deps() {
 }
 no_deps "client,stdio" aes-gcm hkdf humantime axum
 no_deps "server,stdio" axum hyper tower reqwest rustls ring tokio-rustls redis opentelemetry tracing-subscriber
+# The layers' dependencies: the wire types build on serde alone, and the core needs no
+# transport, network, process or particular runtime (of tokio: channels, timers, spawning).
+crate_lacks() {
+  local crate="$1"; shift
+  local tree; tree="$(cargo tree -p "$crate" --all-features -e normal --prefix none)"
+  for dep in "$@"; do
+    if grep -q "^$dep v" <<<"$tree"; then
+      echo "FAILED: $crate depends on $dep" >&2; exit 1
+    fi
+  done
+}
+crate_lacks roundtrip-wire tokio futures axum hyper reqwest
+crate_lacks roundtrip-core axum hyper hyper-util tower reqwest redis tonic rustls mio socket2
+core_tokio="$(cargo tree -p roundtrip-core --all-features -e normal,features -i tokio --prefix none \
+  | sed -n 's/^tokio feature "\([^"]*\)".*/\1/p' | sort -u)"
+for feature in net process rt-multi-thread fs io-std signal; do
+  if grep -qx "$feature" <<<"$core_tokio"; then
+    echo "FAILED: roundtrip-core builds tokio with feature $feature" >&2; exit 1
+  fi
+done
 # TLS is rustls with ring: nothing may pull aws-lc-rs (cmake and a C build) or OpenSSL.
 for features in "client,http" "auth" "redis" "otel"; do
   no_deps "$features" aws-lc-rs aws-lc-sys openssl openssl-sys native-tls

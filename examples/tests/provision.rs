@@ -1,6 +1,7 @@
 //! The provision example's contract, flow by flow, through the testing kit.
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
+use roundtrip::ServeHttp;
 use roundtrip::testing::{Scripted as Answer, TestKit};
 use roundtrip_examples::provision::server;
 use serde_json::json;

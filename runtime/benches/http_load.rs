@@ -401,7 +401,7 @@ async fn poll_task(name: &str, o: &Options, target: &Target) -> Outcome {
 /// A second server whose task store is Redis at `url`.
 #[cfg(feature = "redis")]
 async fn redis_server(url: &str) -> roundtrip::transport::http::HttpServer {
-    let store = roundtrip::task::RedisStore::connect(url).await.expect("redis reachable");
+    let store = roundtrip::redis::RedisStore::connect(url).await.expect("redis reachable");
     server().task_store(store).bind_http("127.0.0.1:0").await.expect("binds")
 }
 

@@ -12,39 +12,29 @@ pub mod auth;
 pub mod cli;
 #[cfg(feature = "client")]
 pub mod client;
-#[cfg(feature = "server")]
-mod clock;
-#[cfg(feature = "server")]
-mod declare;
-#[cfg(feature = "server")]
-pub mod describe;
-#[cfg(feature = "server")]
-mod error;
 #[cfg(all(feature = "client", feature = "server", feature = "http"))]
 #[doc(hidden)]
 pub mod fuzzing;
-#[cfg(feature = "server")]
-mod observe;
 #[cfg(feature = "otel")]
 pub mod otel;
 #[doc(inline)]
 pub use roundtrip_wire as protocol;
-#[cfg(feature = "server")]
-mod request;
-#[cfg(feature = "server")]
-pub mod resolve;
-#[cfg(feature = "server")]
-pub mod seal;
-#[cfg(feature = "server")]
-pub mod server;
-#[cfg(feature = "skills")]
-pub mod skills;
-#[cfg(feature = "server")]
-pub mod task;
+#[cfg(feature = "redis")]
+pub mod redis;
 #[cfg(all(feature = "client", feature = "server"))]
 pub mod testing;
 mod tls;
 pub mod transport;
+
+// The serving core (roundtrip-core): its public modules are roundtrip's.
+#[cfg(feature = "include_dir")]
+pub use roundtrip_core::include_skills;
+#[cfg(feature = "skills")]
+#[doc(inline)]
+pub use roundtrip_core::skills;
+#[cfg(feature = "server")]
+#[doc(inline)]
+pub use roundtrip_core::{describe, resolve, seal, server, task};
 
 #[cfg(feature = "server")]
 pub use seal::RequestStateSecurity;
@@ -52,22 +42,26 @@ pub use seal::RequestStateSecurity;
 pub use server::{CheckError, InputRequired, Outcome, PerCaller, RequestContext, Server, Toolset};
 
 #[cfg(feature = "server")]
-#[allow(deprecated)]
-pub use declare::MissingState;
+pub use resolve::{Answer, Consent};
 #[cfg(feature = "server")]
-pub use declare::{
+#[allow(deprecated)]
+pub use roundtrip_core::declare::MissingState;
+#[cfg(feature = "server")]
+pub use roundtrip_core::declare::{
     Argument, Blob, CheckReturn, Choice, Elicit, FormField, FormSchema, Json, PromptFactory, PromptReturn, Resolve,
     ResourceFactory, ResourceReturn, RootsOutput, SampleOutput, State, StateNeed, TextArgument, ToolFactory,
     ToolReturn, UrlOutput, ViewFactory, WithReturn, WithValue,
 };
 #[cfg(feature = "server")]
-pub use error::{Error, ErrorKind, IntoError};
-#[cfg(feature = "server")]
-pub use resolve::{Answer, Consent};
+pub use roundtrip_core::error::{Error, ErrorKind, IntoError};
 #[cfg(feature = "server")]
 pub use roundtrip_macros::{
     Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset, view,
 };
+#[cfg(feature = "server")]
+pub use transport::ServeStream;
+#[cfg(all(feature = "server", feature = "http"))]
+pub use transport::http::ServeHttp;
 
 /// serde's and schemars' traits (and their own derives, which the prelude's shadow).
 #[cfg(feature = "server")]
@@ -91,6 +85,9 @@ pub mod prelude {
     pub use crate::resolve::Question;
     pub use crate::server::{InputRequired, Outcome, RequestContext};
     pub use crate::task::TaskContext;
+    pub use crate::transport::ServeStream;
+    #[cfg(feature = "http")]
+    pub use crate::transport::http::ServeHttp;
     pub use crate::{
         Answer, Blob, Consent, Elicit, Error, Json, Resolve, Server, State, prompt, prompts, resource,
         resource_template, resources, tool, tools, toolset, view,
@@ -105,10 +102,10 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::declare::*;
-    pub use crate::error::Error;
     pub use crate::protocol::JsonObject;
     pub use crate::resolve::{Check, Graph, Node, Part, Resolver, SampleOptions, Template, Values};
     pub use futures::future::BoxFuture;
+    pub use roundtrip_core::declare::*;
+    pub use roundtrip_core::error::Error;
     pub use std::boxed::Box;
 }

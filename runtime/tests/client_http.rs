@@ -2,6 +2,7 @@
 //! `x-mcp-header` declarations, and the retry after "unsupported protocol version".
 #![allow(clippy::unwrap_used)]
 
+use roundtrip::ServeHttp;
 use std::sync::{Arc, Mutex};
 
 use axum::Json;

@@ -5,6 +5,7 @@
 //! when the client has no OAuth.
 #![allow(clippy::unwrap_used)]
 
+use roundtrip::ServeHttp;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

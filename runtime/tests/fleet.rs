@@ -681,7 +681,7 @@ async fn a_parked_task_does_not_poll_a_store_that_announces_changes() {
 mod redis {
     use std::process::{Child, Command, Stdio};
 
-    use roundtrip::task::RedisStore;
+    use roundtrip::redis::RedisStore;
 
     use super::*;
 
@@ -738,7 +738,7 @@ mod redis {
     #[tokio::test]
     async fn redis_a_single_use_state_is_refused_when_replayed_on_another_replica() {
         let redis = RedisServer::start();
-        let cache = || roundtrip::seal::RedisReplayCache::connect(&redis.url);
+        let cache = || roundtrip::redis::RedisReplayCache::connect(&redis.url);
         replayed_on_another_server(bank(cache().await.unwrap()), bank(cache().await.unwrap())).await;
     }
 
@@ -746,7 +746,7 @@ mod redis {
     async fn redis_a_used_state_is_forgotten_when_it_expires() {
         use roundtrip::seal::ReplayCache;
         let redis = RedisServer::start();
-        let cache = roundtrip::seal::RedisReplayCache::connect(&redis.url).await.unwrap();
+        let cache = roundtrip::redis::RedisReplayCache::connect(&redis.url).await.unwrap();
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
         let digest = [7u8; 32];
         let expires = now + 300;

@@ -5,6 +5,7 @@
 
 mod common;
 
+use roundtrip::ServeHttp;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;

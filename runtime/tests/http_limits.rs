@@ -8,6 +8,7 @@
 
 mod common;
 
+use roundtrip::ServeHttp;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

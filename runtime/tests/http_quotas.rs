@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
+use roundtrip::ServeHttp;
 use std::time::Duration;
 
 use axum::extract::Request;

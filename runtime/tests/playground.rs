@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use axum::body::Body;
+use roundtrip::ServeHttp;
 use roundtrip::Server;
 use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
 use roundtrip::server::{Outcome, ToolDef};

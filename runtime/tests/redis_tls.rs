@@ -20,8 +20,8 @@ use common::wait_for;
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
 use roundtrip::protocol::{JsonObject, TaskStatus};
-use roundtrip::seal::RedisReplayCache;
-use roundtrip::task::RedisStore;
+use roundtrip::redis::RedisReplayCache;
+use roundtrip::redis::RedisStore;
 use serde_json::json;
 
 /// Where the child finds the server; set only for the child.

@@ -211,15 +211,14 @@ impl IntrospectionVerifier {
             Ok(subject) => subject,
             Err(why) => return invalid(&why),
         };
-        Ok(AuthPrincipal {
-            issuer,
-            subject,
-            client_id,
-            scopes: scopes_of(claims.get("scope")),
-            audience,
-            expires_at: exp,
-            claims,
-        })
+        let mut principal = AuthPrincipal::new(subject);
+        principal.issuer = issuer;
+        principal.client_id = client_id;
+        principal.scopes = scopes_of(claims.get("scope"));
+        principal.audience = audience;
+        principal.expires_at = exp;
+        principal.claims = claims;
+        Ok(principal)
     }
 }
 

@@ -460,15 +460,14 @@ fn principal_of(claims: Map<String, Value>, fallbacks: &[String]) -> Result<Auth
         Some(Value::String(a)) => vec![a.clone()],
         other => scopes_of(other.filter(|v| v.is_array())),
     };
-    Ok(AuthPrincipal {
-        issuer: str_claim("iss"),
-        subject,
-        client_id,
-        scopes,
-        audience,
-        expires_at: claims.get("exp").and_then(Value::as_u64),
-        claims,
-    })
+    let mut principal = AuthPrincipal::new(subject);
+    principal.issuer = str_claim("iss");
+    principal.client_id = client_id;
+    principal.scopes = scopes;
+    principal.audience = audience;
+    principal.expires_at = claims.get("exp").and_then(Value::as_u64);
+    principal.claims = claims;
+    Ok(principal)
 }
 
 #[cfg(test)]

@@ -108,6 +108,7 @@ mod resource_server {
     /// servers, the scopes it knows and requires, and how it verifies tokens.
     ///
     /// ```no_run
+    /// use roundtrip::ServeHttp;
     /// use roundtrip::auth::{JwtVerifier, ResourceServer};
     /// use roundtrip::transport::http::HttpOptions;
     ///

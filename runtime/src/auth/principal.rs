@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-pub use crate::request::AuthPrincipal;
+pub use roundtrip_core::request::AuthPrincipal;
 
 /// The subject of verified claims: `sub`; a token without it has none, unless the
 /// application named other claims to fall back on (`fallbacks`, e.g. `client_id` for

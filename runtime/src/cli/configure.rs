@@ -92,8 +92,9 @@ async fn task_store(server: Server, url: &str) -> Result<Server, String> {
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
         return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// or rediss:// URL, not `{}`", redacted(url)));
     }
-    let store = crate::task::RedisStore::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
-    let replay = crate::seal::RedisReplayCache::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
+    let store = crate::redis::RedisStore::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
+    let replay =
+        crate::redis::RedisReplayCache::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
     tracing::info!("tasks and single-use states kept in {}", redacted(url));
     Ok(server.task_store(store).replay_cache(replay))
 }

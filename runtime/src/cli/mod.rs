@@ -60,6 +60,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::server::Server;
+use crate::transport::ServeStream as _;
+use crate::transport::http::ServeHttp as _;
 use args::{Format, Mode};
 
 /// Run `server` as the command line and the environment say, on a Tokio runtime of its own;

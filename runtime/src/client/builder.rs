@@ -24,6 +24,8 @@ use crate::protocol::{
 };
 #[cfg(feature = "server")]
 use crate::server::Server;
+#[cfg(feature = "server")]
+use crate::transport::ServeStream as _;
 
 /// Builds a [`Client`]: identity, mode, callbacks, round budget.
 #[derive(Clone)]

@@ -9,9 +9,9 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use serde_json::Value;
 
-use crate::observe::instruments;
-use crate::observe::names::*;
 use crate::protocol::JsonObject;
+use roundtrip_core::observe::instruments;
+use roundtrip_core::observe::names::*;
 
 /// One request the client sends.
 pub(crate) struct ClientOp {
@@ -70,7 +70,7 @@ impl ClientOp {
         let cx = parent.with_span(span);
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
         if let Some(meta) = meta.as_object_mut() {
-            crate::observe::propagate::inject(&cx, meta);
+            roundtrip_core::observe::propagate::inject(&cx, meta);
         }
         Some(Self { cx, started: Instant::now(), attributes })
     }

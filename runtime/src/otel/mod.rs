@@ -53,8 +53,8 @@ mod export;
 mod http_client;
 mod sampler;
 
-pub use crate::observe::enable;
 #[cfg(feature = "client")]
 pub(crate) use client::{ClientOp, Flow};
 pub use export::{OtelError, OtelGuard, OtelSettings, Protocol, init};
+pub use roundtrip_core::observe::enable;
 pub use sampler::{RemoteParentSampler, TrustRemoteSampled};

@@ -6,7 +6,7 @@ use opentelemetry::trace::{Link, SpanKind, TraceContextExt as _, TraceId};
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::trace::{SamplingResult, ShouldSample};
 
-use crate::observe::RemoteCaller;
+use roundtrip_core::observe::RemoteCaller;
 
 /// Whose remote parent's sampled flag is followed
 /// ([`OtelSettings::trust_remote_sampled`](super::OtelSettings::trust_remote_sampled),

@@ -276,21 +276,38 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>) -
     }
 }
 
-impl Server {
+/// Serving a [`Server`] over a byte stream of newline-delimited JSON-RPC: this process's stdin
+/// and stdout, or an in-memory pipe. In the prelude.
+///
+/// ```no_run
+/// use roundtrip::prelude::*;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {
+/// Server::new("demo", "1.0.0").serve_stdio().await
+/// # }
+/// ```
+pub trait ServeStream: Sized {
     /// Serve MCP over this process's stdin and stdout until stdin closes.
     ///
     /// Stdout carries only protocol messages; send logs to stderr. Feature `stdio`.
     #[cfg(feature = "stdio")]
-    pub async fn serve_stdio(self) -> io::Result<()> {
-        serve_connection(self, tokio::io::stdin(), tokio::io::stdout()).await
-    }
+    fn serve_stdio(self) -> impl Future<Output = io::Result<()>> + Send;
 
     /// Serve one in-memory connection; the returned stream is the client's end
     /// (newline-delimited JSON-RPC, as on stdio). Needs a Tokio runtime.
     ///
     /// # Panics
     /// When a declaration takes a `State<T>` that is not registered (see [`Server::check`]).
-    pub fn serve_in_memory(self) -> tokio::io::DuplexStream {
+    fn serve_in_memory(self) -> tokio::io::DuplexStream;
+}
+
+impl ServeStream for Server {
+    #[cfg(feature = "stdio")]
+    async fn serve_stdio(self) -> io::Result<()> {
+        serve_connection(self, tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    fn serve_in_memory(self) -> tokio::io::DuplexStream {
         if let Err(e) = self.check() {
             panic!("roundtrip: {e}");
         }

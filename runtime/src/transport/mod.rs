@@ -9,4 +9,4 @@ pub mod http;
 pub(crate) mod pending;
 
 #[cfg(feature = "server")]
-pub use connection::{MAX_LINE_BYTES, serve_connection};
+pub use connection::{MAX_LINE_BYTES, ServeStream, serve_connection};

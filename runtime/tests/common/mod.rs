@@ -3,6 +3,7 @@
 //! official JSON schema of its era.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use roundtrip::ServeStream;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;

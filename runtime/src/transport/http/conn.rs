@@ -146,7 +146,7 @@ impl LimitedListener {
 /// (a client may not take an answer to a request it has not sent: hyper's client does not),
 /// for at most [`REFUSAL_WAIT`]; with too many refusals under way, close it at once.
 fn refuse(stream: TcpStream, refusing: &Arc<Semaphore>) {
-    crate::observe::limit("max_connections");
+    roundtrip_core::observe::limit("max_connections");
     let Ok(permit) = refusing.clone().try_acquire_owned() else {
         tracing::debug!("closing a connection: max_connections reached");
         return;
@@ -350,7 +350,7 @@ impl ConnIo {
             Expiry::Head => ("header_read_timeout", "the request head did not arrive in time"),
             Expiry::Write => ("idle_timeout", "the client read nothing for too long"),
         };
-        crate::observe::limit(limit);
+        roundtrip_core::observe::limit(limit);
         io::Error::new(io::ErrorKind::TimedOut, message)
     }
 

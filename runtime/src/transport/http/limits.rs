@@ -26,7 +26,7 @@ use crate::protocol::ErrorObject;
 /// `503 Service Unavailable` with `Retry-After: 1` and a JSON-RPC error saying why and naming
 /// the limit (`data.limit`, `data.max`).
 pub(super) fn unavailable(limit: &'static str, max: usize, message: &str) -> Response {
-    crate::observe::limit(limit);
+    roundtrip_core::observe::limit(limit);
     let error = ErrorObject::limit_reached(limit, max, message);
     let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, None, error);
     response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

@@ -23,6 +23,8 @@
 //! queued.
 //!
 //! ```no_run
+//! use roundtrip::ServeHttp;
+//!
 //! # async fn demo() -> std::io::Result<()> {
 //! let server = roundtrip::Server::new("demo", "1.0.0");
 //! let http = server.bind_http("127.0.0.1:0").await?;
@@ -71,23 +73,23 @@ pub use proxies::ForwardedHeader;
 pub(crate) use routes::serve_routes;
 
 use crate::protocol::ErrorObject;
-use crate::request::AuthPrincipal;
 use crate::server::Server;
 use conn::{ConnLimits, ConnTracker, LimitedListener};
 use host::{HostPolicy, Refusal};
 use respond::error_response;
+use roundtrip_core::request::AuthPrincipal;
 use sessions::SessionStore;
 
 /// How the HTTP endpoint behaves, limits included.
 ///
 /// Connection-level limits ([`header_read_timeout`](Self::header_read_timeout),
 /// [`idle_timeout`](Self::idle_timeout), [`max_connections`](Self::max_connections)) apply
-/// where roundtrip owns the connections: [`Server::bind_http`], [`Server::serve_http`] and
+/// where roundtrip owns the connections: [`Server::bind_http`](crate::transport::http::ServeHttp::bind_http), [`Server::serve_http`](crate::transport::http::ServeHttp::serve_http) and
 /// their `_with` forms. Request-level limits ([`max_in_flight`](Self::max_in_flight),
 /// [`max_streams`](Self::max_streams),
 /// [`request_body_timeout`](Self::request_body_timeout), [`max_body_bytes`](Self::max_body_bytes),
 /// [`max_sessions`](Self::max_sessions) and their per-caller forms) live in the router and apply to
-/// [`Server::router_with`] mounted in an application too; that application's server then owns
+/// [`Server::router_with`](crate::transport::http::ServeHttp::router_with) mounted in an application too; that application's server then owns
 /// the connection limits.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -156,7 +158,7 @@ pub struct HttpOptions {
     /// without one, its client address (behind a proxy, list it in
     /// [`trusted_proxies`](Self::trusted_proxies), or every client has the proxy's address). A
     /// router mounted without
-    /// [`bind_http`](Server::bind_http)'s connection info knows no address: anonymous streams
+    /// [`bind_http`](crate::transport::http::ServeHttp::bind_http)'s connection info knows no address: anonymous streams
     /// then count against [`max_streams`](Self::max_streams) only.
     pub max_streams_per_caller: usize,
     /// How long a long-lived stream may carry nothing but keep-alives before the server ends
@@ -389,13 +391,14 @@ impl HttpOptions {
     /// browser, renders every question as an HTML form round by round, and draws each tool's
     /// question graph. Cargo feature `playground`.
     ///
-    /// It is for development: [`Server::bind_http_with`] refuses to start with it on an
+    /// It is for development: [`Server::bind_http_with`](crate::transport::http::ServeHttp::bind_http_with) refuses to start with it on an
     /// address that is not loopback unless [`playground_public`](Self::playground_public) is
-    /// set, and a [`router_with`](Server::router_with) mounted elsewhere serves it only to
+    /// set, and a [`router_with`](crate::transport::http::ServeHttp::router_with) mounted elsewhere serves it only to
     /// loopback `Host` names.
     ///
     /// ```no_run
     /// # async fn demo() -> std::io::Result<()> {
+    /// use roundtrip::ServeHttp;
     /// use roundtrip::transport::http::HttpOptions;
     /// let server = roundtrip::Server::new("demo", "1.0.0");
     /// let http = server.bind_http_with("127.0.0.1:8080", HttpOptions::default().playground(true)).await?;
@@ -460,15 +463,23 @@ fn semaphore(max: usize) -> Arc<Semaphore> {
     Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS)))
 }
 
-impl Server {
+/// Serving a [`Server`] over streamable HTTP (feature `http`): as an axum router to mount, or
+/// bound to an address. In the prelude.
+///
+/// ```no_run
+/// use roundtrip::prelude::*;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> std::io::Result<()> {
+/// Server::new("demo", "1.0.0").serve_http("127.0.0.1:8080").await
+/// # }
+/// ```
+pub trait ServeHttp: Sized {
     /// The endpoint at `/mcp` as an axum router, with default [`HttpOptions`].
     ///
     /// The router checks no `Host` header (it cannot know where it is served): mount
     /// [`router_with`](Self::router_with) and [`HostCheck::Loopback`] on a local server, or
     /// use [`serve_http`](Self::serve_http), which decides by the bound address.
-    pub fn router(&self) -> Router {
-        self.router_with(HttpOptions::default())
-    }
+    fn router(&self) -> Router;
 
     /// The endpoint as an axum router; [`HostCheck::Auto`] checks nothing here.
     ///
@@ -476,86 +487,57 @@ impl Server {
     /// When a declaration takes a `State<T>` that is not registered (see [`Server::check`]), or
     /// the options cannot be used (a trusted proxy that is not an address or network, an
     /// identity header without trusted proxies).
-    pub fn router_with(&self, options: HttpOptions) -> Router {
+    fn router_with(&self, options: HttpOptions) -> Router;
+
+    /// Serve at `http://{addr}/mcp` until an I/O error.
+    fn serve_http(self, addr: impl ToSocketAddrs + Send) -> impl Future<Output = io::Result<()>> + Send;
+
+    /// Serve with `options` until an I/O error.
+    fn serve_http_with(
+        self,
+        addr: impl ToSocketAddrs + Send,
+        options: HttpOptions,
+    ) -> impl Future<Output = io::Result<()>> + Send;
+
+    /// Bind `addr` (port 0 picks a free port) and return the server, ready to run.
+    fn bind_http(self, addr: impl ToSocketAddrs + Send) -> impl Future<Output = io::Result<HttpServer>> + Send;
+
+    /// Bind `addr` with `options`.
+    fn bind_http_with(
+        self,
+        addr: impl ToSocketAddrs + Send,
+        options: HttpOptions,
+    ) -> impl Future<Output = io::Result<HttpServer>> + Send;
+}
+
+impl ServeHttp for Server {
+    fn router(&self) -> Router {
+        self.router_with(HttpOptions::default())
+    }
+
+    fn router_with(&self, options: HttpOptions) -> Router {
         if let Err(e) = self.check() {
             panic!("roundtrip: {e}");
         }
-        match self.build_router(options, None, CancellationToken::new()) {
+        match build_router(self, options, None, CancellationToken::new()) {
             Ok((router, _)) => router,
             Err(e) => panic!("roundtrip: {e}"),
         }
     }
 
-    /// The endpoint's router and the state it shares with [`Served`](served::Served).
-    fn build_router(
-        &self,
-        options: HttpOptions,
-        loopback: Option<bool>,
-        shutdown: CancellationToken,
-    ) -> Result<(Router, Arc<State>), String> {
-        let policy = HostPolicy::new(&options.allowed_hosts, options.allowed_origins.as_deref(), loopback);
-        let proxies = proxies::Proxies::new(
-            &options.trusted_proxies,
-            options.forwarded_header,
-            options.identity_header.as_deref(),
-        )?;
-        let path = endpoint_path(&options.path);
-        #[cfg(feature = "playground")]
-        let playground = options.playground.then(|| playground::Assets::new(self, &path));
-        #[cfg(feature = "auth")]
-        let metadata = options.auth.as_ref().map(|auth| {
-            let scopes: Vec<&str> =
-                self.tool_defs().iter().flat_map(|t| t.required_scopes()).map(String::as_str).collect();
-            auth.metadata_routes(&path, &scopes)
-        });
-        let state = Arc::new(State {
-            server: self.clone(),
-            #[cfg(feature = "playground")]
-            bound_to_loopback: loopback,
-            #[cfg(feature = "playground")]
-            playground,
-            sessions: SessionStore::new(
-                options.max_sessions,
-                options.max_sessions_per_caller,
-                options.session_idle_timeout,
-            ),
-            in_flight: semaphore(options.max_in_flight),
-            streams: streams::Streams::new(options.max_streams, options.max_streams_per_caller),
-            options,
-            policy,
-            proxies,
-            shutdown,
-        });
-        let router = Router::new()
-            .route(&path, any(|AxumState(state): AxumState<Arc<State>>, request| endpoint(state, request, None)));
-        #[cfg(feature = "playground")]
-        let router = if state.playground.is_some() { playground::mount(router, &path) } else { router };
-        let router = router.layer(limits::LimitLayer(state.clone()));
-        #[cfg(feature = "auth")]
-        let router = match metadata {
-            Some(metadata) => router.merge(metadata),
-            None => router,
-        };
-        Ok((router.with_state(state.clone()), state))
-    }
-
-    /// Serve at `http://{addr}/mcp` until an I/O error.
-    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> io::Result<()> {
+    async fn serve_http(self, addr: impl ToSocketAddrs + Send) -> io::Result<()> {
         self.bind_http(addr).await?.run().await
     }
 
-    /// Serve with `options` until an I/O error.
-    pub async fn serve_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> io::Result<()> {
+    async fn serve_http_with(self, addr: impl ToSocketAddrs + Send, options: HttpOptions) -> io::Result<()> {
         self.bind_http_with(addr, options).await?.run().await
     }
 
-    /// Bind `addr` (port 0 picks a free port) and return the server, ready to run.
-    pub async fn bind_http(self, addr: impl ToSocketAddrs) -> io::Result<HttpServer> {
+    async fn bind_http(self, addr: impl ToSocketAddrs + Send) -> io::Result<HttpServer> {
         self.bind_http_with(addr, HttpOptions::default()).await
     }
 
-    /// Bind `addr` with `options`.
-    pub async fn bind_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> io::Result<HttpServer> {
+    async fn bind_http_with(self, addr: impl ToSocketAddrs + Send, options: HttpOptions) -> io::Result<HttpServer> {
         self.check_io()?;
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
@@ -586,8 +568,7 @@ impl Server {
         let limits = options.conn_limits();
         conn::check_file_limit(limits.max_connections);
         let shutdown_timeout = options.shutdown_timeout;
-        let (router, state) = self
-            .build_router(options, Some(local_addr.ip().is_loopback()), shutdown.clone())
+        let (router, state) = build_router(&self, options, Some(local_addr.ip().is_loopback()), shutdown.clone())
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         Ok(HttpServer {
             listener,
@@ -601,6 +582,56 @@ impl Server {
             playground,
         })
     }
+}
+
+/// The endpoint's router and the state it shares with [`Served`](served::Served).
+fn build_router(
+    server: &Server,
+    options: HttpOptions,
+    loopback: Option<bool>,
+    shutdown: CancellationToken,
+) -> Result<(Router, Arc<State>), String> {
+    let policy = HostPolicy::new(&options.allowed_hosts, options.allowed_origins.as_deref(), loopback);
+    let proxies =
+        proxies::Proxies::new(&options.trusted_proxies, options.forwarded_header, options.identity_header.as_deref())?;
+    let path = endpoint_path(&options.path);
+    #[cfg(feature = "playground")]
+    let playground = options.playground.then(|| playground::Assets::new(server, &path));
+    #[cfg(feature = "auth")]
+    let metadata = options.auth.as_ref().map(|auth| {
+        let scopes: Vec<&str> =
+            server.tool_defs().iter().flat_map(|t| t.required_scopes()).map(String::as_str).collect();
+        auth.metadata_routes(&path, &scopes)
+    });
+    let state = Arc::new(State {
+        server: server.clone(),
+        #[cfg(feature = "playground")]
+        bound_to_loopback: loopback,
+        #[cfg(feature = "playground")]
+        playground,
+        sessions: SessionStore::new(
+            options.max_sessions,
+            options.max_sessions_per_caller,
+            options.session_idle_timeout,
+        ),
+        in_flight: semaphore(options.max_in_flight),
+        streams: streams::Streams::new(options.max_streams, options.max_streams_per_caller),
+        options,
+        policy,
+        proxies,
+        shutdown,
+    });
+    let router = Router::new()
+        .route(&path, any(|AxumState(state): AxumState<Arc<State>>, request| endpoint(state, request, None)));
+    #[cfg(feature = "playground")]
+    let router = if state.playground.is_some() { playground::mount(router, &path) } else { router };
+    let router = router.layer(limits::LimitLayer(state.clone()));
+    #[cfg(feature = "auth")]
+    let router = match metadata {
+        Some(metadata) => router.merge(metadata),
+        None => router,
+    };
+    Ok((router.with_state(state.clone()), state))
 }
 
 /// A bound HTTP endpoint, not yet serving.
@@ -719,9 +750,9 @@ pub(super) fn client_addr(parts: &::http::request::Parts) -> Option<std::net::Ip
     parts.extensions.get::<axum::extract::ConnectInfo<ConnTracker>>().map(|info| info.0.remote().ip())
 }
 
-/// Whom limits per caller count a request against (see [`crate::request::caller_key`]).
+/// Whom limits per caller count a request against (see [`roundtrip_core::request::caller_key`]).
 pub(super) fn caller(parts: &::http::request::Parts, addr: Option<std::net::IpAddr>) -> Option<String> {
-    crate::request::caller_key(parts.extensions.get::<AuthPrincipal>(), addr)
+    roundtrip_core::request::caller_key(parts.extensions.get::<AuthPrincipal>(), addr)
 }
 
 /// The authenticated caller's identity, when there is one.

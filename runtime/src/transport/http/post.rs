@@ -20,8 +20,8 @@ use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, Message, Notification, ProtocolVersion, Request, RequestId,
     RequestMeta, Response as RpcResponse,
 };
-use crate::request::AuthPrincipal;
 use crate::server::{Inbound, NullPeer, Peer, Session};
+use roundtrip_core::request::AuthPrincipal;
 
 enum BodyError {
     TooLarge,
@@ -125,7 +125,7 @@ fn refuse_head(state: &State, parts: &Parts, body: &impl RequestBody) -> Option<
 
 /// `413`.
 fn too_large() -> Response {
-    crate::observe::limit("max_body_bytes");
+    roundtrip_core::observe::limit("max_body_bytes");
     error_response(StatusCode::PAYLOAD_TOO_LARGE, None, ErrorObject::invalid_request("request body too large"))
 }
 
@@ -155,7 +155,7 @@ async fn read_body(state: &State, body: impl RequestBody) -> Result<Bytes, Respo
             let message = if shutting_down {
                 "the server is shutting down and the request body had not arrived; retry"
             } else {
-                crate::observe::limit("request_body_timeout");
+                roundtrip_core::observe::limit("request_body_timeout");
                 "the request body did not arrive in time"
             };
             let mut response = error_response(StatusCode::REQUEST_TIMEOUT, None, ErrorObject::invalid_request(message));

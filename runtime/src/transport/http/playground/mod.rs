@@ -11,7 +11,7 @@
 //! The page is a development tool. It is served only where it cannot reach strangers: a
 //! server bound to a non-loopback address refuses to start with it unless
 //! [`HttpOptions::playground_public`](super::HttpOptions::playground_public) says so, and a
-//! [`router_with`](crate::Server::router_with) mounted elsewhere (whose address roundtrip
+//! [`router_with`](crate::transport::http::ServeHttp::router_with) mounted elsewhere (whose address roundtrip
 //! cannot know) serves it only to requests whose `Host` is a loopback name, again unless
 //! made public. Its requests pass the endpoint's `Host` and `Origin` checks like any other
 //! (the page calls the endpoint on its own origin).

@@ -1,0 +1,697 @@
+//! Routing of one JSON-RPC request: which era it speaks, which method, and how errors map to
+//! HTTP statuses.
+
+use std::sync::Arc;
+
+use futures::FutureExt as _;
+use futures::future::{BoxFuture, Either};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::peer::Inbound;
+use super::result_json::ResultJson;
+use super::{Server, subscriptions};
+#[cfg(feature = "otel")]
+use crate::protocol::ResponseBody;
+use crate::protocol::{
+    CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
+    InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_SERVER_INFO, ProtocolVersion, Request,
+    RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION, Taken,
+    TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
+};
+use crate::request::Session;
+#[cfg(feature = "otel")]
+use crate::request::Transport;
+
+/// How long a caller answered `503` because a store did not answer should wait before it
+/// retries (`Retry-After`, seconds): long enough that the client's retries (six) span a store
+/// restart or a failover of ten seconds or so.
+pub const STORE_RETRY_AFTER_SECS: u32 = 2;
+
+/// The answer to one request.
+#[derive(Debug)]
+pub struct Reply {
+    /// The response; `None` when the request was cancelled and nothing may be sent.
+    pub response: Option<ReplyMessage>,
+    /// The HTTP status that fits: 200, or 400/404 for a request rejected before any handler
+    /// ran, or 503 when a store the request needs did not answer (then sent with
+    /// `Retry-After:` [`STORE_RETRY_AFTER_SECS`]).
+    pub http_status: u16,
+    /// A legacy session the request created (`initialize`).
+    pub session: Option<Arc<Session>>,
+}
+
+/// A response ready to write: a message, or a result the handler serialized once (straight
+/// from its typed form, with no `Value` tree in between).
+#[derive(Debug)]
+pub enum ReplyMessage {
+    /// A response message.
+    Response(Response),
+    /// A successful result, already serialized.
+    Result {
+        /// The request answered.
+        id: RequestId,
+        /// The `result` member.
+        json: ResultJson,
+    },
+}
+
+impl Reply {
+    /// The answer to request `id` when its handler panicked: an internal error, HTTP 500.
+    pub(crate) fn crashed(id: RequestId) -> Self {
+        Self {
+            response: Some(ReplyMessage::Response(Response::error(
+                Some(id),
+                ErrorObject::internal("the request handler panicked"),
+            ))),
+            http_status: 500,
+            session: None,
+        }
+    }
+}
+
+impl ReplyMessage {
+    /// As a [`Response`] (a serialized result is parsed back; for tests and inspection).
+    pub fn into_response(self) -> Response {
+        match self {
+            Self::Response(r) => r,
+            Self::Result { id, json } => Response::result(id, serde_json::from_str(json.get()).unwrap_or(Value::Null)),
+        }
+    }
+}
+
+impl Serialize for ReplyMessage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        match self {
+            Self::Response(r) => r.serialize(s),
+            Self::Result { id, json } => {
+                let mut st = s.serialize_struct("Response", 3)?;
+                st.serialize_field("jsonrpc", "2.0")?;
+                st.serialize_field("id", id)?;
+                st.serialize_field("result", json)?;
+                st.end()
+            }
+        }
+    }
+}
+
+/// A failed request: the JSON-RPC error, and whether it is a rejection of the request itself
+/// (HTTP 400/404) or an in-band error of its processing (HTTP 200).
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub error: ErrorObject,
+    pub rejected: bool,
+}
+
+impl Failure {
+    /// The request itself is unacceptable: HTTP 400 (404 for an unknown method).
+    pub fn rejected(error: ErrorObject) -> Self {
+        Self { error, rejected: true }
+    }
+
+    /// Processing failed: HTTP 200 with the error in the body.
+    pub fn in_band(error: ErrorObject) -> Self {
+        Self { error, rejected: false }
+    }
+
+    fn http_status(&self) -> u16 {
+        if self.error.is_unavailable() {
+            // A store did not answer: nothing was carried out, and the caller may retry.
+            return 503;
+        }
+        match (self.rejected, self.error.code) {
+            (_, codes::METHOD_NOT_FOUND) => 404,
+            (
+                _,
+                codes::HEADER_MISMATCH
+                | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | codes::UNSUPPORTED_PROTOCOL_VERSION,
+            ) => 400,
+            (true, _) => 400,
+            (false, _) => 200,
+        }
+    }
+}
+
+impl From<ErrorObject> for Failure {
+    fn from(error: ErrorObject) -> Self {
+        Self::in_band(error)
+    }
+}
+
+pub(crate) enum Routed {
+    Value(Value),
+    /// A result serialized once, from its typed form.
+    Json(ResultJson),
+    NewSession(Value, Arc<Session>),
+    /// Cancelled: send nothing.
+    Silent,
+}
+
+/// The era of one request.
+pub(crate) enum Era<'a> {
+    Modern(&'a RequestMeta),
+    Legacy(&'a Arc<Session>),
+}
+
+/// Where [`Server::route_modern_now`] sends a request: answered already, to a future of its
+/// own (boxed: not the hot path), or to a carrier's leg.
+enum Route<L> {
+    Now(Routed),
+    Later(BoxFuture<'static, Result<Routed, Failure>>),
+    Leg(L),
+}
+
+/// The reply to request `id`, by how it was routed.
+fn reply(id: RequestId, routed: Result<Routed, Failure>) -> Reply {
+    match routed {
+        Ok(Routed::Value(v)) => {
+            Reply { response: Some(ReplyMessage::Response(Response::result(id, v))), http_status: 200, session: None }
+        }
+        Ok(Routed::Json(json)) => {
+            Reply { response: Some(ReplyMessage::Result { id, json }), http_status: 200, session: None }
+        }
+        Ok(Routed::NewSession(v, s)) => Reply {
+            response: Some(ReplyMessage::Response(Response::result(id, v))),
+            http_status: 200,
+            session: Some(s),
+        },
+        Ok(Routed::Silent) => Reply { response: None, http_status: 200, session: None },
+        Err(failure) => {
+            let http_status = failure.http_status();
+            let response = ReplyMessage::Response(Response::error(Some(id), failure.error));
+            Reply { response: Some(response), http_status, session: None }
+        }
+    }
+}
+
+const MODERN_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+];
+
+impl Server {
+    /// Answer one request.
+    ///
+    /// The era comes from the request: a `_meta` protocol version claim (or a transport that
+    /// knows, see [`Inbound::modern_hint`]) makes it a 2026-07-28 request; otherwise it belongs
+    /// to the legacy session in `inbound`, or starts one with `initialize`.
+    ///
+    /// With telemetry on (feature `otel`, [`roundtrip::otel::init`](https://docs.rs/roundtrip/latest/roundtrip/otel/fn.init.html)) the request is a `SERVER`
+    /// span, and its duration is recorded.
+    ///
+    /// Not an `async fn`, for speed: each `async fn` between a request and its handler is one
+    /// more level of future, copied whole into its caller's when it starts, and keeps its
+    /// arguments twice. So the request is routed when `handle` is called (its state unsealed,
+    /// its handler called for its future, except with telemetry on), and the future returned
+    /// holds only what waits. A transport that catches a handler's panics catches them around
+    /// this call as well as around the future (roundtrip's own transports do).
+    pub fn handle(&self, request: Request, inbound: Inbound) -> impl Future<Output = Reply> + Send + '_ {
+        self.handle_owned(request, inbound)
+    }
+
+    /// [`handle_owned`](Self::handle_owned), with a panic of the handler caught, whether it
+    /// came as the handler was called or as it ran, and answered (see [`Reply::crashed`]).
+    #[doc(hidden)]
+    pub fn handle_caught(&self, request: Request, inbound: Inbound) -> impl Future<Output = Reply> + Send + use<> {
+        use std::panic::AssertUnwindSafe;
+        let id = request.id.clone();
+        let handling = match std::panic::catch_unwind(AssertUnwindSafe(|| self.handle_owned(request, inbound))) {
+            Ok(handle) => Either::Left(AssertUnwindSafe(handle).catch_unwind()),
+            Err(panic) => Either::Right(std::future::ready(Err(panic))),
+        };
+        handling.map(move |reply| reply.unwrap_or_else(|_| Reply::crashed(id)))
+    }
+
+    /// [`handle`](Self::handle), as a future that owns what it needs (the server included).
+    pub(crate) fn handle_owned(
+        &self,
+        request: Request,
+        inbound: Inbound,
+    ) -> impl Future<Output = Reply> + Send + use<> {
+        // Telemetry off, nothing is looked at (the target's name is looked up for its span).
+        #[cfg(feature = "otel")]
+        if crate::observe::instruments().is_some()
+            && let Some(span) = crate::observe::RequestSpan::start(&request, self.arrival(&request, &inbound))
+        {
+            // Boxed: the traced future is larger, and would otherwise size every request's.
+            // The route is chosen at the first poll, inside the span: choosing it does work
+            // (unsealing the state) that notes on the span.
+            let server = self.clone();
+            let untraced = async move { server.handle_untraced(request, inbound).await };
+            let traced: BoxFuture<'static, Reply> = Box::pin(span.run(untraced, Reply::error));
+            return Either::Left(traced);
+        }
+        Either::<BoxFuture<'static, Reply>, _>::Right(self.handle_untraced(request, inbound))
+    }
+
+    /// [`handle`](Self::handle), without telemetry.
+    ///
+    /// The era and the route are chosen here, before the future is made, and the future
+    /// returned is the route's (see [`handle`](Self::handle)). `inbound.taken` is what the
+    /// transport took out of `params`, typed (a `_meta` taken claims 2026-07-28).
+    fn handle_untraced(
+        &self,
+        mut request: Request,
+        mut inbound: Inbound,
+    ) -> impl Future<Output = Reply> + Send + use<> {
+        let id = request.id.clone();
+        let taken = std::mem::take(&mut inbound.taken);
+        let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
+        let legacy = !claims_modern && !inbound.modern_hint;
+        let routing = match (&inbound.session, request.method.as_str()) {
+            (_, "initialize") if legacy => {
+                Either::Left(std::future::ready(self.initialize(request.params.as_ref(), &inbound)))
+            }
+            (Some(session), _) if legacy => {
+                let (server, session) = (self.clone(), Arc::clone(session));
+                // Boxed: the legacy path's future is the larger, and would size every request's.
+                let legacy: BoxFuture<'static, Result<Routed, Failure>> =
+                    Box::pin(async move { server.route_legacy(&mut request, &session, &inbound).await });
+                Either::Right(Either::Left(legacy))
+            }
+            _ => Either::Right(Either::Right(self.route_modern(request, inbound, taken))),
+        };
+        // `map`, not an `async` block: awaiting the route inside one would keep its room twice.
+        routing.map(move |routed| reply(id, routed))
+    }
+
+    /// A 2026-07-28 request (or one outside any session), routed by its method.
+    fn route_modern(
+        &self,
+        request: Request,
+        inbound: Inbound,
+        taken: Taken,
+    ) -> impl Future<Output = Result<Routed, Failure>> + Send + use<> {
+        match self.route_modern_now(request, inbound, taken) {
+            Ok(Route::Now(routed)) => Either::Left(std::future::ready(Ok(routed))),
+            Err(failure) => Either::Left(std::future::ready(Err(failure))),
+            Ok(Route::Later(later)) => Either::Right(Either::Left(later)),
+            Ok(Route::Leg(leg)) => Either::Right(Either::Right(leg)),
+        }
+    }
+
+    fn route_modern_now(
+        &self,
+        mut request: Request,
+        inbound: Inbound,
+        mut taken: Taken,
+    ) -> Result<Route<impl Future<Output = Result<Routed, Failure>> + Send + use<>>, Failure> {
+        let method = request.method.as_str();
+        if !MODERN_METHODS.contains(&method) {
+            return Err(Failure::rejected(ErrorObject::method_not_found(method)));
+        }
+        self.check_offered(method)?;
+        let params = request.params.as_ref();
+        let meta = match taken.meta.take() {
+            Some(meta) => meta,
+            None => Arc::new(RequestMeta::parse_modern(params).map_err(Failure::rejected)?),
+        };
+        let v = ProtocolVersion::V2026_07_28;
+        let value = match method {
+            "server/discover" => to_value(self.discover())?,
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+                if method == "tools/list"
+                    && let Some(scoped) = self.tools_in_scope(&inbound, v, &meta.client_capabilities)?
+                {
+                    return Ok(Route::Now(Routed::Json(scoped)));
+                }
+                return Ok(Route::Now(Routed::Json(self.list(method, v, &meta.client_capabilities)?)));
+            }
+            "completion/complete" => to_value(self.complete(params, v)?)?,
+            "skills/list" | "skills/get" | "resources/directory/read" => {
+                return Ok(Route::Now(Routed::Json(self.skills_method(method, params, v)?)));
+            }
+            "subscriptions/listen" => {
+                let server = self.clone();
+                return Ok(Route::Later(Box::pin(async move {
+                    subscriptions::listen(&server, &request.id, request.params.as_ref(), &meta, &inbound).await
+                })));
+            }
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                let server = self.clone();
+                return Ok(Route::Later(Box::pin(async move {
+                    let (method, params) = (request.method.as_str(), request.params.as_ref());
+                    Ok(Routed::Value(to_value(server.task_method(method, params, &meta, &inbound).await?)?))
+                })));
+            }
+            carrier => {
+                let params = request.params.take();
+                return Ok(Route::Leg(self.modern_carrier(carrier, params, meta, inbound, taken)?));
+            }
+        };
+        Ok(Route::Now(Routed::Value(value)))
+    }
+
+    async fn route_legacy(
+        &self,
+        request: &mut Request,
+        session: &Arc<Session>,
+        inbound: &Inbound,
+    ) -> Result<Routed, Failure> {
+        let method = request.method.as_str();
+        let params = request.params.as_ref();
+        let v = session.version;
+        let value = match method {
+            "ping" => json!({}),
+            "logging/setLevel" => {
+                let level: LoggingLevel = params
+                    .and_then(|p| p.get("level"))
+                    .and_then(|l| serde_json::from_value(l.clone()).ok())
+                    .ok_or_else(|| ErrorObject::invalid_params("params.level must be a log level"))?;
+                if let Ok(mut g) = session.log_level.lock() {
+                    *g = Some(level);
+                }
+                json!({})
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.check_offered("resources/read")?;
+                let uri = params
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| ErrorObject::invalid_params("params.uri must be a string"))?;
+                if let Ok(mut subs) = session.subscriptions.lock() {
+                    if method == "resources/subscribe" {
+                        subs.insert(uri.to_owned());
+                    } else {
+                        subs.remove(uri);
+                    }
+                }
+                json!({})
+            }
+            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "completion/complete" => {
+                self.check_offered(method)?;
+                if method == "tools/list"
+                    && let Some(scoped) = self.tools_in_scope(inbound, v, &session.client_capabilities)?
+                {
+                    return Ok(Routed::Json(scoped));
+                }
+                match method {
+                    "completion/complete" => to_value(self.complete(params, v)?)?,
+                    _ => return Ok(Routed::Json(self.list(method, v, &session.client_capabilities)?)),
+                }
+            }
+            "skills/list" | "skills/get" | "resources/directory/read" => {
+                self.check_offered(method)?;
+                return Ok(Routed::Json(self.skills_method(method, params, v)?));
+            }
+            "tools/call" | "prompts/get" | "resources/read" => {
+                self.check_offered(method)?;
+                let params = request.params.take();
+                return self.legacy_carrier(method, params, session, inbound).await;
+            }
+            _ => return Err(Failure::rejected(ErrorObject::method_not_found(method))),
+        };
+        Ok(Routed::Value(value))
+    }
+
+    fn initialize(&self, params: Option<&Value>, inbound: &Inbound) -> Result<Routed, Failure> {
+        let params: InitializeParams =
+            params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
+                Failure::rejected(ErrorObject::invalid_params(
+                    "initialize needs protocolVersion, capabilities and clientInfo",
+                ))
+            })?;
+        let version = ProtocolVersion::parse(&params.protocol_version)
+            .filter(|v| !v.is_modern())
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let session_id = inbound.session.as_ref().and_then(|s| s.id.clone());
+        let session = Arc::new(Session::new(session_id, version, params.capabilities, params.client_info));
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.capabilities(version),
+            server_info: self.inner.info.clone(),
+            instructions: self.inner.instructions.clone(),
+        };
+        Ok(Routed::NewSession(to_value(result)?, session))
+    }
+
+    /// `-32601` for a method whose capability this server does not offer.
+    fn check_offered(&self, method: &str) -> Result<(), Failure> {
+        let offered = match method {
+            "tools/list" | "tools/call" => self.offers_tools(),
+            "prompts/list" | "prompts/get" => self.offers_prompts(),
+            "resources/list" | "resources/templates/list" | "resources/read" => self.offers_resources(),
+            "completion/complete" => self.offers_completions(),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => self.offers_tasks(),
+            "skills/list" | "skills/get" | "resources/directory/read" => self.skill_count() > 0,
+            _ => true,
+        };
+        if offered {
+            Ok(())
+        } else {
+            let what = method.split('/').next().unwrap_or(method);
+            Err(Failure::rejected(
+                ErrorObject::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+                    .with_data(json!({ "reason": format!("this server offers no {what}") })),
+            ))
+        }
+    }
+
+    #[doc(hidden)]
+    pub fn offers_tools(&self) -> bool {
+        !self.inner.tools.is_empty()
+    }
+
+    #[doc(hidden)]
+    pub fn offers_prompts(&self) -> bool {
+        !self.inner.prompts.is_empty()
+    }
+
+    #[doc(hidden)]
+    pub fn offers_resources(&self) -> bool {
+        !self.inner.resources.is_empty() || !self.inner.templates.is_empty() || self.skill_count() > 0
+    }
+
+    /// Whether something completes arguments: a prompt's or template's completer, or the
+    /// server's own.
+    fn offers_completions(&self) -> bool {
+        !self.withholds(super::Capability::Completions)
+            && (self.inner.prompts.iter().any(|p| p.completer.is_some())
+                || self.inner.templates.iter().any(|t| t.completer.is_some())
+                || self.inner.completer.is_some())
+    }
+
+    /// The capabilities this server declares at `version`.
+    pub fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+        let changes = (!self.withholds(super::Capability::ListChanged)).then_some(true);
+        let list_changed = Some(ListChangedCapability { list_changed: changes });
+        ServerCapabilities {
+            tools: self.offers_tools().then(|| list_changed.clone()).flatten(),
+            prompts: self.offers_prompts().then(|| list_changed.clone()).flatten(),
+            resources: self.offers_resources().then_some(ResourcesCapability {
+                subscribe: (!version.is_modern() && !self.withholds(super::Capability::ResourceSubscriptions))
+                    .then_some(true),
+                list_changed: changes,
+            }),
+            completions: self.offers_completions().then(JsonObject::new),
+            logging: (self.may_log() && !self.withholds(super::Capability::Logging)).then(JsonObject::new),
+            experimental: None,
+            extensions: self.extensions(version),
+        }
+    }
+
+    /// The extensions this server declares at `version`: the tasks extension (2026-07-28
+    /// only: a legacy session runs task tools synchronously) when a tool may run as a task,
+    /// MCP Apps (`io.modelcontextprotocol/ui`, both eras: its hosts declare it at
+    /// `initialize` too) when the server has a view, and skills (every era: a 2025 client
+    /// finds it in `initialize`) when it serves some.
+    fn extensions(&self, version: ProtocolVersion) -> Option<JsonObject> {
+        let mut extensions = JsonObject::new();
+        if version.is_modern() && self.offers_tasks() {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+        if self.offers_apps() {
+            extensions.insert(UI_EXTENSION.into(), json!({}));
+        }
+        if self.skill_count() > 0 {
+            extensions.insert(roundtrip_wire::SKILLS_EXTENSION.into(), json!({ "directoryRead": true }));
+        }
+        (!extensions.is_empty()).then_some(extensions)
+    }
+
+    /// `skills/list`, `skills/get` and `resources/directory/read`.
+    fn skills_method(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        version: ProtocolVersion,
+    ) -> Result<ResultJson, Failure> {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skill_set() {
+            let hints = crate::skills::Hints {
+                modern: version.is_modern(),
+                ttl_ms: self.inner.caching.list_ttl_ms,
+                cache_scope: self.inner.caching.list_scope,
+            };
+            let answer = match method {
+                "skills/list" => skills.list(params, hints),
+                "skills/get" => skills.get(params, hints),
+                _ => skills.read_directory(params, hints),
+            };
+            return answer.map(|raw| ResultJson::from(&*raw)).map_err(Failure::in_band);
+        }
+        let _ = (params, version);
+        Err(Failure::rejected(ErrorObject::method_not_found(method)))
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the
+    /// extension, on the caller's own tasks.
+    async fn task_method(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        meta: &RequestMeta,
+        inbound: &Inbound,
+    ) -> Result<Value, Failure> {
+        if !meta.client_capabilities.has_extension(TASKS_EXTENSION) {
+            return Err(Failure::rejected(super::carrier::tasks_required()));
+        }
+        let owner = self.owner(inbound);
+        let tasks = self.tasks();
+        if method == "tasks/update" {
+            let update: UpdateTaskParams =
+                params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
+                    Failure::rejected(ErrorObject::invalid_params(
+                        "tasks/update needs taskId (a string) and inputResponses (an object)",
+                    ))
+                })?;
+            if let Some((key, _)) = update.input_responses.iter().find(|(_, v)| !v.is_object()) {
+                return Err(Failure::rejected(ErrorObject::invalid_params(format!(
+                    "inputResponses[\"{key}\"] must be an object (an elicitation, sampling or roots result)"
+                ))));
+            }
+            tasks.update(&update.task_id, owner.as_deref(), &update.input_responses).await?;
+            return Ok(json!({ "resultType": "complete" }));
+        }
+        let TaskIdParams { task_id } =
+            params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
+                Failure::rejected(ErrorObject::invalid_params(format!("{method} needs taskId (a string)")))
+            })?;
+        if method == "tasks/cancel" {
+            tasks.cancel(&task_id, owner.as_deref()).await?;
+            return Ok(json!({ "resultType": "complete" }));
+        }
+        to_value(tasks.get(&task_id, owner.as_deref()).await?.get_result())
+    }
+
+    fn discover(&self) -> DiscoverResult {
+        let mut meta = JsonObject::new();
+        meta.insert(META_SERVER_INFO.into(), json!(self.inner.info));
+        DiscoverResult {
+            result_type: ResultType::Complete,
+            supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
+            capabilities: self.capabilities(ProtocolVersion::LATEST),
+            instructions: self.inner.instructions.clone(),
+            ttl_ms: self.inner.caching.list_ttl_ms,
+            cache_scope: self.inner.caching.list_scope,
+            meta,
+        }
+    }
+
+    fn complete(&self, params: Option<&Value>, version: ProtocolVersion) -> Result<CompleteResult, Failure> {
+        let params: CompleteParams = params
+            .cloned()
+            .and_then(|p| serde_json::from_value(p).ok())
+            .ok_or_else(|| ErrorObject::invalid_params("completion/complete needs ref and argument"))?;
+        let own = match &params.reference {
+            CompletionRef::Prompt { name } => {
+                self.inner.prompt_index.get(name.as_str()).and_then(|&i| self.inner.prompts[i].completer.clone())
+            }
+            CompletionRef::Resource { uri } => {
+                self.inner.templates.iter().find(|t| t.template.uri_template == *uri).and_then(|t| t.completer.clone())
+            }
+        };
+        let mut completion = match own {
+            Some(complete) => {
+                let values = complete.complete(&params.argument.name, &params.argument.value);
+                Completion { total: Some(values.len() as u64), has_more: Some(values.len() > 100), values }
+            }
+            None => self.inner.completer.as_ref().map(|c| c(&params)).unwrap_or_default(),
+        };
+        completion.values.truncate(100);
+        if completion.total.is_none() {
+            completion.total = Some(completion.values.len() as u64);
+        }
+        if completion.has_more.is_none() {
+            completion.has_more = Some(false);
+        }
+        Ok(CompleteResult { result_type: version.is_modern().then_some(ResultType::Complete), completion })
+    }
+}
+
+/// Serialize a result once, for the wire.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<ResultJson, Failure> {
+    ResultJson::serialize(value).map_err(serialize_failure)
+}
+
+/// A result that could not be serialized.
+pub(crate) fn serialize_failure(e: serde_json::Error) -> Failure {
+    Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}")))
+}
+
+pub(crate) fn to_value<T: Serialize>(value: T) -> Result<Value, Failure> {
+    serde_json::to_value(value)
+        .map_err(|e| Failure::in_band(ErrorObject::internal(format!("could not serialize the result: {e}"))))
+}
+
+#[cfg(feature = "otel")]
+impl Server {
+    /// What a request's span says of how it arrived, and whether its target is declared.
+    fn arrival<'a>(&self, request: &Request, inbound: &'a Inbound) -> crate::observe::Arrival<'a> {
+        let name = || inbound.taken.param(request.params.as_ref(), "name").and_then(Value::as_str);
+        let declared = match request.method.as_str() {
+            "tools/call" => name().is_some_and(|n| self.inner.tool_index.contains_key(n)),
+            "prompts/get" => name().is_some_and(|n| self.inner.prompt_index.contains_key(n)),
+            _ => false,
+        };
+        arrival(inbound, declared)
+    }
+}
+
+/// What a request's span says of how it arrived.
+#[cfg(feature = "otel")]
+fn arrival(inbound: &Inbound, declared: bool) -> crate::observe::Arrival<'_> {
+    crate::observe::Arrival {
+        network_transport: match inbound.transport {
+            Transport::Http => "tcp",
+            Transport::Stdio => "pipe",
+            _ => "inproc",
+        },
+        http: inbound.http.as_deref(),
+        session: inbound.session.as_ref().map(|s| (s.id.as_deref(), s.version.as_str())),
+        client_addr: inbound.client_addr,
+        taken: &inbound.taken,
+        declared,
+        authenticated: inbound.auth.is_some(),
+    }
+}
+
+#[cfg(feature = "otel")]
+impl Reply {
+    /// The JSON-RPC error the reply carries, as its code and message.
+    fn error(&self) -> Option<(i64, String)> {
+        match self.response.as_ref()? {
+            ReplyMessage::Response(r) => match &r.body {
+                ResponseBody::Error(e) => Some((e.code, e.message.clone())),
+                ResponseBody::Result(_) => None,
+            },
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The list results (`tools/list`, `prompts/list`, `resources/list`,
+//! `resources/templates/list`), serialized once per protocol version and answered from then on
+//! as they are: the definitions do not change while a server serves.
+//!
+//! `tools/list` has two variants (MCP Apps): one for clients that host views, with each tool
+//! as declared, and one for the others, without the links to views. Each is serialized once;
+//! picking one is a lookup in the client's extensions, which most clients do not declare.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Mutex, OnceLock};
+
+use super::result_json::ResultJson;
+
+use serde_json::json;
+
+use super::Server;
+use super::dispatch::{Failure, to_json};
+use crate::protocol::{
+    CacheScope, ClientCapabilities, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, META_UI, META_UI_RESOURCE_URI, ProtocolVersion, ResultType, Tool, UiToolMeta,
+};
+
+/// A list's method, the version, and whether the client hosts views.
+type ListKey = (&'static str, ProtocolVersion, bool);
+
+/// The serialized lists, by method, version and whether the client hosts views (for
+/// `tools/list` only). A server whose definitions change (a builder method) starts with an
+/// empty cache.
+#[derive(Default)]
+pub(crate) struct ListCache {
+    lists: Mutex<HashMap<ListKey, ResultJson>>,
+    /// Whether the server has a view, found once.
+    pub(super) apps: OnceLock<bool>,
+}
+
+impl Clone for ListCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl fmt::Debug for ListCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ListCache")
+    }
+}
+
+/// The list methods, as the cache's keys.
+pub(crate) const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
+
+impl Server {
+    /// The result of a list method at `version`, serialized the first time it is asked for.
+    /// `capabilities` are the client's (a 2026-07-28 request's, or a legacy session's): a
+    /// client that hosts views gets the tools' links to them.
+    pub(crate) fn list(
+        &self,
+        method: &str,
+        version: ProtocolVersion,
+        capabilities: &ClientCapabilities,
+    ) -> Result<ResultJson, Failure> {
+        let Some(&method) = LIST_METHODS.iter().find(|m| **m == method) else {
+            return Err(Failure::rejected(roundtrip_wire::ErrorObject::method_not_found(method)));
+        };
+        // Only the tools differ between clients that host views and those that do not.
+        let hosts_views = method == "tools/list" && capabilities.supports_ui();
+        let key = (method, version, hosts_views);
+        let cache = &self.inner.lists.lists;
+        if let Some(json) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Ok(json);
+        }
+        let json = match method {
+            "tools/list" => to_json(&self.list_tools(version, hosts_views))?,
+            "prompts/list" => to_json(&self.list_prompts(version))?,
+            "resources/list" => to_json(&self.list_resources(version))?,
+            _ => to_json(&self.list_templates(version))?,
+        };
+        if let Ok(mut c) = cache.lock() {
+            c.insert(key, json.clone());
+        }
+        Ok(json)
+    }
+}
+
+impl Server {
+    /// `tools/list` for a caller whose token does not grant every tool's scopes, when the
+    /// endpoint hides what a caller cannot call: only the tools it may call, serialized for
+    /// this request alone (never into the shared cache) and marked `cacheScope: private`.
+    /// `None` when the shared list applies (no filtering, no token, or no tool declares
+    /// scopes).
+    pub(crate) fn tools_in_scope(
+        &self,
+        inbound: &super::Inbound,
+        version: ProtocolVersion,
+        capabilities: &ClientCapabilities,
+    ) -> Result<Option<ResultJson>, Failure> {
+        let Some(auth) = inbound.auth.as_deref().filter(|_| inbound.tools_by_scope) else { return Ok(None) };
+        if self.inner.tools.iter().all(|d| d.scopes.is_empty()) {
+            return Ok(None);
+        }
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let tools =
+            self.tools_seen(version, capabilities.supports_ui(), |scopes| auth.missing_scopes(scopes).is_empty());
+        let cache_scope = cache_scope.map(|_| CacheScope::Private);
+        let meta = self.list_meta_value();
+        Ok(Some(to_json(&ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta })?))
+    }
+
+    fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
+        if version.is_modern() {
+            (Some(ResultType::Complete), Some(self.inner.caching.list_ttl_ms), Some(self.inner.caching.list_scope))
+        } else {
+            (None, None, None)
+        }
+    }
+
+    /// The tools a client of `version` sees, among those whose scopes `may_call` grants: as
+    /// declared for a client that hosts views, else without their links to views (and
+    /// without the tools only a view may call).
+    fn tools_seen(
+        &self,
+        version: ProtocolVersion,
+        hosts_views: bool,
+        may_call: impl Fn(&[String]) -> bool,
+    ) -> Vec<Tool> {
+        self.inner
+            .tools
+            .iter()
+            .filter(|d| may_call(&d.scopes))
+            .filter_map(|d| if hosts_views { Some(d.tool.clone()) } else { without_views(&d.tool) })
+            .map(|tool| tool_for(tool, version))
+            .collect()
+    }
+
+    fn list_tools(&self, version: ProtocolVersion, hosts_views: bool) -> ListToolsResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let tools = self.tools_seen(version, hosts_views, |_| true);
+        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
+    }
+
+    fn list_prompts(&self, version: ProtocolVersion) -> ListPromptsResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let prompts = self.inner.prompts.iter().map(|d| d.prompt.clone()).collect();
+        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
+    }
+
+    fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        #[allow(unused_mut)]
+        let mut resources: Vec<_> = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skill_set() {
+            resources.extend(skills.resources().cloned());
+        }
+        ListResourcesResult {
+            result_type,
+            resources,
+            next_cursor: None,
+            ttl_ms,
+            cache_scope,
+            meta: self.list_meta_value(),
+        }
+    }
+
+    fn list_templates(&self, version: ProtocolVersion) -> ListResourceTemplatesResult {
+        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
+        let resource_templates = self.inner.templates.iter().map(|d| d.template.clone()).collect();
+        ListResourceTemplatesResult {
+            result_type,
+            resource_templates,
+            next_cursor: None,
+            ttl_ms,
+            cache_scope,
+            meta: self.list_meta_value(),
+        }
+    }
+}
+
+/// A tool as a client that does not host views sees it (MCP Apps): without `_meta.ui` and the
+/// flat `ui/resourceUri`, as the extension's specification has servers register "a text-only
+/// variant" for such clients; and not at all when only views may see it
+/// (`visibility: ["app"]`).
+///
+/// The specification makes hiding app-only tools from the model the *host's* job ("Host MUST
+/// NOT include tools in the agent's tool list when their visibility does not include
+/// "model""): a client that hosts views gets every tool, app-only ones included, since its
+/// views call them through it. A client that does not host views cannot honour visibility: it
+/// would hand the tool to its model, which the declaration forbids, and it has no view that
+/// could call it. So the server leaves such tools out for it (the specification lets servers
+/// "register different tool variants based on host capabilities"). Visibility is not access
+/// control: a call of the tool is still served, since a host's model and its views share one
+/// connection and the server cannot tell them apart.
+fn without_views(tool: &Tool) -> Option<Tool> {
+    let Some(ui) = UiToolMeta::of(tool.meta.as_ref()) else { return Some(tool.clone()) };
+    if !ui.model_visible() {
+        return None;
+    }
+    let mut tool = tool.clone();
+    if let Some(meta) = &mut tool.meta {
+        meta.remove(META_UI);
+        meta.remove(META_UI_RESOURCE_URI);
+        if meta.is_empty() {
+            tool.meta = None;
+        }
+    }
+    Some(tool)
+}
+
+/// A tool as a client of `version` may see it.
+fn tool_for(mut tool: Tool, version: ProtocolVersion) -> Tool {
+    if version < ProtocolVersion::V2025_06_18 {
+        tool.title = None;
+        tool.output_schema = None;
+        tool.meta = None;
+    }
+    if version < ProtocolVersion::V2025_11_25 {
+        tool.icons = None;
+    }
+    if !version.is_modern() {
+        // A legacy session runs task tools synchronously: nothing to announce.
+        tool.execution = None;
+    }
+    if !version.is_modern() && tool.output_schema.as_ref().is_some_and(|s| s.get("type") != Some(&json!("object"))) {
+        tool.output_schema = None;
+    }
+    tool
+}

@@ -1,0 +1,585 @@
+//! The server: a registry of tools, prompts and resources, and the dispatch of JSON-RPC
+//! requests for both protocol eras.
+//!
+//! ```
+//! use roundtrip::Server;
+//! use roundtrip::server::{Outcome, ToolDef};
+//! use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
+//!
+//! let server = Server::new("hello-server", "1.0.0").tool(ToolDef::new(
+//!     Tool::new("hello", empty_input_schema()),
+//!     |_cx| async { Ok(Outcome::Complete(CallToolResult::text("Hello!"))) },
+//! ));
+//! assert_eq!(server.name(), "hello-server");
+//! ```
+
+mod carrier;
+mod check;
+mod dispatch;
+mod handler;
+mod legacy;
+mod lists;
+#[cfg(feature = "http")]
+#[doc(hidden)]
+pub mod marks;
+mod peer;
+mod per_caller;
+mod result_json;
+mod state;
+mod subscriptions;
+pub mod uri_template;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+pub use crate::request::{InputRequired, NullPeer, Peer, RequestContext, Session, Transport};
+pub use check::{CheckError, Problem};
+pub use dispatch::{Reply, ReplyMessage, STORE_RETRY_AFTER_SECS};
+pub use handler::{
+    Completer, Handler, HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef,
+};
+#[cfg(feature = "http")]
+#[doc(hidden)]
+pub use marks::HeaderMark;
+pub use peer::Inbound;
+pub use per_caller::PerCaller;
+pub use result_json::ResultJson;
+pub use state::StateNeed;
+pub(crate) use state::States;
+pub use subscriptions::ListChange;
+use tokio::sync::broadcast;
+
+use crate::protocol::{CacheScope, CompleteParams, Completion, Implementation};
+use crate::seal::{MemoryReplayCache, ReplayCache, RequestStateSecurity, SealConfigError, Sealer};
+use crate::task::{MemoryStore, TaskOptions, TaskStore, Tasks};
+
+type ServerCompleter = Arc<dyn Fn(&CompleteParams) -> Completion + Send + Sync>;
+
+/// An MCP server. Cheap to clone; clones share one registry.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+/// Where each registered name is, by name. For speed, hashed with FxHash (`rustc-hash`): every
+/// call looks its name up, and SipHash costs several times more on a short name. Callers only
+/// look names up; the keys are the server's own, so no caller can flood the table.
+type NameIndex = HashMap<Arc<str>, usize, rustc_hash::FxBuildHasher>;
+
+#[derive(Clone)]
+struct Inner {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDef>,
+    /// By name; the key is the target of each call (shared, not copied per request).
+    tool_index: NameIndex,
+    prompts: Vec<PromptDef>,
+    prompt_index: NameIndex,
+    resources: Vec<ResourceDef>,
+    templates: Vec<ResourceTemplateDef>,
+    completer: Option<ServerCompleter>,
+    sealer: Arc<Sealer>,
+    caching: Caching,
+    changes: broadcast::Sender<ListChange>,
+    legacy_max_rounds: usize,
+    states: States,
+    tasks: Tasks,
+    replay: Arc<dyn ReplayCache>,
+    lists: lists::ListCache,
+    #[cfg(feature = "skills")]
+    skills: Option<crate::skills::Skills>,
+    /// The `_meta` of every list result.
+    list_meta: Option<crate::protocol::JsonObject>,
+    /// Capabilities the application said the server does not offer.
+    withheld: Vec<Capability>,
+}
+
+/// A capability a server may decline to announce, whatever it registered
+/// ([`Server::without`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Capability {
+    /// `logging` (announced when some handler may log).
+    Logging,
+    /// `completions` (announced when some prompt or template completes its arguments).
+    Completions,
+    /// `resources.subscribe` (legacy sessions; announced when there are resources).
+    ResourceSubscriptions,
+    /// `listChanged` of tools, prompts and resources.
+    ListChanged,
+}
+
+/// The items of a `#[toolset]` impl block, registered with [`Server::toolset`]. The
+/// attribute implements it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolset",
+    label = "not a toolset",
+    note = "mark the impl block of its #[tool] methods `#[roundtrip::toolset]`: that impl registers them"
+)]
+pub trait Toolset: Send + Sync + 'static {
+    /// Register the block's tools, prompts and resources (bound to this value) and the value
+    /// as state.
+    fn register(self: Arc<Self>, server: Server) -> Server;
+}
+
+/// A definition `Server::tools`, `prompts` or `resources` accepts.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a definition the server can register",
+    label = "not a definition",
+    note = "list declared fns with tools![f, g], prompts![p] or resources![r]; the fns themselves are not definitions"
+)]
+pub trait IntoDef<D> {
+    /// The definition.
+    fn into_def(self) -> D;
+}
+
+impl<D> IntoDef<D> for D {
+    fn into_def(self) -> D {
+        self
+    }
+}
+
+/// Cache hints (2026-07-28) the server puts on list results and resource reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caching {
+    /// `ttlMs` of `server/discover` and the list results.
+    pub list_ttl_ms: u64,
+    /// `cacheScope` of `server/discover` and the list results.
+    pub list_scope: CacheScope,
+    /// `ttlMs` of `resources/read` results.
+    pub read_ttl_ms: u64,
+    /// `cacheScope` of `resources/read` results.
+    pub read_scope: CacheScope,
+}
+
+impl Default for Caching {
+    fn default() -> Self {
+        Self { list_ttl_ms: 60_000, list_scope: CacheScope::Public, read_ttl_ms: 0, read_scope: CacheScope::Private }
+    }
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .field("tools", &self.inner.tools.len())
+            .field("prompts", &self.inner.prompts.len())
+            .field("resources", &self.inner.resources.len())
+            .field("templates", &self.inner.templates.len())
+            .field("skills", &self.skill_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    /// The server answering, e.g. to announce list changes (a clone: servers share one
+    /// registry).
+    pub fn server(&self) -> Server {
+        // The carrier fills the context's host with this server's `Inner` (carrier.rs), and
+        // nothing else makes a context.
+        let inner = Arc::clone(&self.host)
+            .downcast::<Inner>()
+            .unwrap_or_else(|_| unreachable!("a context's host is its server"));
+        Server { inner }
+    }
+}
+
+impl Server {
+    /// A server with a name and version and nothing registered.
+    ///
+    /// `requestState` is sealed with a random key of this process until
+    /// [`security`](Self::security) sets a policy.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        let name = name.into();
+        let sealer = match Sealer::new(None, &name) {
+            Ok(s) => s,
+            // The default policy has no configuration that could be wrong.
+            Err(e) => unreachable!("default sealing policy refused: {e}"),
+        };
+        let (changes, _) = broadcast::channel(64);
+        let tasks = Tasks::new(Arc::new(MemoryStore::new()), TaskOptions::default(), &name);
+        Self {
+            inner: Arc::new(Inner {
+                info: Implementation { name, version: version.into(), title: None },
+                instructions: None,
+                tools: Vec::new(),
+                tool_index: NameIndex::default(),
+                prompts: Vec::new(),
+                prompt_index: NameIndex::default(),
+                resources: Vec::new(),
+                templates: Vec::new(),
+                completer: None,
+                sealer: Arc::new(sealer),
+                caching: Caching::default(),
+                changes,
+                legacy_max_rounds: 10,
+                states: States::default(),
+                tasks,
+                replay: Arc::new(MemoryReplayCache::new()),
+                lists: lists::ListCache::default(),
+                #[cfg(feature = "skills")]
+                skills: None,
+                list_meta: None,
+                withheld: Vec::new(),
+            }),
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut Inner {
+        let inner = Arc::make_mut(&mut self.inner);
+        // The definitions may change: the lists are serialized again when next asked for.
+        inner.lists = lists::ListCache::default();
+        inner
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.inner.info.name
+    }
+
+    /// The server's self-description.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// A display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.inner_mut().info.title = Some(title.into());
+        self
+    }
+
+    /// Instructions for the client's model.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.inner_mut().instructions = Some(instructions.into());
+        self
+    }
+
+    /// Register a tool; a later tool with the same name replaces the earlier one. A view the
+    /// tool brings (`#[tool(ui = VIEW)]`) is registered with it, unless a resource with its
+    /// URI already is.
+    pub fn tool(mut self, mut def: ToolDef) -> Self {
+        if let Some(view) = def.bundled_view.take()
+            && !self.inner.resources.iter().any(|r| r.resource.uri == view.resource.uri)
+        {
+            self = self.resource(*view);
+        }
+        // The schema may have changed since the marks were found (`tool` is a public field).
+        #[cfg(feature = "http")]
+        let def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
+        let inner = self.inner_mut();
+        match inner.tool_index.get(def.tool.name.as_str()) {
+            Some(&i) => inner.tools[i] = def,
+            None => {
+                inner.tool_index.insert(def.tool.name.as_str().into(), inner.tools.len());
+                inner.tools.push(def);
+            }
+        }
+        self
+    }
+
+    /// Register several tools, e.g. from `tools![…]` or a `#[toolset]`'s `tools()`.
+    pub fn tools<D: IntoDef<ToolDef>>(self, defs: impl IntoIterator<Item = D>) -> Self {
+        defs.into_iter().map(IntoDef::into_def).fold(self, Self::tool)
+    }
+
+    /// Register everything a `#[toolset]` impl block declares (tools, prompts, resources),
+    /// each bound to `value`, and `value` itself as [`State`](crate::declare::State).
+    pub fn toolset<T: Toolset>(self, value: Arc<T>) -> Self {
+        value.register(self)
+    }
+
+    /// Register a prompt; a later prompt with the same name replaces the earlier one.
+    pub fn prompt(mut self, def: PromptDef) -> Self {
+        let inner = self.inner_mut();
+        match inner.prompt_index.get(def.prompt.name.as_str()) {
+            Some(&i) => inner.prompts[i] = def,
+            None => {
+                inner.prompt_index.insert(def.prompt.name.as_str().into(), inner.prompts.len());
+                inner.prompts.push(def);
+            }
+        }
+        self
+    }
+
+    /// Register several prompts, e.g. from `prompts![…]`.
+    pub fn prompts<D: IntoDef<PromptDef>>(self, defs: impl IntoIterator<Item = D>) -> Self {
+        defs.into_iter().map(IntoDef::into_def).fold(self, Self::prompt)
+    }
+
+    /// Register a static resource; a later resource with the same URI replaces the earlier
+    /// one.
+    pub fn resource(mut self, def: ResourceDef) -> Self {
+        let inner = self.inner_mut();
+        match inner.resources.iter_mut().find(|r| r.resource.uri == def.resource.uri) {
+            Some(earlier) => *earlier = def,
+            None => inner.resources.push(def),
+        }
+        self
+    }
+
+    /// Register static resources and templates, e.g. from `resources![…]`.
+    pub fn resources<D: IntoDef<ResourceEntry>>(self, entries: impl IntoIterator<Item = D>) -> Self {
+        entries.into_iter().map(IntoDef::into_def).fold(self, |server, entry| match entry {
+            ResourceEntry::Static(def) => server.resource(def),
+            ResourceEntry::Template(def) => server.resource_template(def),
+        })
+    }
+
+    /// Serve these skills (the `io.modelcontextprotocol/skills` extension, cargo feature
+    /// `skills`): `skills/list`, `skills/get`, `resources/directory/read`, and every file by
+    /// `resources/read`; each `SKILL.md` is also listed by `resources/list`. A later call
+    /// replaces the set. See [`crate::skills`].
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        self.inner_mut().skills = Some(skills);
+        self
+    }
+
+    /// The skills this server serves.
+    #[cfg(feature = "skills")]
+    pub fn skill_set(&self) -> Option<&crate::skills::Skills> {
+        self.inner.skills.as_ref().filter(|s| !s.is_empty())
+    }
+
+    /// Register a resource template.
+    pub fn resource_template(mut self, def: ResourceTemplateDef) -> Self {
+        self.inner_mut().templates.push(def);
+        self
+    }
+
+    /// Answer `completion/complete` with `completer` (without one, no suggestions).
+    pub fn completer(mut self, completer: impl Fn(&CompleteParams) -> Completion + Send + Sync + 'static) -> Self {
+        self.inner_mut().completer = Some(Arc::new(completer));
+        self
+    }
+
+    /// Set the cache hints.
+    pub fn caching(mut self, caching: Caching) -> Self {
+        self.inner_mut().caching = caching;
+        self
+    }
+
+    /// Seal `requestState` with this policy (shared keys, TTL, audience, principal binding).
+    ///
+    /// Fails when the policy cannot be used with this server, e.g. when the server has no
+    /// real name and the policy sets no audience.
+    pub fn security(mut self, policy: RequestStateSecurity) -> Result<Self, SealConfigError> {
+        let sealer = Sealer::new(Some(policy), &self.inner.info.name)?;
+        self.inner_mut().sealer = Arc::new(sealer);
+        Ok(self)
+    }
+
+    /// Remember used states of `#[tool(single_use)]` tools in `cache` (default: in memory,
+    /// this process only). Replicas that share one (Redis) refuse a state replayed on any of
+    /// them.
+    pub fn replay_cache(mut self, cache: impl ReplayCache) -> Self {
+        self.inner_mut().replay = Arc::new(cache);
+        self
+    }
+
+    pub(crate) fn replay(&self) -> &dyn ReplayCache {
+        &*self.inner.replay
+    }
+
+    /// Keep tasks in `store` (default: in memory, this process only). Replicas that share a
+    /// store answer `tasks/get`, `tasks/update` and `tasks/cancel` for each other's tasks.
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        let tasks = self.inner.tasks.with_store(Arc::new(store));
+        self.inner_mut().tasks = tasks;
+        self
+    }
+
+    /// Read the time, in Unix milliseconds, from `now_ms` instead of the system clock: task
+    /// records, leases and the expiry given to the replay cache (tests only: a deterministic
+    /// simulation's clock, skewed per replica; the sealed state's clock is
+    /// `RequestStateSecurity::clock`).
+    #[doc(hidden)]
+    pub fn clock(mut self, now_ms: impl Fn() -> u64 + Send + Sync + 'static) -> Self {
+        self.inner_mut().tasks.set_clock(Arc::new(now_ms));
+        self
+    }
+
+    /// Once `halt` is cancelled, every task body, runner and watcher of this server is dropped
+    /// at its current await and nothing more is written, as if its process died (tests only: a
+    /// simulated crash; the requests in flight are the caller's to drop).
+    #[doc(hidden)]
+    pub fn halt_on(mut self, halt: tokio_util::sync::CancellationToken) -> Self {
+        self.inner_mut().tasks.set_halt(halt);
+        self
+    }
+
+    /// How long tasks live and how often clients should poll.
+    pub fn task_options(mut self, options: TaskOptions) -> Self {
+        self.inner_mut().tasks.options = options;
+        self
+    }
+
+    #[doc(hidden)]
+    pub fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// Wait until the task bodies running in this process end, or `within` passed (for a
+    /// graceful shutdown: stop taking requests first); how many still run. A task left
+    /// running reads `failed` once its lease runs out.
+    pub async fn drain_tasks(&self, within: std::time::Duration) -> usize {
+        self.inner.tasks.drain(within).await
+    }
+
+    /// Put `meta` in the `_meta` of every list result (`tools/list`, `prompts/list`,
+    /// `resources/list`, `resources/templates/list`).
+    pub fn list_meta(mut self, meta: crate::protocol::JsonObject) -> Self {
+        self.inner_mut().list_meta = Some(meta);
+        self
+    }
+
+    /// Do not announce `capability`, whatever is registered: the server's capabilities are
+    /// otherwise derived from what it has (tools, prompts, resources, completers, handlers
+    /// that may log, the tasks extension).
+    pub fn without(mut self, capability: Capability) -> Self {
+        self.inner_mut().withheld.push(capability);
+        self
+    }
+
+    pub(crate) fn withholds(&self, capability: Capability) -> bool {
+        self.inner.withheld.contains(&capability)
+    }
+
+    /// Whether some handler may send log notifications: a manual one, or a declared fn that
+    /// takes the request context.
+    pub(crate) fn may_log(&self) -> bool {
+        self.inner.tools.iter().any(|d| d.logs)
+            || self.inner.prompts.iter().any(|d| d.logs)
+            || self.inner.resources.iter().any(|d| d.logs)
+            || self.inner.templates.iter().any(|d| d.logs)
+    }
+
+    pub(crate) fn list_meta_value(&self) -> Option<crate::protocol::JsonObject> {
+        self.inner.list_meta.clone()
+    }
+
+    /// Whether the server is ready to serve all it offers: its task store answers now
+    /// ([`TaskStore::ready`]; the in-memory default always does, `RedisStore` answers a `PING`
+    /// within a second), within [`TaskOptions::store_timeout`]. For readiness probes: a replica
+    /// whose store is away still serves what needs none (its multi-round flows), but answers
+    /// `503` to what does, so a balancer that can should send its traffic elsewhere meanwhile.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let server = roundtrip::Server::new("demo", "1.0.0");
+    /// assert!(server.ready().await.is_ok());
+    /// # }
+    /// ```
+    pub async fn ready(&self) -> Result<(), crate::task::StoreError> {
+        self.inner.tasks.ready().await
+    }
+
+    /// Whether any tool may run as a task (the server then offers the tasks extension).
+    pub(crate) fn offers_tasks(&self) -> bool {
+        self.inner.tools.iter().any(|t| t.tool.task_support() != crate::protocol::TaskSupport::Forbidden)
+    }
+
+    /// The caller's identity, when it has one: what sealed state and tasks are bound to.
+    pub(crate) fn owner(&self, inbound: &Inbound) -> Option<String> {
+        inbound.identity()
+    }
+
+    /// The most rounds a legacy session's back-channel runs for one request (default 10).
+    pub fn legacy_max_rounds(mut self, rounds: usize) -> Self {
+        self.inner_mut().legacy_max_rounds = rounds.max(1);
+        self
+    }
+
+    /// Register server-wide state: every declared fn, check or `with` fn that takes a
+    /// [`State<T>`](crate::declare::State) parameter receives this value. One value per type; a later
+    /// one replaces it.
+    pub fn state<T: std::any::Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
+        self.inner_mut().states.insert(value);
+        self
+    }
+
+    /// The registered state of type `T`.
+    pub fn state_of<T: std::any::Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.inner.states.get::<T>()
+    }
+
+    /// Check what can only be checked once everything is registered: every `State<T>` a
+    /// declaration takes is registered, and every view a tool links to (MCP Apps
+    /// `_meta.ui.resourceUri`) is a registered view. The serving entry points (`serve_stdio`,
+    /// `serve_http`, `bind_http`, `router`, the in-memory transport) run this check once and
+    /// refuse to start on the first problem, which the error names.
+    pub fn check(&self) -> Result<(), CheckError> {
+        check::check(self)
+    }
+
+    /// [`check`](Self::check) as an I/O error, for the entry points that return one.
+    #[doc(hidden)]
+    pub fn check_io(&self) -> std::io::Result<()> {
+        self.check().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))
+    }
+
+    /// Tell `subscriptions/listen` streams (and legacy sessions) that a list changed.
+    pub fn notify_list_changed(&self, change: ListChange) {
+        // No receiver is not an error: nobody is listening.
+        let _ = self.inner.changes.send(change);
+    }
+
+    /// Tell the legacy sessions that subscribed to `uri` (`resources/subscribe`) that the
+    /// resource changed (`notifications/resources/updated`, over stdio and on the standalone
+    /// GET stream of HTTP sessions).
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.inner.changes.send(ListChange::ResourceUpdated(uri.into()));
+    }
+
+    /// Receive list changes, e.g. to forward them to a legacy session.
+    pub fn subscribe_changes(&self) -> broadcast::Receiver<ListChange> {
+        self.inner.changes.subscribe()
+    }
+
+    /// How many skills the server serves.
+    pub(crate) fn skill_count(&self) -> usize {
+        #[cfg(feature = "skills")]
+        return self.skill_set().map_or(0, crate::skills::Skills::len);
+        #[cfg(not(feature = "skills"))]
+        0
+    }
+
+    /// The registered tools.
+    pub fn tool_defs(&self) -> &[ToolDef] {
+        &self.inner.tools
+    }
+
+    /// The registered tool `name`.
+    #[doc(hidden)]
+    pub fn tool_def(&self, name: &str) -> Option<&ToolDef> {
+        self.inner.tool_index.get(name).map(|&i| &self.inner.tools[i])
+    }
+
+    /// The OAuth scopes the tool `name` needs (none for an unknown tool).
+    #[doc(hidden)]
+    pub fn tool_scopes(&self, name: &str) -> &[String] {
+        self.inner.tool_index.get(name).map_or(&[], |&i| &self.inner.tools[i].scopes)
+    }
+
+    /// The registered prompts.
+    pub fn prompt_defs(&self) -> &[PromptDef] {
+        &self.inner.prompts
+    }
+
+    /// The registered static resources.
+    pub fn resource_defs(&self) -> &[ResourceDef] {
+        &self.inner.resources
+    }
+
+    /// Whether the server has a view (MCP Apps): it then declares the extension, and serves
+    /// the tools' links to their views to clients that host views.
+    pub fn offers_apps(&self) -> bool {
+        *self.inner.lists.apps.get_or_init(|| self.inner.resources.iter().any(ResourceDef::is_view))
+    }
+
+    /// The registered resource templates.
+    pub fn resource_template_defs(&self) -> &[ResourceTemplateDef] {
+        &self.inner.templates
+    }
+}
