@@ -1,24 +1,57 @@
-//! The options of `#[tool(...)]` and `#[resolve(...)]`, parsed with darling (unknown options
-//! get a "did you mean" suggestion).
+//! The options of `#[tool(...)]` and `#[resolve(...)]` as written, parsed with darling (unknown
+//! options get a "did you mean" suggestion). The model reads them into a checked declaration;
+//! nothing else looks at them.
 
 use darling::util::Flag;
 use darling::{FromAttributes, FromMeta};
 
-/// `#[tool(name = "…", title = "…", description = "…", read_only, destructive, idempotent,
+/// The options every declaring attribute takes (`#[tool]`, `#[prompt]`, `#[resource]`,
+/// `#[resource_template]`, `#[view]`): flattened into each attribute's own.
+#[derive(Debug, Default, FromMeta)]
+pub struct CommonArgs {
+    pub name: Option<syn::LitStr>,
+    pub title: Option<syn::LitStr>,
+    pub description: Option<syn::LitStr>,
+    /// Checks that run before anything is asked or read; may be repeated.
+    #[darling(multiple)]
+    pub check: Vec<syn::Expr>,
+    /// `crate = path`: the path of the roundtrip crate in generated code (default `::roundtrip`).
+    #[darling(rename = "crate")]
+    pub krate: Option<CrateArg>,
+}
+
+/// What `crate = …` was given: a path, such as `::roundtrip` or `my_sdk::roundtrip`.
+#[derive(Debug, Clone)]
+pub struct CrateArg(pub syn::Path);
+
+/// How to write `crate`.
+pub const CRATE_USAGE: &str = "`crate` is the path of the roundtrip crate, without quotes, such as \
+                               `crate = ::roundtrip` or `crate = my_sdk::roundtrip` (where `my_sdk` re-exports it)";
+
+impl FromMeta for CrateArg {
+    fn from_word() -> darling::Result<Self> {
+        Err(darling::Error::custom(CRATE_USAGE))
+    }
+
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        match expr {
+            syn::Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => Ok(Self(p.path.clone())),
+            other => Err(darling::Error::custom(CRATE_USAGE).with_span(other)),
+        }
+    }
+}
+
+/// `#[tool(name = "…", title = "…", description = "…", crate = path, read_only, destructive, idempotent,
 /// open_world, check = f(a, b), task | task = "required", single_use, replayable, scopes = ["…"],
 /// ui = VIEW | ui = "ui://…", visibility = "model" | "app" | "both")]`
 #[derive(Debug, Default, FromMeta)]
 pub struct ToolArgs {
-    pub name: Option<syn::LitStr>,
-    pub title: Option<syn::LitStr>,
-    pub description: Option<syn::LitStr>,
+    #[darling(flatten)]
+    pub common: CommonArgs,
     pub read_only: Flag,
     pub destructive: Flag,
     pub idempotent: Flag,
     pub open_world: Flag,
-    /// Checks that run before any question; may be repeated.
-    #[darling(multiple)]
-    pub check: Vec<syn::Expr>,
     /// `task` (optional) or `task = "required"`: calls may run as tasks.
     pub task: Option<TaskArg>,
     /// Each sealed state is accepted once (the default for a task tool).
@@ -58,9 +91,8 @@ impl FromMeta for UiArg {
 /// domain = "…", prefers_border = true, check = f())]`, after the URI.
 #[derive(Debug, Default, FromMeta)]
 pub struct ViewArgs {
-    pub name: Option<syn::LitStr>,
-    pub title: Option<syn::LitStr>,
-    pub description: Option<syn::LitStr>,
+    #[darling(flatten)]
+    pub common: CommonArgs,
     /// `csp(connect_domains = ["https://…"], resource_domains = […], frame_domains = […],
     /// base_uri_domains = […])`: the origins the view's Content Security Policy may allow.
     pub csp: Option<CspArgs>,
@@ -71,9 +103,6 @@ pub struct ViewArgs {
     pub domain: Option<syn::LitStr>,
     /// `prefers_border` or `prefers_border = false`.
     pub prefers_border: Option<bool>,
-    /// Checks that run before it is read (a fn view only); may be repeated.
-    #[darling(multiple)]
-    pub check: Vec<syn::Expr>,
 }
 
 /// `csp(…)` of a view: each list holds origins.
@@ -164,14 +193,10 @@ pub struct ResolveArgs {
 /// `#[prompt(name = "…", title = "…", description = "…", complete = path::to::fn, check = f(a))]`
 #[derive(Debug, Default, FromMeta)]
 pub struct PromptArgs {
-    pub name: Option<syn::LitStr>,
-    pub title: Option<syn::LitStr>,
-    pub description: Option<syn::LitStr>,
+    #[darling(flatten)]
+    pub common: CommonArgs,
     /// `fn(argument: &str, typed: &str) -> Vec<String>` completing the arguments.
     pub complete: Option<syn::Path>,
-    /// Checks that run before any question; may be repeated.
-    #[darling(multiple)]
-    pub check: Vec<syn::Expr>,
     /// The definition's `_meta`, a JSON object.
     pub meta: Option<syn::LitStr>,
 }
@@ -179,15 +204,11 @@ pub struct PromptArgs {
 /// `#[resource("uri", …)]` and `#[resource_template("uri", …)]`, after the URI.
 #[derive(Debug, Default, FromMeta)]
 pub struct ResourceArgs {
-    pub name: Option<syn::LitStr>,
-    pub title: Option<syn::LitStr>,
-    pub description: Option<syn::LitStr>,
+    #[darling(flatten)]
+    pub common: CommonArgs,
     pub mime_type: Option<syn::LitStr>,
     /// `fn(variable: &str, typed: &str) -> Vec<String>` completing a template's variables.
     pub complete: Option<syn::Path>,
-    /// Checks that run before anything is asked or read; may be repeated.
-    #[darling(multiple)]
-    pub check: Vec<syn::Expr>,
     /// The definition's `_meta`, a JSON object.
     pub meta: Option<syn::LitStr>,
 }

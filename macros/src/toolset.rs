@@ -2,9 +2,11 @@
 //! `#[prompt]`, `#[resource]` or `#[resource_template]` are read like free fns (the inner
 //! attributes are inert here: this outer attribute runs first and strips them).
 
+use darling::FromMeta;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::attr::CrateArg;
 use crate::model::{self, err_at};
 use crate::{check, expand};
 
@@ -18,9 +20,7 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     let mut errors = darling::Error::accumulator();
-    if !args.is_empty() {
-        errors.push(err_at(&args, "#[toolset] takes no options; put them on each #[tool]"));
-    }
+    let krate = crate_option(args, &mut errors);
     if !item.generics.params.is_empty() || item.trait_.is_some() {
         errors.push(err_at(item.impl_token, "#[toolset] goes on an inherent impl of a concrete type"));
     }
@@ -44,21 +44,20 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
             block: Box::new(method.block.clone()),
         };
         let mut tool = model::read(which, tool_args, as_fn, true, &mut errors);
-        check::graph(&tool, &mut errors);
-        check::kind_rules(&tool, &mut errors);
+        check::declared(&tool, true, &mut errors);
         model::mark_resolver_inputs_used(&mut tool);
         let same_kind = |a: model::Which, b: model::Which| {
             let resource = |w| matches!(w, model::Which::Resource | model::Which::ResourceTemplate);
             a == b || (resource(a) && resource(b))
         };
-        if let Some(first) = tools.iter().find(|t| t.name == tool.name && same_kind(t.which, tool.which)) {
+        let (name, which) = (&tool.common.name, tool.which());
+        if let Some(first) = tools.iter().find(|t| t.common.name == *name && same_kind(t.which(), which)) {
             errors.push(err_at(
                 &tool.item.sig.ident,
                 format!(
-                    "`{}` is already the name of `{}` in this impl block: rename one with {}(name = \"…\")]",
-                    tool.name,
+                    "`{name}` is already the name of `{}` in this impl block: rename one with {}(name = \"…\")]",
                     first.item.sig.ident,
-                    &tool.which.attribute()[..tool.which.attribute().len() - 1]
+                    &which.attribute()[..which.attribute().len() - 1]
                 ),
             ));
         }
@@ -68,7 +67,7 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
         tools.push(tool);
     }
     match errors.finish() {
-        Ok(()) => expand::toolset(&item, &tools),
+        Ok(()) => expand::toolset(&item, &tools, krate.as_ref()),
         Err(e) => {
             let mut out = e.write_errors();
             out.extend(quote!(#[allow(unused_variables)] #item));
@@ -76,9 +75,10 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
             // above are the only ones.
             if item.trait_.is_none() && item.generics.params.is_empty() {
                 let self_ty = &item.self_ty;
+                let root = expand::crate_path(krate.as_ref());
                 out.extend(quote! {
-                    impl ::roundtrip::Toolset for #self_ty {
-                        fn register(self: ::std::sync::Arc<Self>, server: ::roundtrip::Server) -> ::roundtrip::Server {
+                    impl #root::Toolset for #self_ty {
+                        fn register(self: ::std::sync::Arc<Self>, server: #root::Server) -> #root::Server {
                             server
                         }
                     }
@@ -87,6 +87,32 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
             out
         }
     }
+}
+
+/// `#[toolset(crate = path)]`, its only option: the crate's path for the block, and for each
+/// method that names none of its own.
+fn crate_option(args: TokenStream, errors: &mut darling::error::Accumulator) -> Option<syn::Path> {
+    if args.is_empty() {
+        return None;
+    }
+    let usage = "#[toolset] takes only `crate = path`; put other options on each #[tool]";
+    let list = match darling::ast::NestedMeta::parse_meta_list(args.clone()) {
+        Ok(list) => list,
+        Err(_) => {
+            errors.push(err_at(&args, usage));
+            return None;
+        }
+    };
+    let mut krate = None;
+    for item in &list {
+        match item {
+            darling::ast::NestedMeta::Meta(meta) if meta.path().is_ident("crate") && krate.is_none() => {
+                krate = errors.handle(CrateArg::from_meta(meta)).map(|k| k.0);
+            }
+            other => errors.push(err_at(other, usage)),
+        }
+    }
+    krate
 }
 
 /// `#[tool]`, `#[prompt]`, `#[resource]` or `#[resource_template]`.

@@ -226,20 +226,20 @@ fn is_host(s: &str) -> bool {
         })
 }
 
-/// The `#rt::ViewSpec` of a view.
+/// The `ViewSpec` of a view; `rt` is the crate's `__private`.
 pub fn spec(
     uri: &syn::LitStr,
     name: &str,
-    title: Option<String>,
-    description: Option<String>,
+    title: Option<&str>,
+    description: Option<&str>,
     view: &View,
+    rt: &TokenStream,
 ) -> TokenStream {
-    let rt = quote!(::roundtrip::__private);
-    let opt = |s: Option<String>| match s {
+    let opt = |s: Option<&str>| match s {
         Some(s) => quote!(::core::option::Option::Some(#s)),
         None => quote!(::core::option::Option::None),
     };
-    let (title, description, domain) = (opt(title), opt(description), opt(view.domain.clone()));
+    let (title, description, domain) = (opt(title), opt(description), opt(view.domain.as_deref()));
     let (connect, resources, frames, base) =
         (&view.connect_domains, &view.resource_domains, &view.frame_domains, &view.base_uri_domains);
     let permissions = &view.permissions;
@@ -304,20 +304,22 @@ pub fn visibility(lit: &syn::LitStr, errors: &mut darling::error::Accumulator) -
     }
 }
 
-/// The builder calls a tool's definition gets for its link and its visibility.
-pub fn tool_calls(link: Option<&Link>, visibility: Option<&[&'static str]>) -> TokenStream {
+/// The builder calls a tool's definition gets for its link and its visibility; `root` is the
+/// crate's path.
+pub fn tool_calls(link: Option<&Link>, visibility: Option<&[&'static str]>, root: &TokenStream) -> TokenStream {
     let link = link.map(|l| match l {
         Link::Item(path) => {
             let factory = factory_path(path);
             let span = syn::spanned::Spanned::span(path);
-            let view = quote_spanned!(span=> <#factory as ::roundtrip::ViewFactory>::view());
+            let root = crate::expand::respan(root, span);
+            let view = quote_spanned!(span=> <#factory as #root::ViewFactory>::view());
             quote!(.with_view(#view))
         }
         Link::Uri(uri) => quote!(.view(#uri)),
     });
     let visibility = visibility.map(|list| {
         let list = list.iter().map(|v| format_ident!("{}", v));
-        quote!(.visibility([#(::roundtrip::protocol::Visibility::#list),*]))
+        quote!(.visibility([#(#root::protocol::Visibility::#list),*]))
     });
     quote!(#link #visibility)
 }
@@ -364,7 +366,7 @@ pub fn constant(args: TokenStream, item: &syn::Item, c: Constant<'_>) -> TokenSt
         Some(_) => errors.handle(ViewArgs::from_list(&list[1..])).unwrap_or_default(),
         None => ViewArgs::default(),
     };
-    if let Some(first) = args.check.first() {
+    if let Some(first) = args.common.check.first() {
         errors.push(err_at(
             first,
             format!("a {what} view has no parameters for a check to take: put #[view] on a fn to check before reading"),
@@ -388,17 +390,20 @@ pub fn constant(args: TokenStream, item: &syn::Item, c: Constant<'_>) -> TokenSt
         return out;
     }
     let (Some(uri), Some(view)) = (uri, view) else { return quote!(#item) };
-    let name = args.name.as_ref().map(syn::LitStr::value).unwrap_or_else(|| ident.to_string().to_lowercase());
-    let title = args.title.as_ref().map(syn::LitStr::value);
-    let description = args.description.as_ref().map(syn::LitStr::value).or_else(|| crate::docs::text(attrs));
-    let spec = spec(&uri, &name, title, description, &view);
+    let common = &args.common;
+    let name = common.name.as_ref().map(syn::LitStr::value).unwrap_or_else(|| ident.to_string().to_lowercase());
+    let title = common.title.as_ref().map(syn::LitStr::value);
+    let description = common.description.as_ref().map(syn::LitStr::value).or_else(|| crate::docs::text(attrs));
+    let paths = crate::expand::Paths::new(common.krate.as_ref().map(|k| &k.0));
+    let rt = &paths.rt;
+    let spec = spec(&uri, &name, title.as_deref(), description.as_deref(), &view, rt);
     let factory = crate::expand::factory_ident(crate::model::Which::View, ident);
-    let rt = quote!(::roundtrip::__private);
-    view_factory(&item, vis, &factory, &name, &uri, quote!({ #rt::view_text(#spec, #ident) }))
+    view_factory(&item, vis, &factory, &name, &uri, quote!({ #rt::view_text(#spec, #ident) }), &paths.root)
 }
 
 /// The item and its factory: a unit struct that is both a `ResourceFactory` (so `resources![…]`
-/// and `ui = …` register it) and a `ViewFactory` whose `view()` is `body`.
+/// and `ui = …` register it) and a `ViewFactory` whose `view()` is `body`; `root` is the
+/// crate's path.
 pub fn view_factory(
     item: &impl quote::ToTokens,
     vis: &syn::Visibility,
@@ -406,6 +411,7 @@ pub fn view_factory(
     name: &str,
     uri: &impl quote::ToTokens,
     body: TokenStream,
+    root: &TokenStream,
 ) -> TokenStream {
     quote! {
         #item
@@ -414,18 +420,18 @@ pub fn view_factory(
         #[allow(non_camel_case_types)]
         #vis struct #factory;
 
-        impl ::roundtrip::ResourceFactory for #factory {
+        impl #root::ResourceFactory for #factory {
             const NAME: &'static str = #name;
 
-            fn def() -> ::roundtrip::server::ResourceEntry {
-                ::roundtrip::server::ResourceEntry::Static(<Self as ::roundtrip::ViewFactory>::view())
+            fn def() -> #root::server::ResourceEntry {
+                #root::server::ResourceEntry::Static(<Self as #root::ViewFactory>::view())
             }
         }
 
-        impl ::roundtrip::ViewFactory for #factory {
+        impl #root::ViewFactory for #factory {
             const URI: &'static str = #uri;
 
-            fn view() -> ::roundtrip::server::ResourceDef #body
+            fn view() -> #root::server::ResourceDef #body
         }
     }
 }

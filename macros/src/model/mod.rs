@@ -1,15 +1,17 @@
-//! A `#[tool]`, `#[prompt]`, `#[resource_template]` or `#[resource]` fn read into a model: its
-//! options, and each parameter's role (argument, resolved, context). Every problem found is pushed to the accumulator with the span of the
-//! token to change; reading goes on so that all problems of the item are reported together.
+//! A `#[tool]`, `#[prompt]`, `#[resource_template]`, `#[resource]` or `#[view]` fn read into a
+//! model: what it declares, and each parameter's role (argument, resolved, context). Every
+//! problem found is pushed to the accumulator with the span of the token to change; reading
+//! goes on so that all problems of the item are reported together.
 
 use proc_macro2::Span;
 
-use crate::attr::{PromptArgs, ResourceArgs, ToolArgs, ViewArgs};
 use crate::template::{self, Piece};
 
+mod declaration;
 mod param;
 mod read;
 
+pub use declaration::{Annotations, Common, Declaration, Prompt, Resource, TaskSupport, Tool, ViewFn};
 pub use read::{mark_resolver_inputs_used, read};
 
 /// What the attribute declares.
@@ -34,96 +36,20 @@ impl Which {
             Self::View => "#[view]",
         }
     }
-
-    /// A resource read at a fixed URI (`#[resource]` or `#[view]`).
-    pub fn is_static_resource(self) -> bool {
-        matches!(self, Self::Resource | Self::View)
-    }
 }
 
-/// The options of the attribute.
-pub enum Options {
-    Tool(ToolArgs),
-    Prompt(PromptArgs),
-    Resource { uri: syn::LitStr, args: ResourceArgs },
-    View { uri: syn::LitStr, args: ViewArgs },
-}
-
-impl Options {
-    pub fn title(&self) -> Option<String> {
-        match self {
-            Self::Tool(a) => a.title.as_ref().map(syn::LitStr::value),
-            Self::Prompt(a) => a.title.as_ref().map(syn::LitStr::value),
-            Self::Resource { args, .. } => args.title.as_ref().map(syn::LitStr::value),
-            Self::View { args, .. } => args.title.as_ref().map(syn::LitStr::value),
-        }
-    }
-
-    fn name(&self) -> Option<&syn::LitStr> {
-        match self {
-            Self::Tool(a) => a.name.as_ref(),
-            Self::Prompt(a) => a.name.as_ref(),
-            Self::Resource { args, .. } => args.name.as_ref(),
-            Self::View { args, .. } => args.name.as_ref(),
-        }
-    }
-
-    fn description(&self) -> Option<String> {
-        match self {
-            Self::Tool(a) => a.description.as_ref().map(syn::LitStr::value),
-            Self::Prompt(a) => a.description.as_ref().map(syn::LitStr::value),
-            Self::Resource { args, .. } => args.description.as_ref().map(syn::LitStr::value),
-            Self::View { args, .. } => args.description.as_ref().map(syn::LitStr::value),
-        }
-    }
-
-    fn checks(&self) -> &[syn::Expr] {
-        match self {
-            Self::Tool(a) => &a.check,
-            Self::Prompt(a) => &a.check,
-            Self::Resource { args, .. } => &args.check,
-            Self::View { args, .. } => &args.check,
-        }
-    }
-
-    /// The URI of a resource, a template or a view.
-    pub fn uri(&self) -> Option<&syn::LitStr> {
-        match self {
-            Self::Resource { uri, .. } | Self::View { uri, .. } => Some(uri),
-            Self::Tool(_) | Self::Prompt(_) => None,
-        }
-    }
-
-    /// `meta = "…"`, the definition's `_meta`.
-    pub fn meta(&self) -> Option<&syn::LitStr> {
-        match self {
-            Self::Tool(a) => a.meta.as_ref(),
-            Self::Prompt(a) => a.meta.as_ref(),
-            Self::Resource { args, .. } => args.meta.as_ref(),
-            // A view's `_meta` is its `ui` metadata, from its own options.
-            Self::View { .. } => None,
-        }
-    }
-}
-
-/// A declared fn.
+/// A declared fn, read and checked.
 pub struct Declared {
-    pub which: Which,
     pub item: syn::ItemFn,
-    pub options: Options,
-    pub name: String,
-    pub description: Option<String>,
+    pub common: Common,
+    pub declaration: Declaration,
     pub params: Vec<Param>,
-    /// `check = f(a)`: run on every leg before any question.
-    pub checks: Vec<Call>,
-    /// `scopes = ["…"]` of a tool: the OAuth scopes its caller's token must grant.
-    pub scopes: Vec<String>,
-    /// `ui = …` of a tool: its view (MCP Apps).
-    pub ui: Option<crate::view::Link>,
-    /// `visibility = "…"` of a tool: who may see it, as the wire's list.
-    pub visibility: Option<Vec<&'static str>>,
-    /// The options of a `#[view]`, checked.
-    pub view: Option<crate::view::View>,
+}
+
+impl Declared {
+    pub fn which(&self) -> Which {
+        self.declaration.which()
+    }
 }
 
 /// A call written in an attribute: `f(a, b)`, `path::to::f(a)` or, in a `#[toolset]`,

@@ -1,17 +1,19 @@
-//! Reading an item: its options (checked against the attribute's kind) and its parameters,
-//! then what resolvers use.
+//! Reading an item: its options into a declaration (the part every kind shares and the kind's
+//! own), and its parameters. Each value is checked as it is read; how values fit together is
+//! the check phase's (`crate::check`).
 
 use darling::FromMeta;
 use proc_macro2::{Span, TokenStream};
 
-use crate::attr::{PromptArgs, ResourceArgs, ToolArgs, ViewArgs};
+use crate::attr::{CommonArgs, PromptArgs, ResourceArgs, TaskArg, ToolArgs, ViewArgs};
 use crate::docs;
 
+use super::declaration::{Annotations, Common, Declaration, Prompt, Resource, TaskSupport, Tool, ViewFn};
 use super::param::{call, read_param};
-use super::{Declared, Options, Param, Role, Which, err_at};
+use super::{Declared, Role, Which, err_at};
 
-/// Read a `#[tool]` fn. Attributes the macro consumes are stripped from `item` in place.
-/// `method`: the fn is a method of a `#[toolset]` impl block, which must take `&self`.
+/// Read a declared fn. Attributes the macro consumes are stripped from `item` in place.
+/// `method`: the fn is a method of a `#[toolset]` impl block.
 pub fn read(
     which: Which,
     args: TokenStream,
@@ -19,115 +21,31 @@ pub fn read(
     method: bool,
     errors: &mut darling::error::Accumulator,
 ) -> Declared {
-    let options = options(which, args, &item, errors);
-    let name = options.name().map(syn::LitStr::value).unwrap_or_else(|| item.sig.ident.to_string());
-    if matches!(which, Which::Tool | Which::Prompt) {
-        check_name(&name, options.name().map_or(item.sig.ident.span(), syn::LitStr::span), errors);
-    }
-    let description = options.description().or_else(|| docs::text(&item.attrs));
-    if !item.sig.generics.params.is_empty() || item.sig.generics.where_clause.is_some() {
-        errors.push(err_at(
-            &item.sig.generics,
-            format!(
-                "a {} fn cannot be generic: its schemas and questions are fixed at compile time; \
-                 write one per concrete type",
-                which.attribute()
-            ),
-        ));
-    }
+    let (common, meta, declaration) = declaration(options(which, args, &item, errors), errors);
+    let common = self::common(which, common, meta, &item, method, errors);
     let mut params = Vec::new();
     for input in item.sig.inputs.iter_mut() {
-        match input {
-            syn::FnArg::Receiver(r) => {
-                let by_ref = matches!(r.kind, syn::ReceiverKind::Reference(..));
-                let mutable = r.mutability.is_some() || matches!(r.kind, syn::ReceiverKind::Reference(_, _, Some(_)));
-                let attr = which.attribute();
-                let msg = if mutable {
-                    format!(
-                        "a {attr} method cannot take `&mut self`: the server calls it concurrently; take `&self` and use interior mutability"
-                    )
-                } else if !method {
-                    format!("{attr} on a method needs its impl block marked `#[roundtrip::toolset]`")
-                } else if !by_ref {
-                    format!("a {attr} method takes `&self`: the value is shared by every call")
-                } else {
-                    continue;
-                };
-                errors.push(err_at(&*r, msg));
-            }
-            syn::FnArg::Typed(pt) => {
-                if let Some(p) = read_param(pt, method, errors) {
-                    params.push(p);
-                }
-            }
+        // A receiver is checked with the signature (`crate::check`).
+        if let syn::FnArg::Typed(pt) = input
+            && let Some(p) = read_param(pt, method, errors)
+        {
+            params.push(p);
         }
     }
-    let checks = options.checks().iter().filter_map(|e| call(e, "check", method, errors)).collect();
-    let contexts: Vec<&Param> = params.iter().filter(|p| matches!(p.role, Role::Context | Role::Task)).collect();
-    if let [_, second, ..] = contexts.as_slice() {
-        errors.push(err_at(
-            &second.ty,
-            "a declared fn takes at most one context (RequestContext or TaskContext); remove this one",
-        ));
-    }
-    let is_task = matches!(&options, Options::Tool(ToolArgs { task: Some(_), .. }));
-    for p in params.iter().filter(|p| matches!(p.role, Role::Task)) {
-        let message = if which != Which::Tool {
-            format!("only a #[tool] can run as a task; a {} takes a RequestContext", which.attribute())
-        } else if !is_task {
-            "a TaskContext asks while the tool runs, which needs a task: declare the tool with #[tool(task)] \
-             (or take a RequestContext)"
-                .to_owned()
-        } else {
-            continue;
-        };
-        errors.push(err_at(&p.ty, message));
-    }
-    if let Options::Tool(args) = &options
-        && args.replayable.is_present()
-    {
-        let message = if args.single_use.is_present() {
-            "`replayable` and `single_use` contradict each other: keep one"
-        } else if !is_task {
-            "`replayable` opts a task tool out of single-use states; a tool that is not a task accepts its \
-             states more than once already: remove it"
-        } else {
-            ""
-        };
-        if !message.is_empty() {
-            errors.push(darling::Error::custom(message).with_span(&args.replayable.span()));
-        }
-    }
-    if let Some(meta) = options.meta()
-        && !matches!(serde_json::from_str::<serde_json::Value>(&meta.value()), Ok(serde_json::Value::Object(_)))
-    {
-        errors.push(err_at(meta, "`meta` is a JSON object, such as `meta = r#\"{\"example.com/owner\": \"ops\"}\"#`"));
-    }
-    let scopes = match &options {
-        Options::Tool(ToolArgs { scopes: Some(arg), .. }) => scopes(&arg.0, errors),
-        _ => Vec::new(),
-    };
-    let (ui, visibility) = match &options {
-        Options::Tool(args) => (
-            args.ui.as_ref().and_then(|u| crate::view::link(u, errors)),
-            args.visibility.as_ref().and_then(|v| crate::view::visibility(v, errors)),
-        ),
-        _ => (None, None),
-    };
-    let view = match &options {
-        Options::View { uri, args } => Some(crate::view::read(uri, args, errors)),
-        _ => None,
-    };
-    Declared { which, item, options, name, description, params, checks, scopes, ui, visibility, view }
+    Declared { item, common, declaration, params }
+}
+
+/// The options of the attribute, as written.
+enum Options {
+    Tool(ToolArgs),
+    Prompt(PromptArgs),
+    /// A resource or a resource template.
+    Resource(Which, syn::LitStr, ResourceArgs),
+    View(syn::LitStr, ViewArgs),
 }
 
 /// Parse the attribute's options; a resource's come after its URI literal.
-pub(super) fn options(
-    which: Which,
-    args: TokenStream,
-    item: &syn::ItemFn,
-    errors: &mut darling::error::Accumulator,
-) -> Options {
+fn options(which: Which, args: TokenStream, item: &syn::ItemFn, errors: &mut darling::error::Accumulator) -> Options {
     let list = match darling::ast::NestedMeta::parse_meta_list(args) {
         Ok(list) => list,
         Err(e) => {
@@ -159,10 +77,103 @@ pub(super) fn options(
                 }
             };
             if which == Which::View {
-                return Options::View { uri, args: errors.handle(ViewArgs::from_list(rest)).unwrap_or_default() };
+                return Options::View(uri, errors.handle(ViewArgs::from_list(rest)).unwrap_or_default());
             }
-            Options::Resource { uri, args: errors.handle(ResourceArgs::from_list(rest)).unwrap_or_default() }
+            Options::Resource(which, uri, errors.handle(ResourceArgs::from_list(rest)).unwrap_or_default())
         }
+    }
+}
+
+/// The options as written, split into the shared ones (with `meta`, which all but a view take)
+/// and the kind's own, read.
+fn declaration(
+    options: Options,
+    errors: &mut darling::error::Accumulator,
+) -> (CommonArgs, Option<syn::LitStr>, Declaration) {
+    match options {
+        Options::Tool(args) => {
+            let ToolArgs {
+                common,
+                read_only,
+                destructive,
+                idempotent,
+                open_world,
+                task,
+                single_use,
+                replayable,
+                scopes,
+                ui,
+                visibility,
+                meta,
+            } = args;
+            let tool = Tool {
+                annotations: Annotations {
+                    read_only: read_only.is_present(),
+                    destructive: destructive.is_present(),
+                    idempotent: idempotent.is_present(),
+                    open_world: open_world.is_present(),
+                },
+                task: match task {
+                    None => TaskSupport::Forbidden,
+                    Some(TaskArg { required: false }) => TaskSupport::Optional,
+                    Some(TaskArg { required: true }) => TaskSupport::Required,
+                },
+                single_use: single_use.is_present().then(|| single_use.span()),
+                replayable: replayable.is_present().then(|| replayable.span()),
+                scopes: scopes.map(|arg| self::scopes(&arg.0, errors)).unwrap_or_default(),
+                ui: ui.as_ref().and_then(|u| crate::view::link(u, errors)),
+                visibility: visibility.as_ref().and_then(|v| crate::view::visibility(v, errors)),
+            };
+            (common, meta, Declaration::Tool(tool))
+        }
+        Options::Prompt(PromptArgs { common, complete, meta }) => {
+            (common, meta, Declaration::Prompt(Prompt { complete }))
+        }
+        Options::Resource(which, uri, ResourceArgs { common, mime_type, complete, meta }) => {
+            let resource = Resource { uri, mime_type: mime_type.as_ref().map(syn::LitStr::value), complete };
+            let declaration = if which == Which::Resource {
+                Declaration::Resource(resource)
+            } else {
+                Declaration::ResourceTemplate(resource)
+            };
+            (common, meta, declaration)
+        }
+        Options::View(uri, args) => {
+            let view = crate::view::read(&uri, &args, errors);
+            // A view's `_meta` is its `ui` metadata, from its own options.
+            (args.common, None, Declaration::View(ViewFn { uri, view }))
+        }
+    }
+}
+
+/// Read the options every kind shares: the name (checked for a tool or a prompt), the
+/// description (the doc comment by default), the checks, `meta` and `crate`.
+fn common(
+    which: Which,
+    args: CommonArgs,
+    meta: Option<syn::LitStr>,
+    item: &syn::ItemFn,
+    method: bool,
+    errors: &mut darling::error::Accumulator,
+) -> Common {
+    let name = args.name.as_ref().map(syn::LitStr::value).unwrap_or_else(|| item.sig.ident.to_string());
+    if matches!(which, Which::Tool | Which::Prompt) {
+        check_name(&name, args.name.as_ref().map_or(item.sig.ident.span(), syn::LitStr::span), errors);
+    }
+    let description = args.description.as_ref().map(syn::LitStr::value).or_else(|| docs::text(&item.attrs));
+    let checks = args.check.iter().filter_map(|e| call(e, "check", method, errors)).collect();
+    if let Some(meta) = &meta
+        && !matches!(serde_json::from_str::<serde_json::Value>(&meta.value()), Ok(serde_json::Value::Object(_)))
+    {
+        errors.push(err_at(meta, "`meta` is a JSON object, such as `meta = r#\"{\"example.com/owner\": \"ops\"}\"#`"));
+    }
+    Common {
+        name,
+        title: args.title.as_ref().map(syn::LitStr::value),
+        description,
+        checks,
+        meta,
+        krate: args.krate.map(|k| k.0),
     }
 }
 
@@ -231,7 +242,7 @@ pub(super) fn scopes(expr: &syn::Expr, errors: &mut darling::error::Accumulator)
 /// the body; mark them used with `let _ = &name;` at the top of the body.
 pub fn mark_resolver_inputs_used(decl: &mut Declared) {
     let mut used: Vec<syn::Ident> = Vec::new();
-    let check_args = decl.checks.iter().flat_map(|c| c.args.iter().map(|a| a.to_string()));
+    let check_args = decl.common.checks.iter().flat_map(|c| c.args.iter().map(|a| a.to_string()));
     let resolver_args = decl.params.iter().flat_map(|p| match &p.role {
         Role::Resolved(r) => r.kind.deps().into_iter().map(|(d, _)| d).collect(),
         _ => Vec::new(),
