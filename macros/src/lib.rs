@@ -5,8 +5,9 @@
 //!
 //! The macros describe; the runtime implements. Each macro reads its input (parse), checks
 //! it (all problems of an item reported together, each at the token to change), and emits
-//! small code that calls the runtime through `::roundtrip::__private`. On error the user's
-//! item is still emitted, so one mistake does not cascade into others.
+//! small code that calls the runtime through `::roundtrip::__private` (or through the
+//! `crate = path` given). On error the user's item is still emitted, so one mistake does not
+//! cascade into others.
 
 mod attr;
 mod check;
@@ -72,6 +73,7 @@ use proc_macro::TokenStream;
 /// | `ui = "ui://…"` | the same, by URI: the view is registered on its own (`resources![…]`), and a server without it refuses to start, naming the tool and the URI |
 /// | `visibility = "…"` | MCP Apps: who sees the tool: `"model"`, `"app"` (only views call it: hosts keep it from their model, and a client that hosts no views does not see it) or `"both"` (the default) |
 /// | `meta = r#"{…}"#` | the tool's `_meta` in `tools/list`: a JSON object, checked at compile time, such as `meta = r#"{"example.com/owner": "ops"}"#` |
+/// | `crate = path` | the path generated code names the roundtrip crate by (default `::roundtrip`): for a crate that re-exports roundtrip to its users, such as `crate = my_sdk::roundtrip`; a path, not a string |
 ///
 /// ```rust,ignore
 /// /// Replaced by `description`.
@@ -269,6 +271,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `complete = f` | `fn f(argument: &str, typed: &str) -> Vec<String>` answers `completion/complete` for the arguments |
 /// | `check = f(a)` | run `f` (async or not) before any question (as for [`macro@tool`]); may be repeated |
 /// | `meta = r#"{…}"#` | the prompt's `_meta` in `prompts/list`: a JSON object, checked at compile time |
+/// | `crate = path` | the roundtrip crate's path in generated code (default `::roundtrip`; as for [`macro@tool`]) |
 ///
 /// It returns a `String` (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, a
 /// `GetPromptResult`, or a `Result` of one; it may take `&RequestContext` and `State<T>`.
@@ -315,6 +318,7 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `complete = f` | `fn f(variable: &str, typed: &str) -> Vec<String>` answers `completion/complete` for the variables |
 /// | `check = f(a)` | run `f` (async or not, as for [`macro@tool`]) before anything is asked or read; may be repeated |
 /// | `meta = r#"{…}"#` | the template's `_meta` in `resources/templates/list`: a JSON object, checked at compile time |
+/// | `crate = path` | the roundtrip crate's path in generated code (default `::roundtrip`; as for [`macro@tool`]) |
 ///
 /// It returns a `String` (text), a `Blob` (binary), `ResourceContents`, a
 /// `Vec<ResourceContents>`, a `ReadResourceResult`, or a `Result` of one; `Err(Error::not_found(…))`
@@ -359,6 +363,7 @@ pub fn resource_template(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `mime_type = "…"` | the MIME type of its contents |
 /// | `check = f(a)` | run `f` (async or not, as for [`macro@tool`]) before it is read; may be repeated |
 /// | `meta = r#"{…}"#` | the resource's `_meta` in `resources/list`: a JSON object, checked at compile time |
+/// | `crate = path` | the roundtrip crate's path in generated code (default `::roundtrip`; as for [`macro@tool`]) |
 ///
 /// It returns what a [`macro@resource_template`] returns.
 ///
@@ -411,6 +416,7 @@ pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `prefers_border`, `prefers_border = false` | `prefersBorder` | whether the host should draw a border and background |
 /// | `name = "…"`, `title = "…"`, `description = "…"` | the resource's | default: the item's name (lowercase), none, its doc comment |
 /// | `check = f(a)` | | a fn view only: run before it is read (as for [`macro@resource`]) |
+/// | `crate = path` | | the roundtrip crate's path in generated code (default `::roundtrip`; as for [`macro@tool`]) |
 ///
 /// An origin is `scheme://host[:port]` (`http`, `https`, `ws`, `wss`; the first label of the
 /// host may be `*`): a path, a quote or a `;` fails to compile, since it would change the
@@ -486,8 +492,7 @@ fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let mut errors = darling::Error::accumulator();
     let mut decl = model::read(which, args.into(), item, false, &mut errors);
-    check::graph(&decl, &mut errors);
-    check::kind_rules(&decl, &mut errors);
+    check::declared(&decl, false, &mut errors);
     match errors.finish() {
         Ok(()) => {
             model::mark_resolver_inputs_used(&mut decl);
@@ -509,8 +514,10 @@ fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {
 /// cache): on an inherent impl block of a concrete type, the methods marked `#[tool]`,
 /// `#[prompt]`, `#[resource]` or `#[resource_template]` take `&self` and are declared as free
 /// fns are. Their checks and `with` fns may be methods of the same block
-/// (`check = self.f(a)`, `with = self.f(a)`). Other methods are left as written. It takes no
-/// options.
+/// (`check = self.f(a)`, `with = self.f(a)`). Other methods are left as written. Its one
+/// option is `crate = path`, the roundtrip crate's path in generated code (default
+/// `::roundtrip`; as for [`macro@tool`]), for the block and each method that names none of its
+/// own.
 ///
 /// `Server::toolset(Arc::new(value))` registers every declared method, bound to `value`, and
 /// `value` itself as `State<T>` (for free fns). The block also gets
@@ -558,7 +565,9 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
 }
 
 /// The definitions of these `#[tool]` fns, for `Server::tools`: `tools![deploy, ops::restart]`.
-/// Two tools with the same name in one list fail to compile.
+/// Two tools with the same name in one list fail to compile. `tools![crate = path; deploy]`
+/// names the roundtrip crate by `path` in generated code (default `::roundtrip`; as for
+/// [`macro@tool`]); so do `prompts![…]` and `resources![…]`.
 ///
 /// ```rust,ignore
 /// let server = Server::new("ops", "1.0.0").tools(tools![deploy, restart]);
