@@ -1,4 +1,4 @@
-//! URI templates (`server::uri_template`): arbitrary templates, and arbitrary URIs against
+//! URI templates (`roundtrip::server::uri_template`, from roundtrip-wire): arbitrary templates, and arbitrary URIs against
 //! them.
 //!
 //! The input is text: the first line is a template, the rest a URI; the lines of the rest are

@@ -1,5 +1,7 @@
 //! `{placeholder}` templates, parsed at compile time.
 
+use roundtrip_wire::uri_template::UriTemplate;
+
 /// A piece of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
@@ -65,33 +67,9 @@ pub fn refs(pieces: &[Piece]) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The variables of an RFC 6570 level-1 URI template (`scheme://{var}/…`).
+/// The variables of an RFC 6570 level-1 URI template (`scheme://{var}/…`), by the grammar the
+/// runtime matches URIs with (`roundtrip::server::uri_template`).
 pub fn uri_variables(source: &str) -> Result<Vec<String>, String> {
-    let mut vars: Vec<String> = Vec::new();
-    let mut rest = source;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest.as_bytes()[open] == b'}' {
-            return Err("`}` without `{`".into());
-        }
-        let after = &rest[open + 1..];
-        let close = after.find('}').ok_or("a `{` is not closed")?;
-        let name = &after[..close];
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!(
-                "`{{{name}}}` is not a level-1 variable: use `{{name}}` with letters, digits and `_` (operators such as `+` and `#` are not supported)"
-            ));
-        }
-        if vars.iter().any(|v| v == name) {
-            return Err(format!("`{{{name}}}` appears twice"));
-        }
-        if open == 0 && !vars.is_empty() && rest.len() < source.len() {
-            return Err(format!(
-                "`{{{}}}` and `{{{name}}}` are adjacent: put literal text between them",
-                vars[vars.len() - 1]
-            ));
-        }
-        vars.push(name.to_owned());
-        rest = &after[close + 1..];
-    }
-    Ok(vars)
+    let template = UriTemplate::parse(source).map_err(|e| e.to_string())?;
+    Ok(template.variables().map(str::to_owned).collect())
 }

@@ -7,6 +7,7 @@
 use darling::FromMeta;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use roundtrip_wire::UiCsp;
 
 use crate::attr::{CspArgs, UiArg, ViewArgs};
 use crate::model::err_at;
@@ -50,7 +51,7 @@ pub fn read(uri: &syn::LitStr, args: &ViewArgs, errors: &mut darling::error::Acc
         })
         .unwrap_or_default();
     let domain = args.domain.as_ref().and_then(|d| {
-        if is_host(&d.value()) {
+        if UiCsp::is_host(&d.value()) {
             Some(d.value())
         } else {
             errors.push(err_at(
@@ -104,7 +105,7 @@ fn origins(array: &syn::ExprArray, name: &str, errors: &mut darling::error::Accu
             continue;
         };
         let origin = s.value();
-        if let Some(suffix) = too_broad_wildcard(&origin) {
+        if let Some(suffix) = UiCsp::too_broad_wildcard(&origin) {
             errors.push(err_at(
                 s,
                 format!(
@@ -112,7 +113,7 @@ fn origins(array: &syn::ExprArray, name: &str, errors: &mut darling::error::Accu
                      must stand below a domain of yours, like `https://*.example.com`; or list the sites one by one"
                 ),
             ));
-        } else if !is_origin(&origin) {
+        } else if !UiCsp::is_origin(&origin) {
             errors.push(err_at(
                 s,
                 format!(
@@ -127,103 +128,6 @@ fn origins(array: &syn::ExprArray, name: &str, errors: &mut darling::error::Accu
         }
     }
     out
-}
-
-/// `scheme://host[:port]` with scheme `http`, `https`, `ws` or `wss`, a host name (its first
-/// label may be `*`, below a registrable domain only: see [`wildcard_may_cover`]), an IPv4
-/// address or a bracketed IPv6 address, and a port of digits or `*`. The same rule as the
-/// playground's sandbox (`roundtrip::protocol::UiCsp::is_origin`).
-fn is_origin(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once("://") else { return false };
-    if !matches!(scheme, "http" | "https" | "ws" | "wss") {
-        return false;
-    }
-    let (host, port) = match rest.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some((addr, after)) if !addr.is_empty() && addr.chars().all(|c| c.is_ascii_hexdigit() || c == ':') => {
-                (None, after)
-            }
-            _ => return false,
-        },
-        None => match rest.find(':') {
-            Some(i) => (Some(&rest[..i]), &rest[i..]),
-            None => (Some(rest), ""),
-        },
-    };
-    let host_ok = host.is_none_or(|h| match h.strip_prefix("*.") {
-        Some(domain) => is_host(domain) && wildcard_may_cover(domain),
-        None => is_host(h),
-    });
-    let port_ok = match port.strip_prefix(':') {
-        None => port.is_empty(),
-        Some("*") => true,
-        Some(p) => !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit()),
-    };
-    host_ok && port_ok
-}
-
-/// Suffixes of two labels under which anyone may register a name: the multi-part public
-/// suffixes of the [Public Suffix List](https://publicsuffix.org) most often met (`co.uk`,
-/// `com.au`, `co.jp`, …) and the hosting platforms whose every subdomain is someone else's
-/// site (`github.io`, `vercel.app`, …). A short list, not the whole one: a wildcard under a
-/// suffix it lacks (`*.gov.bd`) passes the two-label rule.
-///
-/// The same list as `roundtrip::protocol::UiCsp`'s (`runtime/src/protocol/apps.rs`), whose
-/// test keeps them equal.
-#[rustfmt::skip]
-const REGISTRY_SUFFIXES: &[&str] = &[
-    "co.uk", "org.uk", "ac.uk", "gov.uk", "ltd.uk", "plc.uk", "me.uk", "net.uk", "sch.uk", "nhs.uk",
-    "com.au", "net.au", "org.au", "edu.au", "gov.au", "asn.au", "id.au", "co.nz", "net.nz", "org.nz",
-    "govt.nz", "ac.nz", "co.jp", "ne.jp", "or.jp", "ac.jp", "go.jp", "ad.jp", "ed.jp", "gr.jp",
-    "lg.jp", "co.kr", "or.kr", "ne.kr", "go.kr", "ac.kr", "co.za", "org.za", "gov.za", "ac.za",
-    "net.za", "co.in", "net.in", "org.in", "gov.in", "ac.in", "firm.in", "gen.in", "ind.in", "co.il",
-    "org.il", "ac.il", "gov.il", "co.id", "or.id", "ac.id", "go.id", "web.id", "co.th", "in.th",
-    "ac.th", "go.th", "or.th", "com.br", "net.br", "org.br", "gov.br", "edu.br", "com.cn", "net.cn",
-    "org.cn", "gov.cn", "edu.cn", "com.hk", "org.hk", "net.hk", "edu.hk", "gov.hk", "com.tw", "org.tw",
-    "net.tw", "edu.tw", "gov.tw", "com.sg", "org.sg", "net.sg", "edu.sg", "gov.sg", "com.my", "org.my",
-    "net.my", "edu.my", "gov.my", "com.mx", "org.mx", "net.mx", "gob.mx", "edu.mx", "com.ar", "org.ar",
-    "net.ar", "gob.ar", "edu.ar", "com.tr", "org.tr", "net.tr", "gov.tr", "edu.tr", "com.ua", "org.ua",
-    "net.ua", "gov.ua", "edu.ua", "com.ph", "org.ph", "net.ph", "gov.ph", "edu.ph", "com.vn", "net.vn",
-    "org.vn", "gov.vn", "edu.vn", "com.pk", "org.pk", "net.pk", "gov.pk", "edu.pk", "com.eg", "org.eg",
-    "gov.eg", "edu.eg", "com.sa", "org.sa", "gov.sa", "edu.sa", "com.co", "org.co", "gov.co", "edu.co",
-    "com.pe", "org.pe", "gob.pe", "edu.pe", "co.ke", "or.ke", "go.ke", "ac.ke", "com.ng", "org.ng",
-    "gov.ng", "edu.ng", "github.io", "gitlab.io", "herokuapp.com", "vercel.app", "netlify.app",
-    "pages.dev", "workers.dev", "web.app", "firebaseapp.com", "appspot.com", "azurewebsites.net",
-    "cloudfront.net", "blogspot.com", "amazonaws.com", "onrender.com", "fly.dev",
-];
-
-/// Whether `*.{domain}` stays below a registrable domain: `domain` has two labels or more,
-/// and three or more when its last two are one of [`REGISTRY_SUFFIXES`] (`*.example.com` and
-/// `*.example.co.uk`, not `*.com` or `*.co.uk`).
-fn wildcard_may_cover(domain: &str) -> bool {
-    let labels = domain.split('.').count();
-    let last_two = domain.rsplitn(3, '.').take(2).collect::<Vec<_>>();
-    let suffix = match last_two.as_slice() {
-        [last, before] => format!("{before}.{last}").to_ascii_lowercase(),
-        _ => return false,
-    };
-    labels >= 3 || (labels == 2 && !REGISTRY_SUFFIXES.contains(&suffix.as_str()))
-}
-
-/// The public suffix a wildcard origin would cover whole (`com` of `https://*.com`), when it
-/// is otherwise well formed.
-fn too_broad_wildcard(origin: &str) -> Option<&str> {
-    let (_, rest) = origin.split_once("://")?;
-    let domain = rest.strip_prefix("*.")?;
-    let domain = domain.split(':').next().unwrap_or(domain);
-    (is_host(domain) && !wildcard_may_cover(domain)).then_some(domain)
-}
-
-/// A host name: dot-separated labels of letters, digits and `-`.
-fn is_host(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|l| {
-            !l.is_empty()
-                && l.len() <= 63
-                && !l.starts_with('-')
-                && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-        })
 }
 
 /// The `ViewSpec` of a view; `rt` is the crate's `__private`.

@@ -21,6 +21,7 @@ mod sampling;
 mod skills;
 mod tasks;
 mod tools;
+pub mod uri_template;
 mod version;
 
 #[doc(hidden)]

@@ -27,7 +27,7 @@ mod per_caller;
 mod result_json;
 mod state;
 mod subscriptions;
-pub mod uri_template;
+pub use roundtrip_wire::uri_template;
 
 use std::collections::HashMap;
 use std::fmt;

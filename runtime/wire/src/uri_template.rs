@@ -18,19 +18,21 @@ enum Part {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TemplateError {
     /// A `{` without its `}`.
-    #[error("unclosed `{{` at byte {0}")]
+    #[error("the `{{` at byte {0} is not closed")]
     Unclosed(usize),
     /// A `}` without its `{`.
-    #[error("`}}` without `{{` at byte {0}")]
+    #[error("the `}}` at byte {0} has no `{{`")]
     Unopened(usize),
     /// `{}` or a name with characters outside `[A-Za-z0-9_]`.
-    #[error("invalid variable name `{0}`: use letters, digits and `_` (level-1 templates only)")]
+    #[error(
+        "`{{{0}}}` is not a level-1 variable: use `{{name}}` with letters, digits and `_` (operators such as `+` and `#` are not supported)"
+    )]
     BadName(String),
     /// Two variables with nothing between them cannot be told apart.
-    #[error("variables `{0}` and `{1}` are adjacent: put literal text between them")]
+    #[error("`{{{0}}}` and `{{{1}}}` are adjacent: put literal text between them")]
     Adjacent(String, String),
     /// The same variable twice.
-    #[error("variable `{0}` appears twice")]
+    #[error("`{{{0}}}` appears twice")]
     Duplicate(String),
 }
 
