@@ -15,6 +15,7 @@ pub mod client;
 #[cfg(all(feature = "client", feature = "server", feature = "http"))]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod guide;
 #[cfg(feature = "otel")]
 pub mod otel;
 #[doc(inline)]
