@@ -30,8 +30,9 @@ CRATES = {
     # describe: the schema documentation.
     "core": ["clock", "observe", "seal", "request", "error", "resolve", "task", "skills", "server", "declare", "describe"],
     # tls: rustls set-up; redis: the stores kept in Redis; auth: the resource server; otel:
-    # exporting; transport: stdio and HTTP; then the calling side and the tools on top.
-    "roundtrip": ["tls", "redis", "auth", "otel", "transport", "client", "testing", "cli", "fuzzing"],
+    # exporting; transport: stdio and HTTP; then the calling side and the tools on top; guide:
+    # the user guide, which may name anything.
+    "roundtrip": ["tls", "redis", "auth", "otel", "transport", "client", "testing", "cli", "fuzzing", "guide"],
 }
 SOURCES = {"core": RUNTIME / "core" / "src", "roundtrip": RUNTIME / "src"}
 

@@ -32,7 +32,7 @@ pub fn elicit(input: syn::DeriveInput) -> TokenStream {
                     const SINGLE: bool = false;
                 }
                 const _: () = {
-                    fn __field<T: ::roundtrip::FormField + ?::core::marker::Sized>() {}
+                    fn __field<T: ::roundtrip::__private::FormField + ?::core::marker::Sized>() {}
                     #[allow(unused)]
                     fn __fields() { #(#checks)* }
                 };
@@ -50,8 +50,8 @@ pub fn elicit(input: syn::DeriveInput) -> TokenStream {
                 impl ::roundtrip::Elicit for #ident {
                     const SINGLE: bool = true;
                 }
-                impl ::roundtrip::FormField for #ident {}
-                impl ::roundtrip::Choice for #ident {}
+                impl ::roundtrip::__private::FormField for #ident {}
+                impl ::roundtrip::__private::Choice for #ident {}
             }
         }
         syn::Data::Union(u) => syn::Error::new(u.union_token.span(), "a union cannot be elicited").to_compile_error(),

@@ -46,7 +46,7 @@ pub fn list(which: Which, input: TokenStream) -> TokenStream {
         }
     };
     let root = crate_path(krate.as_ref());
-    let factory_trait = quote!(#root::#factory_trait);
+    let factory_trait = quote!(#root::__private::#factory_trait);
     let mut errors = TokenStream::new();
     let mut seen: Vec<String> = Vec::new();
     let mut factories = Vec::new();

@@ -216,7 +216,7 @@ pub fn tool_calls(link: Option<&Link>, visibility: Option<&[&'static str]>, root
             let factory = factory_path(path);
             let span = syn::spanned::Spanned::span(path);
             let root = crate::expand::respan(root, span);
-            let view = quote_spanned!(span=> <#factory as #root::ViewFactory>::view());
+            let view = quote_spanned!(span=> <#factory as #root::__private::ViewFactory>::view());
             quote!(.with_view(#view))
         }
         Link::Uri(uri) => quote!(.view(#uri)),
@@ -324,15 +324,15 @@ pub fn view_factory(
         #[allow(non_camel_case_types)]
         #vis struct #factory;
 
-        impl #root::ResourceFactory for #factory {
+        impl #root::__private::ResourceFactory for #factory {
             const NAME: &'static str = #name;
 
             fn def() -> #root::server::ResourceEntry {
-                #root::server::ResourceEntry::Static(<Self as #root::ViewFactory>::view())
+                #root::server::ResourceEntry::Static(<Self as #root::__private::ViewFactory>::view())
             }
         }
 
-        impl #root::ViewFactory for #factory {
+        impl #root::__private::ViewFactory for #factory {
             const URI: &'static str = #uri;
 
             fn view() -> #root::server::ResourceDef #body

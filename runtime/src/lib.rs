@@ -44,14 +44,16 @@ pub use server::{CheckError, InputRequired, Outcome, PerCaller, RequestContext, 
 
 #[cfg(feature = "server")]
 pub use resolve::{Answer, Consent};
+// What an application names; the traits generated code implements and calls are in
+// `__private` only.
 #[cfg(feature = "server")]
-#[allow(deprecated)]
-pub use roundtrip_core::declare::MissingState;
+pub use roundtrip_core::declare::{Blob, Elicit, Json, PromptReturn, Resolve, ResourceReturn, State, ToolReturn};
+// Named at the root, hidden, so the compiler's messages call them by their short names.
 #[cfg(feature = "server")]
+#[doc(hidden)]
 pub use roundtrip_core::declare::{
-    Argument, Blob, CheckReturn, Choice, Elicit, FormField, FormSchema, Json, PromptFactory, PromptReturn, Resolve,
-    ResourceFactory, ResourceReturn, RootsOutput, SampleOutput, State, StateNeed, TextArgument, ToolFactory,
-    ToolReturn, UrlOutput, ViewFactory, WithReturn, WithValue,
+    Argument, CheckReturn, Choice, FormField, FormSchema, PromptFactory, ResourceFactory, RootsOutput, SampleOutput,
+    StateNeed, TextArgument, ToolFactory, UrlOutput, ViewFactory, WithReturn, WithValue,
 };
 #[cfg(feature = "server")]
 pub use roundtrip_core::error::{Error, ErrorKind, IntoError};

@@ -190,7 +190,7 @@ fn sample(cx: &Cx<'_>, ty: &syn::Type, prompt: &Template, max_tokens: u32, optio
     let rt = cx.rt;
     let pr = template(cx, prompt);
     let root = respan(cx.root, ty.span());
-    let full = quote_spanned!(ty.span()=> <#ty as #root::SampleOutput>::FULL);
+    let full = quote_spanned!(ty.span()=> <#ty as #root::__private::SampleOutput>::FULL);
     let opt_f64 = |v: Option<f64>| match v {
         Some(v) => quote!(::core::option::Option::Some(#v)),
         None => quote!(::core::option::Option::None),

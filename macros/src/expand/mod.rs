@@ -62,10 +62,10 @@ impl Paths {
 /// The factory trait and the definition type of each kind.
 fn factory_trait(which: Which, root: &TokenStream) -> (TokenStream, TokenStream) {
     match which {
-        Which::Tool => (quote!(#root::ToolFactory), quote!(#root::server::ToolDef)),
-        Which::Prompt => (quote!(#root::PromptFactory), quote!(#root::server::PromptDef)),
+        Which::Tool => (quote!(#root::__private::ToolFactory), quote!(#root::server::ToolDef)),
+        Which::Prompt => (quote!(#root::__private::PromptFactory), quote!(#root::server::PromptDef)),
         Which::ResourceTemplate | Which::Resource | Which::View => {
-            (quote!(#root::ResourceFactory), quote!(#root::server::ResourceEntry))
+            (quote!(#root::__private::ResourceFactory), quote!(#root::server::ResourceEntry))
         }
     }
 }

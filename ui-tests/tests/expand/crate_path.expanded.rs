@@ -9,7 +9,7 @@ async fn hello(name: String) -> String {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct __roundtrip_tool_hello;
-impl sdk::roundtrip::ToolFactory for __roundtrip_tool_hello {
+impl sdk::roundtrip::__private::ToolFactory for __roundtrip_tool_hello {
     const NAME: &'static str = "hello";
     fn def() -> sdk::roundtrip::server::ToolDef {
         const __RETURNS: sdk::roundtrip::__private::Returns<String> = <String as sdk::roundtrip::ToolReturn>::RETURNS;

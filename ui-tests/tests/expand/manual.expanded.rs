@@ -8,7 +8,7 @@ async fn slow_sum(n: u64, cx: &RequestContext) -> Outcome<CallToolResult> {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct __roundtrip_tool_slow_sum;
-impl ::roundtrip::ToolFactory for __roundtrip_tool_slow_sum {
+impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_slow_sum {
     const NAME: &'static str = "slow_sum";
     fn def() -> ::roundtrip::server::ToolDef {
         const __RETURNS: ::roundtrip::__private::Returns<Outcome<CallToolResult>> = <Outcome<

@@ -7,7 +7,7 @@ async fn provision(name: String, region: String) -> String {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct __roundtrip_tool_provision;
-impl ::roundtrip::ToolFactory for __roundtrip_tool_provision {
+impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_provision {
     const NAME: &'static str = "provision";
     fn def() -> ::roundtrip::server::ToolDef {
         const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;

@@ -6,7 +6,7 @@ async fn hello(name: String) -> String {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct __roundtrip_tool_hello;
-impl ::roundtrip::ToolFactory for __roundtrip_tool_hello {
+impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_hello {
     const NAME: &'static str = "hello";
     fn def() -> ::roundtrip::server::ToolDef {
         const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;

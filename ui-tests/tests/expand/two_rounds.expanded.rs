@@ -5,7 +5,7 @@ async fn wizard(name: String, age: Answer<u32>) -> String {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 struct __roundtrip_tool_wizard;
-impl ::roundtrip::ToolFactory for __roundtrip_tool_wizard {
+impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_wizard {
     const NAME: &'static str = "wizard";
     fn def() -> ::roundtrip::server::ToolDef {
         const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;

@@ -4,15 +4,15 @@ pub const DASHBOARD: &str = "<!doctype html><p>dashboard</p>";
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 pub struct __roundtrip_resource_DASHBOARD;
-impl ::roundtrip::ResourceFactory for __roundtrip_resource_DASHBOARD {
+impl ::roundtrip::__private::ResourceFactory for __roundtrip_resource_DASHBOARD {
     const NAME: &'static str = "dashboard";
     fn def() -> ::roundtrip::server::ResourceEntry {
         ::roundtrip::server::ResourceEntry::Static(
-            <Self as ::roundtrip::ViewFactory>::view(),
+            <Self as ::roundtrip::__private::ViewFactory>::view(),
         )
     }
 }
-impl ::roundtrip::ViewFactory for __roundtrip_resource_DASHBOARD {
+impl ::roundtrip::__private::ViewFactory for __roundtrip_resource_DASHBOARD {
     const URI: &'static str = "ui://demo/dashboard";
     fn view() -> ::roundtrip::server::ResourceDef {
         ::roundtrip::__private::view_text(
@@ -40,7 +40,7 @@ pub async fn refresh() -> String {
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 pub struct __roundtrip_tool_refresh;
-impl ::roundtrip::ToolFactory for __roundtrip_tool_refresh {
+impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_refresh {
     const NAME: &'static str = "refresh";
     fn def() -> ::roundtrip::server::ToolDef {
         const __RETURNS: ::roundtrip::__private::Returns<String> = <String as ::roundtrip::ToolReturn>::RETURNS;
@@ -78,7 +78,7 @@ impl ::roundtrip::ToolFactory for __roundtrip_tool_refresh {
                 { async move { (__RETURNS.outcome)(__fn().await) } },
             )
             .with_view(
-                <__roundtrip_resource_DASHBOARD as ::roundtrip::ViewFactory>::view(),
+                <__roundtrip_resource_DASHBOARD as ::roundtrip::__private::ViewFactory>::view(),
             )
             .visibility([::roundtrip::protocol::Visibility::App])
             .silent()

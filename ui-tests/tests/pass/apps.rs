@@ -80,5 +80,5 @@ fn main() {
         .toolset(Arc::new(Ops))
         .resources(resources![made, stateful]);
     assert!(server.check().is_ok());
-    assert_eq!(<views::__roundtrip_resource_DASHBOARD as roundtrip::ViewFactory>::URI, "ui://demo/dashboard");
+    assert_eq!(<views::__roundtrip_resource_DASHBOARD as roundtrip::__private::ViewFactory>::URI, "ui://demo/dashboard");
 }

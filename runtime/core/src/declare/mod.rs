@@ -30,7 +30,3 @@ pub use prompt::*;
 pub use resource::*;
 pub use tool::*;
 pub use with::*;
-
-/// What [`Server::check`](crate::server::Server::check) reported before it checked views too.
-#[deprecated(note = "renamed `CheckError`: `Server::check` reports missing views as well as missing state")]
-pub type MissingState = crate::server::CheckError;

@@ -16,8 +16,18 @@ mod question;
 mod template;
 
 pub use answer::{Answer, Consent};
+pub use form::form_schema;
+pub use question::Question;
+
+// The engine itself: what generated code builds and the engine's own tests drive. Not a public
+// API.
+#[doc(hidden)]
 pub use engine::{Leg, Resolved, Values, ask_again, evaluate, interpret, requested_schema};
-pub use form::{form_schema, single_property_form, validate};
+#[doc(hidden)]
+pub use form::{single_property_form, validate};
+#[doc(hidden)]
 pub use graph::{Check, CheckFn, Graph, GuardFn, Node, Resolution, Resolver, WithFn};
-pub use question::{Extract, Question, SampleOptions};
+#[doc(hidden)]
+pub use question::{Extract, SampleOptions};
+#[doc(hidden)]
 pub use template::{Part, Template, display};

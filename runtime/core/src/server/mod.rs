@@ -35,7 +35,9 @@ use std::sync::Arc;
 
 pub use crate::request::{InputRequired, NullPeer, Peer, RequestContext, Session, Transport};
 pub use check::{CheckError, Problem};
-pub use dispatch::{Reply, ReplyMessage, STORE_RETRY_AFTER_SECS};
+#[doc(hidden)]
+pub use dispatch::STORE_RETRY_AFTER_SECS;
+pub use dispatch::{Reply, ReplyMessage};
 pub use handler::{
     Completer, Handler, HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef,
 };
@@ -44,6 +46,7 @@ pub use handler::{
 pub use marks::HeaderMark;
 pub use peer::Inbound;
 pub use per_caller::PerCaller;
+#[doc(hidden)]
 pub use result_json::ResultJson;
 pub use state::StateNeed;
 pub(crate) use state::States;

@@ -42,11 +42,13 @@
 //! # Ok::<(), roundtrip::skills::SkillsError>(())
 //! ```
 
+#[doc(hidden)]
 pub mod frontmatter;
 mod load;
 mod serve;
 
 #[cfg(feature = "include_dir")]
+#[doc(hidden)]
 pub use include_dir;
 pub use load::{MAX_BYTES_PER_SKILL, MAX_DEPTH, MAX_FILES, MAX_FILES_PER_SKILL, MAX_TOTAL_BYTES, Skills, SkillsError};
 pub(crate) use serve::Hints;
@@ -73,6 +75,7 @@ macro_rules! include_skills {
 
 /// Whether `name` is a valid skill name: 1 to 64 characters of `a-z`, `0-9` and `-`, neither
 /// first nor last a `-`, and no `--`.
+#[doc(hidden)]
 pub fn valid_name(name: &str) -> bool {
     let bytes = name.as_bytes();
     !bytes.is_empty()
@@ -84,6 +87,7 @@ pub fn valid_name(name: &str) -> bool {
 }
 
 /// `sha256:` and the lowercase hex SHA-256 of `bytes`, as listings carry it.
+#[doc(hidden)]
 pub fn digest(bytes: &[u8]) -> String {
     use sha2::{Digest as _, Sha256};
     let hash = Sha256::digest(bytes);

@@ -41,9 +41,13 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 use reqwest::Url;
 
+pub use discovery::{AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata};
+// RFC 9728 and RFC 8414 discovery as the client does it, shared with the resource server and
+// the tests. Not a public API.
+#[doc(hidden)]
 pub use discovery::{
-    AuthorizationServerMetadata, Challenge, ProtectedResourceMetadata, authorization_server_metadata_urls,
-    bearer_challenge, canonical_resource, parse_www_authenticate, protected_resource_metadata_urls, resource_covers,
+    authorization_server_metadata_urls, bearer_challenge, canonical_resource, parse_www_authenticate,
+    protected_resource_metadata_urls, resource_covers,
 };
 pub use exchange::{AssertionSource, EnterpriseIdp};
 #[cfg(feature = "oauth-jwt")]

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Count roundtrip's public API from rustdoc's JSON, as a user sees it.
+
+    RUSTC_BOOTSTRAP=1 cargo rustdoc -p roundtrip-wire --all-features --target-dir target/api-json \\
+        -- -Z unstable-options --output-format json        # and the same for roundtrip-core, roundtrip
+    scripts/public-api.py [--list]
+
+Walks the `roundtrip` crate from its root: every public item a path reaches, re-exports
+followed into the crates they come from (roundtrip-core, roundtrip-wire, roundtrip-macros),
+each item counted once (at the first path that reaches it: the prelude adds none), items
+marked `doc(hidden)` left out (rustdoc's JSON does not hold them). Prints the items by
+kind, apart: the wire types (under `roundtrip::protocol`) and the guide's chapters (modules
+with no items, documentation only). With --list, every item's path.
+"""
+import collections
+import json
+import pathlib
+import sys
+
+DOC = pathlib.Path(__file__).resolve().parent.parent / "target" / "api-json" / "doc"
+KINDS = {"module", "struct", "enum", "trait", "function", "macro", "proc_macro", "constant", "static",
+         "type_alias", "union", "trait_alias"}
+
+
+def load(name):
+    path = DOC / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+CRATES = {}
+
+
+def crate(name):
+    if name not in CRATES:
+        CRATES[name] = load(name)
+    return CRATES[name]
+
+
+def kind_of(item):
+    return next(iter(item["inner"])) if isinstance(item["inner"], dict) else item["inner"]
+
+
+def resolve(doc, target_id):
+    """The item `target_id` of `doc` names, and the crate document it lives in; for an item
+    whose crate's JSON does not hold it (one in a `doc(hidden)` module, re-exported), the
+    summary rustdoc keeps of it (its crate, path and kind)."""
+    key = str(target_id)
+    if key in doc["index"] and doc["index"][key]["crate_id"] == 0:
+        return doc, doc["index"][key]
+    summary = doc["paths"].get(key)
+    if not summary:
+        return None, None
+    ext = doc["external_crates"].get(str(summary["crate_id"]), {}).get("name")
+    other = crate(ext) if ext else None
+    if not other:
+        return None, {"summary": summary, "crate": ext}
+    for oid, s in other["paths"].items():
+        if s["crate_id"] == 0 and s["path"] == summary["path"] and oid in other["index"]:
+            return other, other["index"][oid]
+    return None, {"summary": summary, "crate": ext}
+
+
+def walk(doc, module, prefix, out, seen):
+    for cid in module["inner"]["module"]["items"]:
+        item = doc["index"].get(str(cid))
+        if item is None or item.get("visibility") != "public":
+            continue
+        k = kind_of(item)
+        if k == "use":
+            use = item["inner"]["use"]
+            if use["id"] is None:
+                continue
+            tdoc, target = resolve(doc, use["id"])
+            if target is None:
+                continue
+            if "summary" in target:
+                key = (target["crate"], tuple(target["summary"]["path"]))
+                if key not in seen:
+                    seen.add(key)
+                    out.append((f"{prefix}::{use['name']}", target["summary"]["kind"]))
+                continue
+            if use["is_glob"]:
+                walk(tdoc, target, prefix, out, seen)
+                continue
+            name, item, doc_here = use["name"], target, tdoc
+        else:
+            name, doc_here = item["name"], doc
+        k = kind_of(item)
+        if k not in KINDS:
+            continue
+        path = f"{prefix}::{name}"
+        key = (id(doc_here), item["id"])
+        if key in seen:  # an item counts once, at the first path that reaches it
+            continue
+        seen.add(key)
+        out.append((path, k))
+        if k == "module":
+            walk(doc_here, item, path, out, seen)
+
+
+def main():
+    root_doc = crate("roundtrip")
+    if root_doc is None:
+        sys.exit(f"no {DOC}/roundtrip.json: build it first (see the docstring)")
+    out = []
+    walk(root_doc, root_doc["index"][str(root_doc["root"])], "roundtrip", out, set())
+    wire = [p for p in out if p[0].startswith("roundtrip::protocol::") or p[0] == "roundtrip::protocol"]
+    guide = [p for p in out if p[0].startswith("roundtrip::guide")]
+    rest = [p for p in out if p not in wire and p not in guide]
+    for title, items in (("outside the wire types and the guide", rest), ("wire types (roundtrip::protocol)", wire),
+                         ("the guide's chapters", guide)):
+        by_kind = collections.Counter(k for _, k in items)
+        print(f"{len(items):4} {title}: " + ", ".join(f"{n} {k}" for k, n in by_kind.most_common()))
+    print(f"{len(out):4} in all")
+    if "--list" in sys.argv:
+        for path, k in sorted(rest):
+            print(f"  {k:10} {path}")
+
+
+if __name__ == "__main__":
+    main()
