@@ -60,7 +60,33 @@ def resolve(doc, target_id):
     return None, {"summary": summary, "crate": ext}
 
 
-def walk(doc, module, prefix, out, seen):
+MACRO_KINDS = {"macro", "proc_macro", "proc_attribute", "proc_derive"}
+
+
+def namespace(kind):
+    """Rust's namespaces: a glob import brings nothing a module names itself in that namespace."""
+    return "macro" if kind in MACRO_KINDS else "value" if kind in {"function", "constant", "static"} else "type"
+
+
+def explicit_names(doc, module):
+    """(name, namespace) of what `module` declares or imports by name (not through a glob)."""
+    names = set()
+    for cid in module["inner"]["module"]["items"]:
+        item = doc["index"].get(str(cid))
+        if item is None:
+            continue
+        if kind_of(item) == "use":
+            use = item["inner"]["use"]
+            if use["is_glob"]:
+                continue
+            summary = doc["paths"].get(str(use["id"]))
+            names.add((use["name"], namespace(summary["kind"] if summary else "use")))
+        else:
+            names.add((item["name"], namespace(kind_of(item))))
+    return names
+
+
+def walk(doc, module, prefix, out, seen, shadowed=frozenset()):
     for cid in module["inner"]["module"]["items"]:
         item = doc["index"].get(str(cid))
         if item is None or item.get("visibility") != "public":
@@ -75,18 +101,20 @@ def walk(doc, module, prefix, out, seen):
                 continue
             if "summary" in target:
                 key = (target["crate"], tuple(target["summary"]["path"]))
+                if (use["name"], namespace(target["summary"]["kind"])) in shadowed:
+                    continue
                 if key not in seen:
                     seen.add(key)
                     out.append((f"{prefix}::{use['name']}", target["summary"]["kind"]))
                 continue
             if use["is_glob"]:
-                walk(tdoc, target, prefix, out, seen)
+                walk(tdoc, target, prefix, out, seen, explicit_names(doc, module))
                 continue
             name, item, doc_here = use["name"], target, tdoc
         else:
             name, doc_here = item["name"], doc
         k = kind_of(item)
-        if k not in KINDS:
+        if k not in KINDS or (name, namespace(k)) in shadowed:
             continue
         path = f"{prefix}::{name}"
         key = (id(doc_here), item["id"])
