@@ -49,6 +49,7 @@ pub type Answer = Scripted;
 /// A scripted answer to one question (named so that it does not clash with the prelude's
 /// [`Answer`](crate::Answer)).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Scripted {
     /// Accept, with this form content (an object) or, for URL mode, `null`.
     Accept(Value),

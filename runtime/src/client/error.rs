@@ -2,6 +2,7 @@ use crate::protocol::ErrorObject;
 
 /// Why a client call failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error.
     #[error("the server answered {0}")]

@@ -78,6 +78,7 @@ use crate::protocol::{
 
 /// Which protocol era the client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// Probe `server/discover`; fall back to the `initialize` handshake at 2025-11-25.
     #[default]

@@ -17,6 +17,7 @@ use super::sampler::{RemoteParentSampler, TrustRemoteSampled};
 
 /// The OTLP wire protocol (`OTEL_EXPORTER_OTLP_PROTOCOL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Protocol {
     /// `http/protobuf` (the default): `POST {endpoint}/v1/traces` and `/v1/metrics`.
     #[default]

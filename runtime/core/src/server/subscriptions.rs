@@ -10,6 +10,7 @@ use crate::protocol::{ErrorObject, META_SUBSCRIPTION_ID, Notification, RequestId
 
 /// A change a server announces.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ListChange {
     /// The tool list changed.
     Tools,

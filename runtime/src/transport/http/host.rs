@@ -11,6 +11,7 @@ use ::http::HeaderMap;
 
 /// Which `Host` headers the endpoint accepts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HostCheck {
     /// Decided where the server is bound: [`bind_http`](crate::transport::http::ServeHttp::bind_http) on a
     /// loopback address accepts only loopback hosts; on any other address it refuses to start
