@@ -1,5 +1,5 @@
-//! The guide, a chapter a topic. Each chapter is a module with no items of its own; its
-//! examples are doctests, compiled and run by `cargo test`.
+//! The guide, a chapter a topic: its contents page. Each chapter is a module with no items of
+//! its own; its examples are doctests, compiled and run by `cargo test`.
 //!
 //! 1. [Declaring a tool](tools): a fn becomes a tool; its arguments, the input schema
 //! 2. [Resolvers](resolvers): `#[resolve]`: questions (`elicit`, `elicit_url`, `sample`, `roots`, `with`) and `Answer<T>`
