@@ -44,8 +44,8 @@ pub use server::{CheckError, InputRequired, Outcome, PerCaller, RequestContext, 
 
 #[cfg(feature = "server")]
 pub use resolve::{Answer, Consent};
-// What an application names; the traits generated code implements and calls are in
-// `__private` only.
+// What an application names. The traits generated code implements and calls follow, hidden;
+// the macros reach them through `__private`.
 #[cfg(feature = "server")]
 pub use roundtrip_core::declare::{Blob, Elicit, Json, PromptReturn, Resolve, ResourceReturn, State, ToolReturn};
 // Named at the root, hidden, so the compiler's messages call them by their short names.

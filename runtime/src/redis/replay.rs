@@ -1,5 +1,5 @@
 //! A replay cache in Redis: `#[tool(single_use)]` states used on one replica are refused on
-//! every other. Its connection is made by [`redis_connection`], as the task store's.
+//! every other. Its connection is made as the task store's ([`super::connect`]).
 
 use futures::future::BoxFuture;
 
@@ -25,9 +25,7 @@ impl RedisReplayCache {
     /// set, else the operating system's store); keys are prefixed `roundtrip:used:`. Every
     /// command has a timeout (see [`RedisStore::connect`](super::RedisStore::connect)).
     pub async fn connect(url: &str) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("redis: {e}"))?;
-        crate::tls::before_connecting(&client);
-        let connection = redis_connection(client).await.map_err(|e| format!("redis: {}", crate::tls::explain(&e)))?;
+        let (_, connection) = super::connect(url).await?;
         Ok(Self { connection, prefix: "roundtrip:used:".into() })
     }
 
@@ -36,25 +34,6 @@ impl RedisReplayCache {
         self.prefix = prefix.into();
         self
     }
-}
-
-/// How long a Redis command may wait for its answer before it fails: a Redis that hangs (a
-/// network partition, a paused process) fails each operation this late rather than holding
-/// requests. Generous for a command that takes well under a millisecond.
-pub(super) const REDIS_RESPONSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// How long connecting to Redis may take.
-const REDIS_CONNECTION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// A connection to Redis that is made again when it drops, whose commands time out
-/// ([`REDIS_RESPONSE_TIMEOUT`]) and whose connection attempts do too
-/// ([`REDIS_CONNECTION_TIMEOUT`]), so that no store operation waits on a Redis that does not
-/// answer. Set here rather than left to the crate's defaults, which may change.
-pub(super) async fn redis_connection(client: redis::Client) -> redis::RedisResult<redis::aio::ConnectionManager> {
-    let config = redis::aio::ConnectionManagerConfig::new()
-        .set_response_timeout(Some(REDIS_RESPONSE_TIMEOUT))
-        .set_connection_timeout(Some(REDIS_CONNECTION_TIMEOUT));
-    redis::aio::ConnectionManager::new_with_config(client, config).await
 }
 
 impl ReplayCache for RedisReplayCache {

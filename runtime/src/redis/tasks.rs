@@ -12,8 +12,8 @@
 use futures::future::BoxFuture;
 use redis::aio::ConnectionManager;
 
+use super::REDIS_RESPONSE_TIMEOUT;
 use super::announcements::Announcements;
-use super::replay::{REDIS_RESPONSE_TIMEOUT, redis_connection};
 use crate::task::{Modify, StoreError, TaskRecord, TaskStore};
 use roundtrip_core::clock::now_ms;
 
@@ -73,10 +73,7 @@ impl RedisStore {
     /// [`watch_interval`](crate::task::TaskOptions::watch_interval) instead. It is checked with a
     /// `PING` every two seconds, so one that hangs is noticed and made again.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let client = redis::Client::open(url).map_err(failed)?;
-        crate::tls::before_connecting(&client);
-        // A refused certificate says where trusted roots come from.
-        let connection = redis_connection(client.clone()).await.map_err(|e| failed(crate::tls::explain(&e)))?;
+        let (client, connection) = super::connect(url).await.map_err(StoreError)?;
         let announcements = Announcements::subscribe(client).await;
         Ok(Self {
             connection,
