@@ -72,30 +72,29 @@ done
 RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --all-features --target-dir target/feature-check
 # Pay for what you use: a client builds none of the server's sealing, tasks or axum, and a
 # stdio server none of axum, hyper or reqwest, and no TLS (rustls comes with reqwest and redis).
-no_deps() {
-  local features="$1"; shift
-  local tree; tree="$(cargo tree -p roundtrip --no-default-features --features "$features" -e normal --prefix none)"
+# tree_lacks WHAT CARGO_TREE_ARGS... -- DEP...: fails when that normal dependency tree holds a DEP.
+tree_lacks() {
+  local what="$1"; shift
+  local args=()
+  while [[ "$1" != "--" ]]; do args+=("$1"); shift; done
+  shift
+  local tree; tree="$(cargo tree "${args[@]}" -e normal --prefix none)"
   for dep in "$@"; do
     if grep -q "^$dep v" <<<"$tree"; then
-      echo "FAILED: roundtrip with features \"$features\" depends on $dep" >&2; exit 1
+      echo "FAILED: $what depends on $dep" >&2; exit 1
     fi
   done
+}
+no_deps() {
+  local features="$1"; shift
+  tree_lacks "roundtrip with features \"$features\"" -p roundtrip --no-default-features --features "$features" -- "$@"
 }
 no_deps "client,stdio" aes-gcm hkdf humantime axum
 no_deps "server,stdio" axum hyper tower reqwest rustls ring tokio-rustls redis opentelemetry tracing-subscriber
 # The layers' dependencies: the wire types build on serde alone, and the core needs no
 # transport, network, process or particular runtime (of tokio: channels, timers, spawning).
-crate_lacks() {
-  local crate="$1"; shift
-  local tree; tree="$(cargo tree -p "$crate" --all-features -e normal --prefix none)"
-  for dep in "$@"; do
-    if grep -q "^$dep v" <<<"$tree"; then
-      echo "FAILED: $crate depends on $dep" >&2; exit 1
-    fi
-  done
-}
-crate_lacks roundtrip-wire tokio futures axum hyper reqwest
-crate_lacks roundtrip-core axum hyper hyper-util tower reqwest redis tonic rustls mio socket2
+tree_lacks roundtrip-wire -p roundtrip-wire --all-features -- tokio futures axum hyper reqwest
+tree_lacks roundtrip-core -p roundtrip-core --all-features -- axum hyper hyper-util tower reqwest redis tonic rustls mio socket2
 core_tokio="$(cargo tree -p roundtrip-core --all-features -e normal,features -i tokio --prefix none \
   | sed -n 's/^tokio feature "\([^"]*\)".*/\1/p' | sort -u)"
 for feature in net process rt-multi-thread fs io-std signal; do
