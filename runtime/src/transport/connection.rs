@@ -277,7 +277,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>) -
 }
 
 /// Serving a [`Server`] over a byte stream of newline-delimited JSON-RPC: this process's stdin
-/// and stdout, or an in-memory pipe. In the prelude.
+/// and stdout, or an in-memory pipe. In the prelude; implemented by [`Server`] only (sealed).
 ///
 /// ```no_run
 /// use roundtrip::prelude::*;
@@ -286,7 +286,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>) -
 /// Server::new("demo", "1.0.0").serve_stdio().await
 /// # }
 /// ```
-pub trait ServeStream: Sized {
+pub trait ServeStream: super::sealed::Sealed + Sized {
     /// Serve MCP over this process's stdin and stdout until stdin closes.
     ///
     /// Stdout carries only protocol messages; send logs to stderr. Feature `stdio`.

@@ -10,3 +10,12 @@ pub(crate) mod pending;
 
 #[cfg(feature = "server")]
 pub use connection::{MAX_LINE_BYTES, ServeStream, serve_connection};
+
+/// The serving traits (`ServeStream`, `ServeHttp`) are implemented by roundtrip's `Server` only,
+/// so that a method can be added to them without breaking anyone.
+#[cfg(feature = "server")]
+mod sealed {
+    pub trait Sealed {}
+
+    impl Sealed for crate::server::Server {}
+}

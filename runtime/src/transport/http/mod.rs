@@ -464,7 +464,7 @@ fn semaphore(max: usize) -> Arc<Semaphore> {
 }
 
 /// Serving a [`Server`] over streamable HTTP (feature `http`): as an axum router to mount, or
-/// bound to an address. In the prelude.
+/// bound to an address. In the prelude; implemented by [`Server`] only (sealed).
 ///
 /// ```no_run
 /// use roundtrip::prelude::*;
@@ -473,7 +473,7 @@ fn semaphore(max: usize) -> Arc<Semaphore> {
 /// Server::new("demo", "1.0.0").serve_http("127.0.0.1:8080").await
 /// # }
 /// ```
-pub trait ServeHttp: Sized {
+pub trait ServeHttp: super::sealed::Sealed + Sized {
     /// The endpoint at `/mcp` as an axum router, with default [`HttpOptions`].
     ///
     /// The router checks no `Host` header (it cannot know where it is served): mount
