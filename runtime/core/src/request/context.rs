@@ -1,6 +1,5 @@
 //! What a handler sees of the request it answers.
 
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -27,9 +26,8 @@ pub(crate) enum LogFilter {
 /// The request a handler answers: arguments, answers of the previous round, the verified
 /// plaintext state, the client's capabilities, and ways to report progress and logs.
 pub struct RequestContext {
-    /// The server answering, kept opaque at this layer (the server's own shared state; the
-    /// server layer gives it back as a `Server` through `RequestContext::server`).
-    pub(crate) host: Arc<dyn Any + Send + Sync>,
+    /// The server answering.
+    pub(crate) server: crate::server::Server,
     pub(crate) method: &'static str,
     pub(crate) target: Arc<str>,
     pub(crate) arguments: Arc<JsonObject>,
@@ -54,9 +52,8 @@ pub struct RequestContext {
     pub(crate) session: Option<Arc<Session>>,
     /// How the request arrived.
     pub(crate) transport: Transport,
-    /// The task this body runs as, if it runs as one: the task layer's link to it, opaque
-    /// here (`TaskContext` reads it back).
-    pub(crate) task: Option<Arc<dyn Any + Send + Sync>>,
+    /// The task this body runs as, if it runs as one.
+    pub(crate) task: Option<Arc<crate::task::TaskLink>>,
 }
 
 impl fmt::Debug for RequestContext {

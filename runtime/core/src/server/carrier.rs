@@ -448,7 +448,7 @@ impl Carrier {
         log: LogFilter,
     ) -> RequestContext {
         RequestContext {
-            host: server.inner.clone(),
+            server: server.clone(),
             method: self.method,
             target: Arc::clone(&self.target),
             arguments: Arc::clone(&self.arguments),

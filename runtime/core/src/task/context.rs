@@ -287,9 +287,9 @@ impl TaskContext {
         self.link().map(|t| t.id.as_str())
     }
 
-    /// The task this body runs as (the request layer carries it opaquely).
+    /// The task this body runs as.
     fn link(&self) -> Option<&TaskLink> {
-        self.cx.task.as_deref()?.downcast_ref::<TaskLink>()
+        self.cx.task.as_deref()
     }
 
     /// Whether [`ask`](Self::ask) can reach the user in this call: it runs as a task, or on a
