@@ -9,8 +9,9 @@ Walks the `roundtrip` crate from its root: every public item a path reaches, re-
 followed into the crates they come from (roundtrip-core, roundtrip-wire, roundtrip-macros),
 each item counted once (at the first path that reaches it: the prelude adds none), items
 marked `doc(hidden)` left out (rustdoc's JSON does not hold them). Prints the items by
-kind, apart: the wire types (under `roundtrip::protocol`) and the guide's chapters (modules
-with no items, documentation only). With --list, every item's path.
+kind, apart: the wire types (what roundtrip-wire defines, under `roundtrip::protocol` or
+reached through the prelude) and the guide's chapters (modules with no items, documentation
+only). With --list, every item's path.
 """
 import collections
 import json
@@ -86,8 +87,18 @@ def explicit_names(doc, module):
     return names
 
 
+def crate_name(doc):
+    return doc["index"][str(doc["root"])]["name"]
+
+
+def is_prelude(doc, cid):
+    item = doc["index"].get(str(cid))
+    return item is not None and item.get("name") == "prelude"
+
+
 def walk(doc, module, prefix, out, seen, shadowed=frozenset()):
-    for cid in module["inner"]["module"]["items"]:
+    # The prelude last: an item counts at its own path, the prelude's copy adds none.
+    for cid in sorted(module["inner"]["module"]["items"], key=lambda c: is_prelude(doc, c)):
         item = doc["index"].get(str(cid))
         if item is None or item.get("visibility") != "public":
             continue
@@ -105,7 +116,7 @@ def walk(doc, module, prefix, out, seen, shadowed=frozenset()):
                     continue
                 if key not in seen:
                     seen.add(key)
-                    out.append((f"{prefix}::{use['name']}", target["summary"]["kind"]))
+                    out.append((f"{prefix}::{use['name']}", target["summary"]["kind"], target["crate"]))
                 continue
             if use["is_glob"]:
                 walk(tdoc, target, prefix, out, seen, explicit_names(doc, module))
@@ -121,7 +132,7 @@ def walk(doc, module, prefix, out, seen, shadowed=frozenset()):
         if key in seen:  # an item counts once, at the first path that reaches it
             continue
         seen.add(key)
-        out.append((path, k))
+        out.append((path, k, crate_name(doc_here)))
         if k == "module":
             walk(doc_here, item, path, out, seen)
 
@@ -132,16 +143,17 @@ def main():
         sys.exit(f"no {DOC}/roundtrip.json: build it first (see the docstring)")
     out = []
     walk(root_doc, root_doc["index"][str(root_doc["root"])], "roundtrip", out, set())
-    wire = [p for p in out if p[0].startswith("roundtrip::protocol::") or p[0] == "roundtrip::protocol"]
+    # A wire type is one roundtrip-wire defines, at whatever path it is reached.
+    wire = [p for p in out if p[2] == "roundtrip_wire"]
     guide = [p for p in out if p[0].startswith("roundtrip::guide")]
     rest = [p for p in out if p not in wire and p not in guide]
     for title, items in (("outside the wire types and the guide", rest), ("wire types (roundtrip::protocol)", wire),
                          ("the guide's chapters", guide)):
-        by_kind = collections.Counter(k for _, k in items)
+        by_kind = collections.Counter(k for _, k, _ in items)
         print(f"{len(items):4} {title}: " + ", ".join(f"{n} {k}" for k, n in by_kind.most_common()))
     print(f"{len(out):4} in all")
     if "--list" in sys.argv:
-        for path, k in sorted(rest):
+        for path, k, _ in sorted(rest):
             print(f"  {k:10} {path}")
 
 

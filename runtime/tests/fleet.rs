@@ -242,7 +242,11 @@ impl<S: TaskStore + Clone> TaskStore for NoRenewals<S> {
         self.inner.get(id)
     }
 
-    fn modify<'a>(&'a self, id: &'a str, change: roundtrip::task::Modify<'a>) -> StoreResult<'a> {
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut roundtrip::task::TaskRecord) -> bool + Send + Sync),
+    ) -> StoreResult<'a> {
         Box::pin(async move {
             if let Some(current) = self.inner.get(id).await? {
                 let mut changed = current.clone();
@@ -413,7 +417,11 @@ impl<S: TaskStore + Clone> TaskStore for Counting<S> {
         self.inner.get(id)
     }
 
-    fn modify<'a>(&'a self, id: &'a str, change: roundtrip::task::Modify<'a>) -> StoreResult<'a> {
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut roundtrip::task::TaskRecord) -> bool + Send + Sync),
+    ) -> StoreResult<'a> {
         self.inner.modify(id, change)
     }
 
@@ -531,7 +539,11 @@ impl<S: TaskStore + Clone> TaskStore for Failing<S> {
         })
     }
 
-    fn modify<'a>(&'a self, id: &'a str, change: roundtrip::task::Modify<'a>) -> StoreResult<'a> {
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut roundtrip::task::TaskRecord) -> bool + Send + Sync),
+    ) -> StoreResult<'a> {
         Box::pin(async move {
             self.check()?;
             self.inner.modify(id, change).await
@@ -627,7 +639,7 @@ async fn a_failing_task_store_is_answered_503_and_the_server_is_not_ready() {
 async fn a_failing_replay_cache_is_answered_503_not_invalid_state() {
     struct Down;
     impl roundtrip::seal::ReplayCache for Down {
-        fn first_use<'a>(&'a self, _: &'a roundtrip::seal::TokenDigest, _: u64) -> BoxFuture<'a, Result<bool, String>> {
+        fn first_use<'a>(&'a self, _: &'a [u8; 32], _: u64) -> BoxFuture<'a, Result<bool, String>> {
             Box::pin(async { Err("down (test)".to_owned()) })
         }
     }

@@ -231,7 +231,7 @@ impl roundtrip::task::TaskStore for Recording {
     fn modify<'a>(
         &'a self,
         id: &'a str,
-        change: roundtrip::task::Modify<'a>,
+        change: &'a (dyn Fn(&mut roundtrip::task::TaskRecord) -> bool + Send + Sync),
     ) -> futures::future::BoxFuture<'a, Result<Option<roundtrip::task::TaskRecord>, roundtrip::task::StoreError>> {
         self.inner.modify(id, change)
     }

@@ -12,7 +12,7 @@ use roundtrip::protocol::{
     CallToolResult, ErrorObject, GetPromptResult, JsonObject, Prompt, PromptMessage, ReadResourceResult, Request,
     RequestId, Resource, ResourceContents, ResponseBody, Tool, codes, empty_input_schema,
 };
-use roundtrip::seal::{Codec, CodecError, InvalidRequestState};
+use roundtrip::seal::Codec;
 use roundtrip::server::{Inbound, NullPeer, PromptDef, ResourceDef, ToolDef};
 use roundtrip::{InputRequired, Outcome, RequestContext, RequestStateSecurity, Server};
 use serde::{Deserialize, Serialize};
@@ -477,17 +477,17 @@ struct Reversible {
 }
 
 impl Codec for Reversible {
-    fn seal(&self, bytes: &[u8]) -> Result<String, CodecError> {
+    fn seal(&self, bytes: &[u8]) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
         if self.fail_seal {
-            return Err(CodecError("the KMS is down".into()));
+            return Err("the KMS is down".into());
         }
         Ok(format!("x.{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()))
     }
 
-    fn unseal(&self, token: &str) -> Result<Vec<u8>, InvalidRequestState> {
-        let bad = || InvalidRequestState("not ours".into());
+    fn unseal(&self, token: &str) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+        let bad = || Box::<dyn std::error::Error + Send + Sync>::from("not ours");
         if self.fail_unseal {
-            return Err(InvalidRequestState("the KMS is down".into()));
+            return Err("the KMS is down".into());
         }
         let hex = token.strip_prefix("x.").ok_or_else(bad)?;
         if !hex.len().is_multiple_of(2) {

@@ -3,7 +3,7 @@
 
 use futures::future::BoxFuture;
 
-use roundtrip_core::seal::{ReplayCache, TokenDigest};
+use roundtrip_core::seal::ReplayCache;
 
 /// A replay cache in Redis (cargo feature `redis`): `SET key NX PXAT expiry`, so a state used
 /// on one replica is refused on every other.
@@ -37,7 +37,7 @@ impl RedisReplayCache {
 }
 
 impl ReplayCache for RedisReplayCache {
-    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
         Box::pin(async move {
             use std::fmt::Write as _;
             let mut key = self.prefix.clone();

@@ -14,7 +14,7 @@ use redis::aio::ConnectionManager;
 
 use super::REDIS_RESPONSE_TIMEOUT;
 use super::announcements::Announcements;
-use crate::task::{Modify, StoreError, TaskRecord, TaskStore};
+use crate::task::{StoreError, TaskRecord, TaskStore};
 use roundtrip_core::clock::now_ms;
 
 /// Commits a record only if its version is still the one read, and then announces the change
@@ -131,7 +131,11 @@ impl TaskStore for RedisStore {
         })
     }
 
-    fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync),
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(async move {
             let key = self.key(id);
             for _ in 0..MAX_ATTEMPTS {

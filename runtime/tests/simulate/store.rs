@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use roundtrip::seal::{MemoryReplayCache, ReplayCache, TokenDigest};
-use roundtrip::task::{MemoryStore, Modify, StoreError, TaskRecord, TaskStore};
+use roundtrip::seal::{MemoryReplayCache, ReplayCache};
+use roundtrip::task::{MemoryStore, StoreError, TaskRecord, TaskStore};
 use tokio_util::sync::CancellationToken;
 
 use super::world::{Fault, Sim};
@@ -129,7 +129,11 @@ impl TaskStore for ReplicaStore {
         )
     }
 
-    fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync),
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         Box::pin(async move {
             self.faulty(format!("modify({})", self.name(id)), Box::new(move || self.inner.modify(id, change))).await
         })
@@ -153,7 +157,7 @@ pub struct ReplicaReplay {
 }
 
 impl ReplicaReplay {
-    async fn faulty(&self, digest: &TokenDigest, expires_at_ms: u64) -> Result<bool, String> {
+    async fn faulty(&self, digest: &[u8; 32], expires_at_ms: u64) -> Result<bool, String> {
         let sim = &self.sim;
         if self.life.halt.is_cancelled() {
             return std::future::pending().await;
@@ -195,7 +199,7 @@ impl ReplicaReplay {
 }
 
 impl ReplayCache for ReplicaReplay {
-    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
         Box::pin(self.faulty(digest, expires_at_ms))
     }
 }

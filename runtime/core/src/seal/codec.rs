@@ -11,20 +11,31 @@
 ///
 /// A failure of either method fails closed: sealing answers the request with an internal
 /// error; unsealing answers with the usual "Invalid or expired requestState".
+///
+/// Either method's error (with its sources) goes to the log only.
+///
+/// ```
+/// use roundtrip::seal::Codec;
+///
+/// /// A stand-in for a KMS client (a real codec encrypts and authenticates).
+/// struct Kms;
+///
+/// impl Codec for Kms {
+///     fn seal(&self, bytes: &[u8]) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+///         Ok(format!("kms:{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()))
+///     }
+///     fn unseal(&self, token: &str) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+///         let hex = token.strip_prefix("kms:").ok_or("not a token of this codec")?;
+///         (0..hex.len()).step_by(2).map(|i| Ok(u8::from_str_radix(hex.get(i..i + 2).ok_or("odd length")?, 16)?)).collect()
+///     }
+/// }
+/// let kms = Kms;
+/// assert_eq!(kms.unseal(&kms.seal(b"state").unwrap()).unwrap(), b"state");
+/// assert!(kms.unseal("forged").is_err());
+/// ```
 pub trait Codec: Send + Sync {
     /// Seal `bytes` into a token.
-    fn seal(&self, bytes: &[u8]) -> Result<String, CodecError>;
+    fn seal(&self, bytes: &[u8]) -> Result<String, Box<dyn std::error::Error + Send + Sync>>;
     /// Open a token produced by [`seal`](Self::seal); refuse anything else.
-    fn unseal(&self, token: &str) -> Result<Vec<u8>, InvalidRequestState>;
+    fn unseal(&self, token: &str) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>>;
 }
-
-/// A [`Codec`] could not seal a state; the reason is logged, the client sees an internal error.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the requestState codec could not seal: {0}")]
-pub struct CodecError(pub String);
-
-/// A [`Codec`] refused a token; the reason is logged, the client sees the usual
-/// "Invalid or expired requestState".
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid requestState: {0}")]
-pub struct InvalidRequestState(pub String);

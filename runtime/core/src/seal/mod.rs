@@ -51,10 +51,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rand::RngCore;
 use serde_json::Value;
 
-pub use codec::{Codec, CodecError, InvalidRequestState};
+pub use codec::Codec;
 pub use policy::{DEFAULT_TTL, RequestStateSecurity, SealConfigError};
 pub(crate) use replay::token_digest;
-pub use replay::{MemoryReplayCache, ReplayCache, TokenDigest};
+pub use replay::{MemoryReplayCache, ReplayCache};
 
 use claims::{Digest16, Stamp, digest16};
 use keys::DerivedKey;
@@ -222,7 +222,7 @@ impl Sealer {
                 let mut buf = Vec::with_capacity(stamp.encoded_len() + plaintext.len());
                 stamp.write(now, expires, &mut buf);
                 buf.extend_from_slice(plaintext);
-                let token = codec.seal(&buf).map_err(|e| e.to_string())?;
+                let token = codec.seal(&buf).map_err(|e| crate::observe::chain(&*e))?;
                 if token.len() > MAX_TOKEN_LEN {
                     tracing::debug!(target: "roundtrip::seal", "the codec produced a {} byte token", token.len());
                     return Err(token::TOO_LARGE.to_owned());
@@ -264,7 +264,7 @@ impl Sealer {
                 Ok(buf)
             }
             Engine::Custom { codec, principal_salt } => {
-                let mut buf = codec.unseal(token).map_err(|e| Reject::Codec(e.0))?;
+                let mut buf = codec.unseal(token).map_err(|e| Reject::Codec(crate::observe::chain(&*e)))?;
                 let stamp = Stamp::new(binding, &self.audience_digest, principal_salt);
                 let claims_len = stamp.verify(&buf, now)?;
                 buf.drain(..claims_len);

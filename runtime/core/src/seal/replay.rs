@@ -13,8 +13,8 @@ use sha2::{Digest, Sha256};
 
 use crate::clock::{Clock, system_ms};
 
-/// A digest of a used token.
-pub type TokenDigest = [u8; 32];
+/// A digest of a used token (SHA-256).
+pub(crate) type TokenDigest = [u8; 32];
 
 /// The digest a replay cache keeps of `token`.
 pub(crate) fn token_digest(token: &str) -> TokenDigest {
@@ -27,7 +27,7 @@ pub trait ReplayCache: Send + Sync + 'static {
     /// Record `digest` until `expires_at_ms` (Unix milliseconds). `Ok(true)` the first time,
     /// `Ok(false)` for a replay; an error fails closed (the state is not accepted, and the
     /// caller is told to retry later).
-    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>>;
+    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>>;
 }
 
 /// The default replay cache: a map in this process, purged of expired entries as it grows.
@@ -74,7 +74,7 @@ impl MemoryReplayCache {
 }
 
 impl ReplayCache for MemoryReplayCache {
-    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
         let result = self.used.lock().map_err(|_| "the replay cache's lock is poisoned".to_owned()).map(|mut used| {
             let now = (self.clock)();
             // Amortized: purge when the map doubled since the last purge would be finer; a
@@ -95,7 +95,7 @@ impl ReplayCache for MemoryReplayCache {
 }
 
 impl<T: ReplayCache> ReplayCache for std::sync::Arc<T> {
-    fn first_use<'a>(&'a self, digest: &'a TokenDigest, expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
         (**self).first_use(digest, expires_at_ms)
     }
 }

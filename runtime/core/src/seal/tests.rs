@@ -34,11 +34,11 @@ fn empty_server_name_needs_an_audience() {
 fn keys_and_codec_are_exclusive() {
     struct Plain;
     impl Codec for Plain {
-        fn seal(&self, bytes: &[u8]) -> Result<String, CodecError> {
+        fn seal(&self, bytes: &[u8]) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
             Ok(keys::hex(bytes))
         }
-        fn unseal(&self, _: &str) -> Result<Vec<u8>, InvalidRequestState> {
-            Err(InvalidRequestState("never".into()))
+        fn unseal(&self, _: &str) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+            Err("never".into())
         }
     }
     let policy = RequestStateSecurity::new().keys([*b"roundtrip test key 1: not secret"]).codec(Plain);

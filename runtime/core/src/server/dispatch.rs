@@ -221,6 +221,10 @@ impl Server {
     /// its handler called for its future, except with telemetry on), and the future returned
     /// holds only what waits. A transport that catches a handler's panics catches them around
     /// this call as well as around the future (roundtrip's own transports do).
+    ///
+    /// Hidden: the entry point of roundtrip's transports (`ServeHttp`, `ServeStream`,
+    /// `serve_connection`), which an application serves through.
+    #[doc(hidden)]
     pub fn handle(&self, request: Request, inbound: Inbound) -> impl Future<Output = Reply> + Send + '_ {
         self.handle_owned(request, inbound)
     }

@@ -37,6 +37,8 @@ pub use crate::request::{InputRequired, NullPeer, Peer, RequestContext, Session,
 pub use check::{CheckError, Problem};
 #[doc(hidden)]
 pub use dispatch::STORE_RETRY_AFTER_SECS;
+// What a transport hands the server and gets back: plumbing of roundtrip's own transports.
+#[doc(hidden)]
 pub use dispatch::{Reply, ReplyMessage};
 pub use handler::{
     Completer, Handler, HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef,
@@ -44,10 +46,12 @@ pub use handler::{
 #[cfg(feature = "http")]
 #[doc(hidden)]
 pub use marks::HeaderMark;
+#[doc(hidden)]
 pub use peer::Inbound;
 pub use per_caller::PerCaller;
 #[doc(hidden)]
 pub use result_json::ResultJson;
+#[doc(hidden)]
 pub use state::StateNeed;
 pub(crate) use state::States;
 pub use subscriptions::ListChange;
@@ -126,7 +130,9 @@ pub trait Toolset: Send + Sync + 'static {
     fn register(self: Arc<Self>, server: Server) -> Server;
 }
 
-/// A definition `Server::tools`, `prompts` or `resources` accepts.
+/// A definition `Server::tools`, `prompts` or `resources` accepts (hidden: the lists'
+/// plumbing; a definition is itself one).
+#[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a definition the server can register",
     label = "not a definition",

@@ -8,9 +8,10 @@
 //! check and refuses, naming the file, what it would refuse: a `SKILL.md` without frontmatter
 //! or whose `name` or `description` is missing or invalid, a directory not named after its
 //! skill, a path that leaves the tree (`..`, a symbolic link pointing outside it), a skill
-//! over the extension's limits (512 files, 16 MiB). Digests and sizes are computed then, and
-//! every read is served from what was loaded: a file changed or added on disk afterwards is
-//! not seen, and no request ever opens a file.
+//! over the extension's limits (512 files, 16 MiB), a tree over roundtrip's own (10,000 files,
+//! 256 MiB of skills, all held in memory; directories 16 deep). Digests and sizes are
+//! computed then, and every read is served from what was loaded: a file changed or added on
+//! disk afterwards is not seen, and no request ever opens a file.
 //!
 //! [`Server::skills`](crate::server::Server::skills) then declares the extension
 //! (`{"directoryRead": true}`) and answers
@@ -50,7 +51,10 @@ mod serve;
 #[cfg(feature = "include_dir")]
 #[doc(hidden)]
 pub use include_dir;
-pub use load::{MAX_BYTES_PER_SKILL, MAX_DEPTH, MAX_FILES, MAX_FILES_PER_SKILL, MAX_TOTAL_BYTES, Skills, SkillsError};
+// The limits, hidden: their values are documented on `Skills`, and may grow.
+#[doc(hidden)]
+pub use load::{MAX_BYTES_PER_SKILL, MAX_DEPTH, MAX_FILES, MAX_FILES_PER_SKILL, MAX_TOTAL_BYTES};
+pub use load::{Skills, SkillsError};
 pub(crate) use serve::Hints;
 
 /// The skills under a directory, embedded in the binary when it is built (cargo feature

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 
-use super::store::{Modify, StoreError, TaskRecord, TaskStore};
+use super::store::{StoreError, TaskRecord, TaskStore};
 use crate::clock::{Clock, system_ms};
 
 /// Tasks kept in memory: nothing to set up, nothing shared between processes.
@@ -111,7 +111,11 @@ impl TaskStore for MemoryStore {
         Box::pin(async move { result })
     }
 
-    fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync),
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         let result = self.lock().map(|mut records| {
             let now = (self.clock)();
             let entry = records.by_id.get_mut(id).filter(|e| !e.record.expired(now))?;

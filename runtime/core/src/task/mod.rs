@@ -41,7 +41,8 @@ pub(crate) use context::TaskLink;
 #[doc(hidden)]
 pub use events::Observed;
 pub use memory::MemoryStore;
-pub use store::{Modify, StoreError, TaskRecord, TaskStore};
+use store::Modify;
+pub use store::{StoreError, TaskRecord, TaskStore};
 
 use crate::clock::{Clock, system_ms};
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Task, TaskProgress, TaskStatus};

@@ -101,7 +101,7 @@ impl TaskRecord {
 pub struct StoreError(pub String);
 
 /// A change to one record: it returns whether it changed anything.
-pub type Modify<'a> = &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync);
+pub(crate) type Modify<'a> = &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync);
 
 /// Where tasks live. Every change goes through [`modify`](Self::modify), a read-modify-write
 /// the store makes atomic (a lock, a transaction, optimistic retries), so that answers,
@@ -114,7 +114,11 @@ pub trait TaskStore: Send + Sync + 'static {
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
 
     /// Apply `change` atomically; the record after it (`None` when there is none).
-    fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync),
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>>;
 
     /// Announcements of the changes to record `id` (each [`modify`](Self::modify) whose change
     /// returned `true`, from any replica), from a store that sees every change, as
@@ -157,7 +161,11 @@ impl<T: TaskStore> TaskStore for std::sync::Arc<T> {
         (**self).get(id)
     }
 
-    fn modify<'a>(&'a self, id: &'a str, change: Modify<'a>) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+    fn modify<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync),
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
         (**self).modify(id, change)
     }
 
