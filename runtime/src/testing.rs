@@ -42,10 +42,6 @@ use crate::protocol::{
 use crate::server::Server;
 use crate::task::{Observed, TaskRecord};
 
-/// The former name of [`Scripted`].
-#[deprecated(since = "0.1.0", note = "renamed `Scripted` (it clashed with the prelude's `Answer`)")]
-pub type Answer = Scripted;
-
 /// A scripted answer to one question (named so that it does not clash with the prelude's
 /// [`Answer`](crate::Answer)).
 #[derive(Debug, Clone, PartialEq)]

@@ -200,14 +200,3 @@ async fn a_tasks_questions_and_answers_are_events_and_an_empty_choice_is_refused
     assert!(input_required < asked_at && asked_at < answered_at && answered_at < completed, "{:?}", run.events);
     assert!(!run.questions.iter().flat_map(|q| q.keys()).any(|k| k.starts_with("shade")), "{:?}", run.questions);
 }
-
-/// An app written before the rename still builds (with a deprecation warning naming
-/// `Scripted`: `ui-tests/tests/fail/deprecated_testing_answer.rs` shows it).
-#[test]
-#[allow(deprecated)]
-fn the_former_name_of_scripted_still_works() {
-    let old: roundtrip::testing::Answer = roundtrip::testing::Answer::Decline;
-    assert_eq!(old, Answer::Decline);
-    let kit = TestKit::new(common::fixture()).script("user_name", roundtrip::testing::Answer::Cancel);
-    let _ = kit;
-}

@@ -11,7 +11,7 @@
 use roundtrip::RequestContext;
 use roundtrip::prelude::*;
 use roundtrip::protocol::{CreateMessageParams, ElicitAction, ErrorObject, JsonObject, Tool, empty_input_schema};
-use roundtrip::resolve::{Question, form_schema};
+use roundtrip::resolve::Question;
 use roundtrip::server::{HandlerResult, PromptDef, ToolDef};
 use serde_json::json;
 
@@ -111,9 +111,8 @@ struct Color {
 /// is what orders it into a second round.
 async fn ask_color(step1: UserName) -> Resolve<Color> {
     let _ = step1;
-    let schema = serde_json::to_value(schemars::schema_for!(Color)).unwrap_or_default();
-    match form_schema(&schema) {
-        Ok(schema) => Resolve::Ask(Question::form("Step 2: What is your favorite color?", schema)),
+    match Question::form_of::<Color>("Step 2: What is your favorite color?") {
+        Ok(question) => Resolve::Ask(question),
         Err(why) => unreachable!("Color is a flat form: {why}"),
     }
 }

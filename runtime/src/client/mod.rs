@@ -67,7 +67,7 @@ use connection::{Inner, parse};
 pub use error::ClientError;
 #[cfg(feature = "skills")]
 use flow::uri_params;
-pub use wire::AuthProvider;
+use wire::AuthProvider;
 
 use self::callbacks::Callbacks;
 use self::params::header_params;

@@ -17,9 +17,9 @@ use crate::protocol::{JsonObject, ReadResourceResult, ResourceContents, SkillEnt
 use crate::skills::{digest, frontmatter};
 
 /// The most `skills/list` pages [`Client::list_skills`] follows.
-pub const MAX_SKILL_PAGES: usize = 100;
+const MAX_SKILL_PAGES: usize = 100;
 /// The most skills [`Client::list_skills`] keeps.
-pub const MAX_SKILLS: usize = 10_000;
+const MAX_SKILLS: usize = 10_000;
 
 /// A skill whose `SKILL.md` was read and matched its entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,8 +51,8 @@ impl LoadedSkill {
 }
 
 impl Client {
-    /// `skills/list`, every page (at most [`MAX_SKILL_PAGES`] pages and [`MAX_SKILLS`]
-    /// skills). Reads no skill's files.
+    /// `skills/list`, every page (at most 100 pages and 10,000 skills). Reads no skill's
+    /// files.
     pub async fn list_skills(&self) -> Result<Vec<SkillEntry>, ClientError> {
         let mut skills = Vec::new();
         let mut cursor: Option<String> = None;

@@ -20,7 +20,7 @@ use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response, T
 use crate::server::{Inbound, ListChange, Peer, Server, Session, Transport};
 
 /// The longest line (one JSON-RPC message) a connection accepts.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// Messages queued for the writer before notifications start being dropped.
 const OUTBOX: usize = 1024;
 
@@ -170,7 +170,7 @@ impl Connection {
 }
 
 /// Serve one connection until the reader ends. Every line is one JSON-RPC message; so is
-/// every line written.
+/// every line written. A line longer than 4 MiB is answered `-32600` and skipped.
 pub async fn serve_connection<R, W>(server: Server, reader: R, writer: W) -> io::Result<()>
 where
     R: AsyncRead + Unpin + Send,
@@ -278,6 +278,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>) -
 
 /// Serving a [`Server`] over a byte stream of newline-delimited JSON-RPC: this process's stdin
 /// and stdout, or an in-memory pipe. In the prelude; implemented by [`Server`] only (sealed).
+/// A line (one message) longer than 4 MiB is answered `-32600` and skipped.
 ///
 /// ```no_run
 /// use roundtrip::prelude::*;

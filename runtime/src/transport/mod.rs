@@ -9,7 +9,7 @@ pub mod http;
 pub(crate) mod pending;
 
 #[cfg(feature = "server")]
-pub use connection::{MAX_LINE_BYTES, ServeStream, serve_connection};
+pub use connection::{ServeStream, serve_connection};
 
 /// The serving traits (`ServeStream`, `ServeHttp`) are implemented by roundtrip's `Server` only,
 /// so that a method can be added to them without breaking anyone.

@@ -167,14 +167,7 @@ fn unwrap_nullable(schema: &mut Value) {
     *field = inner;
 }
 
-/// The JSON schema of a type, with sub-schemas inlined.
-pub fn schema_of<T: JsonSchema>() -> Value {
-    let schema = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator()
-        .into_root_schema_for::<T>();
-    serde_json::to_value(schema).unwrap_or(Value::Null)
-}
+pub use crate::resolve::schema_of;
 
 /// Whether an extracted answer converts into `T`.
 pub fn check<T: DeserializeOwned>(value: &Value) -> Result<(), String> {

@@ -7,6 +7,15 @@ use crate::protocol::JsonObject;
 
 const STRING_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
+/// The JSON schema of a type, with sub-schemas inlined.
+pub fn schema_of<T: schemars::JsonSchema>() -> Value {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}
+
 /// The requested schema of a form for a struct, from its generated JSON schema: an object
 /// whose properties are all primitive. `Err` says which property is not and why.
 pub fn form_schema(schema: &Value) -> Result<JsonObject, String> {

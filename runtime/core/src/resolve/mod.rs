@@ -16,7 +16,6 @@ mod question;
 mod template;
 
 pub use answer::{Answer, Consent};
-pub use form::form_schema;
 pub use question::Question;
 
 // The engine itself: what generated code builds and the engine's own tests drive. Not a public
@@ -24,7 +23,7 @@ pub use question::Question;
 #[doc(hidden)]
 pub use engine::{Leg, Resolved, Values, ask_again, evaluate, interpret, requested_schema};
 #[doc(hidden)]
-pub use form::{single_property_form, validate};
+pub use form::{form_schema, schema_of, single_property_form, validate};
 #[doc(hidden)]
 pub use graph::{Check, CheckFn, Graph, GuardFn, Node, Resolution, Resolver, WithFn};
 #[doc(hidden)]

@@ -47,6 +47,35 @@ impl Question {
         Self { request: InputRequest::Elicit(ElicitParams::form(message, schema)), extract: Extract::Form }
     }
 
+    /// A form question whose fields are `T`'s, and whose answer is the whole form (decode it
+    /// as `T`): `T` is a flat struct of text, numbers, booleans and enum choices (what
+    /// `#[resolve(elicit = …)]` asks for a struct). `Err` names the field that cannot be a
+    /// form field, and why.
+    ///
+    /// ```
+    /// use roundtrip::prelude::*;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Color {
+    ///     /// Your favorite color.
+    ///     color: String,
+    /// }
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Nested {
+    ///     home: Color,
+    /// }
+    ///
+    /// assert!(Question::form_of::<Color>("What is your favorite color?").is_ok());
+    /// assert_eq!(
+    ///     Question::form_of::<Nested>("Where?").unwrap_err(),
+    ///     "field `home` is a nested struct or map; a form is flat",
+    /// );
+    /// ```
+    pub fn form_of<T: schemars::JsonSchema>(message: impl Into<String>) -> Result<Self, String> {
+        Ok(Self::form(message, super::form::form_schema(&super::form::schema_of::<T>())?))
+    }
+
     /// A one-property form question whose answer is that property.
     pub fn property(
         message: impl Into<String>,

@@ -52,7 +52,8 @@ use rand::RngCore;
 use serde_json::Value;
 
 pub use codec::Codec;
-pub use policy::{DEFAULT_TTL, RequestStateSecurity, SealConfigError};
+use policy::DEFAULT_TTL;
+pub use policy::{RequestStateSecurity, SealConfigError};
 pub(crate) use replay::token_digest;
 pub use replay::{MemoryReplayCache, ReplayCache};
 

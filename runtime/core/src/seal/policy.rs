@@ -22,7 +22,7 @@ impl SealConfigError {
 }
 
 /// The default time-to-live of a sealed state.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(600);
 
 /// How `requestState` is sealed: keys, lifetime, audience, principal binding, or a custom codec.
 ///

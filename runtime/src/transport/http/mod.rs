@@ -331,13 +331,6 @@ impl HttpOptions {
         self
     }
 
-    /// The former name of [`max_streams`](Self::max_streams), which now also counts
-    /// `subscriptions/listen` streams.
-    #[deprecated(since = "0.1.0", note = "renamed `max_streams`; it also bounds subscriptions/listen streams")]
-    pub fn max_get_streams(self, max: usize) -> Self {
-        self.max_streams(max)
-    }
-
     /// Let one caller hold at most `max` long-lived streams (at least 1)
     /// (see [`max_streams_per_caller`](Self::max_streams_per_caller)).
     pub fn max_streams_per_caller(mut self, max: usize) -> Self {
