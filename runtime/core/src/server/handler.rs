@@ -40,7 +40,7 @@ pub type HandlerResult<T> = Result<Outcome<T>, ErrorObject>;
 /// Suggests values for one argument of a prompt or variable of a template: given the
 /// argument's name and what was typed so far, the candidates (at most 100 are sent).
 #[derive(Clone)]
-pub struct Completer(Arc<CompleteFn>);
+pub(crate) struct Completer(Arc<CompleteFn>);
 
 type CompleteFn = dyn Fn(&str, &str) -> Vec<String> + Send + Sync;
 
@@ -60,7 +60,7 @@ impl fmt::Debug for Completer {
 type HandlerFn<T> = dyn Fn(RequestContext) -> BoxFuture<'static, HandlerResult<T>> + Send + Sync;
 
 /// A type-erased async handler.
-pub struct Handler<T>(Arc<HandlerFn<T>>);
+pub(crate) struct Handler<T>(Arc<HandlerFn<T>>);
 
 impl<T> Clone for Handler<T> {
     fn clone(&self) -> Self {

@@ -40,9 +40,8 @@ pub use dispatch::STORE_RETRY_AFTER_SECS;
 // What a transport hands the server and gets back: plumbing of roundtrip's own transports.
 #[doc(hidden)]
 pub use dispatch::{Reply, ReplyMessage};
-pub use handler::{
-    Completer, Handler, HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef,
-};
+pub(crate) use handler::Handler;
+pub use handler::{HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef};
 #[cfg(feature = "http")]
 #[doc(hidden)]
 pub use marks::HeaderMark;
