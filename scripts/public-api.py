@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """Count roundtrip's public API from rustdoc's JSON, as a user sees it.
 
-    RUSTC_BOOTSTRAP=1 cargo rustdoc -p roundtrip-wire --all-features --target-dir target/api-json \\
-        -- -Z unstable-options --output-format json        # and the same for roundtrip-core, roundtrip
-    scripts/public-api.py [--list]
+    scripts/api-json.sh                  # rustdoc's JSON of every published crate
+    scripts/public-api.py [--list] [--max N]
 
 Walks the `roundtrip` crate from its root: every public item a path reaches, re-exports
 followed into the crates they come from (roundtrip-core, roundtrip-wire, roundtrip-macros),
@@ -11,7 +10,8 @@ each item counted once (at the first path that reaches it: the prelude adds none
 marked `doc(hidden)` left out (rustdoc's JSON does not hold them). Prints the items by
 kind, apart: the wire types (what roundtrip-wire defines, under `roundtrip::protocol` or
 reached through the prelude) and the guide's chapters (modules with no items, documentation
-only). With --list, every item's path.
+only). With --list, every item's path. With --max N, exit status 1 when more than N items are
+outside the wire types and the guide (scripts/test.sh keeps the count at most 130).
 """
 import collections
 import json
@@ -155,6 +155,11 @@ def main():
     if "--list" in sys.argv:
         for path, k, _ in sorted(rest):
             print(f"  {k:10} {path}")
+    if "--max" in sys.argv:
+        limit = int(sys.argv[sys.argv.index("--max") + 1])
+        if len(rest) > limit:
+            sys.exit(f"FAILED: {len(rest)} public items outside the wire types and the guide, more than {limit}: "
+                     "hide plumbing (doc(hidden)), make it crate-private, or fold it into an item that stays")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
 #   cargo-deny          the dependency policy of deny.toml (cargo install, pinned)
+#   cargo-semver-checks the public API against the baseline in api/ (cargo install, pinned)
 #   redis-server, nginx Debian's packages, for the Redis task store tests and the fleet run (and
 #                       the TLS tests: rediss:// and nginx terminating TLS in front of `ask`)
 #   openssl             Debian's package: the TLS test of `ask` makes its CA with the openssl CLI
@@ -33,6 +34,7 @@ MCP_TS_VERSION="${MCP_TS_VERSION:-2.4.0}"
 ZOD_VERSION="${ZOD_VERSION:-4.6.7}"
 ESBUILD_VERSION="${ESBUILD_VERSION:-0.25.12}"
 CARGO_DENY_VERSION="${CARGO_DENY_VERSION:-0.20.2}"
+CARGO_SEMVER_CHECKS_VERSION="${CARGO_SEMVER_CHECKS_VERSION:-0.51.0}"
 TOOLS="$PWD/.tools"
 
 NODE_DIR="$TOOLS/node22"
@@ -130,7 +132,14 @@ if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]
   cargo install --quiet --locked --version "$CARGO_DENY_VERSION" cargo-deny
 fi
 
-echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2), $(cargo deny --version)"
+# cargo-semver-checks, which compares the public API with the baseline in api/; pinned (its
+# lints and the rustdoc JSON formats it reads move between releases). 0.51 needs Rust 1.93.
+if [ "$(cargo semver-checks --version 2>/dev/null)" != "cargo-semver-checks $CARGO_SEMVER_CHECKS_VERSION" ]; then
+  echo "setup-tools: installing cargo-semver-checks $CARGO_SEMVER_CHECKS_VERSION (about eight minutes)"
+  cargo install --quiet --locked --version "$CARGO_SEMVER_CHECKS_VERSION" cargo-semver-checks
+fi
+
+echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2), $(cargo deny --version), $(cargo semver-checks --version)"
 echo "setup-tools: $(chromium --version 2>/dev/null || echo 'chromium: missing')"
 echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"
 echo "setup-tools: ext-apps $EXT_APPS_VERSION (client $MCP_TS_VERSION, zod $ZOD_VERSION, esbuild $ESBUILD_VERSION): $APPS_BUNDLE"

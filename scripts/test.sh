@@ -2,7 +2,8 @@
 # The one test command: installs what it needs (scripts/setup-tools.sh), then runs
 #   1. rustc is at least the declared rust-version, cargo fmt --check, cargo clippy
 #      -D warnings, cargo deny (licenses, duplicate majors, sources; not advisories: see
-#      deny.toml), cargo package of roundtrip-macros and roundtrip (each package builds alone),
+#      deny.toml), cargo package of every published crate (each package builds alone), the
+#      public API (at most 130 items; cargo-semver-checks against the baseline in api/),
 #      cargo test --workspace (unit, integration, trybuild, doctests, the resolver engine
 #      checked exhaustively against its model at a small bound, the fleet under deterministic
 #      simulation for 500 seeds (replicas, store, replay cache, client retry rule, key rotation
@@ -36,7 +37,7 @@ section() {
 section "setup: Node 22, conformance suite, Python venv"
 scripts/setup-tools.sh
 
-section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny, cargo package"
+section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny, cargo package, the public API"
 # rust-version (Cargo.toml) claims what this run verifies: the toolchain it runs. A rustc older
 # than the claim fails here (cargo would refuse the build anyway, less plainly).
 rust_version="$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)"
@@ -60,6 +61,19 @@ cargo deny check bans licenses sources
 # package against roundtrip-macros' through a temporary local registry (no file outside the
 # crate, nothing only the workspace provides). About 4 minutes cold, 15 s warm.
 cargo package --quiet --allow-dirty --workspace
+# The public API: at most 130 items outside the wire types and the guide (issue 40), and
+# nothing that breaks a program written against the baseline in api/ (cargo-semver-checks on
+# rustdoc's JSON; scripts/semver-baseline.sh re-records it after a deliberate break).
+for crate in $(scripts/api-json.sh); do
+  file="${crate//-/_}"
+  if [ ! -f "api/$file.json.gz" ]; then
+    echo "FAILED: $crate has no API baseline: run scripts/semver-baseline.sh" >&2; exit 1
+  fi
+  gunzip -c "api/$file.json.gz" > "target/api-json/baseline-$file.json"
+  cargo semver-checks check-release --release-type patch \
+    --baseline-rustdoc "target/api-json/baseline-$file.json" --current-rustdoc "target/api-json/doc/$file.json"
+done
+python3 scripts/public-api.py --max 130
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \
