@@ -38,6 +38,8 @@ pub struct Error {
     kind: ErrorKind,
     message: String,
     rpc: Option<ErrorObject>,
+    /// The error `?` converted, kept whole: its chain goes to the log.
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 /// What an [`Error`] tells the client.
@@ -58,28 +60,32 @@ impl Error {
     /// End the call saying why: a tool answers an `isError` result with `message`, a prompt
     /// or resource answers `-32602`.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::Refused, message: message.into(), rpc: None }
+        Self::of(ErrorKind::Refused, message.into())
     }
 
     /// `-32602` with `message`.
     pub fn invalid_params(message: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::InvalidParams, message: message.into(), rpc: None }
+        Self::of(ErrorKind::InvalidParams, message.into())
     }
 
     /// Not found: for a resource read, the protocol's "Resource not found" of the request's
     /// revision (with `data.uri`); otherwise `-32602` with `message`.
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::NotFound, message: message.into(), rpc: None }
+        Self::of(ErrorKind::NotFound, message.into())
     }
 
     /// `-32603` "Internal error"; `detail` goes to the log only.
     pub fn internal(detail: impl Into<String>) -> Self {
-        Self { kind: ErrorKind::Internal, message: detail.into(), rpc: None }
+        Self::of(ErrorKind::Internal, detail.into())
+    }
+
+    fn of(kind: ErrorKind, message: String) -> Self {
+        Self { kind, message, rpc: None, source: None }
     }
 
     /// A JSON-RPC error as it is (the runtime's own errors).
     pub(crate) fn rpc(error: ErrorObject) -> Self {
-        Self { kind: ErrorKind::InvalidParams, message: error.message.clone(), rpc: Some(error) }
+        Self { kind: ErrorKind::InvalidParams, message: error.message.clone(), rpc: Some(error), source: None }
     }
 
     /// What the client is told.
@@ -90,6 +96,23 @@ impl Error {
     /// The message (for an internal error, the detail that is logged).
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The error `?` turned into this one, with its own sources: an internal error logs the
+    /// whole chain.
+    ///
+    /// ```
+    /// use roundtrip::Error;
+    ///
+    /// fn parse(text: &str) -> Result<u32, Error> {
+    ///     Ok(text.parse::<u32>()?)
+    /// }
+    /// let error = parse("twelve").unwrap_err();
+    /// assert_eq!(error.kind(), roundtrip::ErrorKind::Internal);
+    /// assert!(error.source().is_some_and(|e| e.is::<std::num::ParseIntError>()));
+    /// ```
+    pub fn source(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.source.as_deref()
     }
 
     /// The JSON-RPC error this becomes for the request in `cx` (for handlers written by hand
@@ -112,7 +135,11 @@ impl Error {
             }
             ErrorKind::NotFound => ErrorObject::invalid_params(&self.message),
             ErrorKind::Internal => {
-                tracing::error!(target: "roundtrip", method, target, "internal error: {}", self.message);
+                let detail = match &self.source {
+                    Some(source) => crate::observe::chain(&**source),
+                    None => self.message.clone(),
+                };
+                tracing::error!(target: "roundtrip", method, target, "internal error: {detail}");
                 ErrorObject::internal("Internal error")
             }
         }
@@ -121,13 +148,18 @@ impl Error {
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Error").field("kind", &self.kind).field("message", &self.message).finish()
+        f.debug_struct("Error")
+            .field("kind", &self.kind)
+            .field("message", &self.message)
+            .field("source", &self.source)
+            .finish()
     }
 }
 
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     fn from(e: E) -> Self {
-        Self::internal(e.to_string())
+        let message = e.to_string();
+        Self { source: Some(Box::new(e)), ..Self::internal(message) }
     }
 }
 
