@@ -255,7 +255,7 @@ impl<S: TaskStore + Clone> TaskStore for NoRenewals<S> {
                     roundtrip::task::TaskRecord { lease_until_ms: current.lease_until_ms, ..changed.clone() };
                 if changed.lease_until_ms != current.lease_until_ms && lease_only == current {
                     self.refused.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    return Err(roundtrip::task::StoreError("renewal refused (test)".into()));
+                    return Err(roundtrip::task::StoreError::new("renewal refused (test)"));
                 }
             }
             self.inner.modify(id, change).await
@@ -518,7 +518,7 @@ impl<S> Failing<S> {
 
     fn check(&self) -> Result<(), roundtrip::task::StoreError> {
         if self.down.load(std::sync::atomic::Ordering::SeqCst) {
-            return Err(roundtrip::task::StoreError("down (test)".into()));
+            return Err(roundtrip::task::StoreError::new("down (test)"));
         }
         Ok(())
     }
@@ -639,8 +639,12 @@ async fn a_failing_task_store_is_answered_503_and_the_server_is_not_ready() {
 async fn a_failing_replay_cache_is_answered_503_not_invalid_state() {
     struct Down;
     impl roundtrip::seal::ReplayCache for Down {
-        fn first_use<'a>(&'a self, _: &'a [u8; 32], _: u64) -> BoxFuture<'a, Result<bool, String>> {
-            Box::pin(async { Err("down (test)".to_owned()) })
+        fn first_use<'a>(
+            &'a self,
+            _: &'a [u8; 32],
+            _: u64,
+        ) -> BoxFuture<'a, Result<bool, Box<dyn std::error::Error + Send + Sync>>> {
+            Box::pin(async { Err("down (test)".into()) })
         }
     }
     let server = bank(Down);

@@ -37,7 +37,11 @@ impl RedisReplayCache {
 }
 
 impl ReplayCache for RedisReplayCache {
-    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(
+        &'a self,
+        digest: &'a [u8; 32],
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, Box<dyn std::error::Error + Send + Sync>>> {
         Box::pin(async move {
             use std::fmt::Write as _;
             let mut key = self.prefix.clone();
@@ -52,8 +56,7 @@ impl ReplayCache for RedisReplayCache {
                 .arg("PXAT")
                 .arg(expires_at_ms.max(1))
                 .query_async(&mut c)
-                .await
-                .map_err(|e| format!("redis: {e}"))?;
+                .await?;
             Ok(set.is_some())
         })
     }

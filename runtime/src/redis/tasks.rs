@@ -48,8 +48,8 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-fn failed(e: impl std::fmt::Display) -> StoreError {
-    StoreError(format!("redis: {e}"))
+fn failed(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+    StoreError::with_source("redis", e)
 }
 
 impl RedisStore {
@@ -73,7 +73,7 @@ impl RedisStore {
     /// [`watch_interval`](crate::task::TaskOptions::watch_interval) instead. It is checked with a
     /// `PING` every two seconds, so one that hangs is noticed and made again.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let (client, connection) = super::connect(url).await.map_err(StoreError)?;
+        let (client, connection) = super::connect(url).await.map_err(StoreError::new)?;
         let announcements = Announcements::subscribe(client).await;
         Ok(Self {
             connection,
@@ -171,7 +171,7 @@ impl TaskStore for RedisStore {
                     return Ok(Some(record));
                 }
             }
-            Err(StoreError(format!("task {id}: {MAX_ATTEMPTS} conflicting writes in a row")))
+            Err(StoreError::new(format!("task {id}: {MAX_ATTEMPTS} conflicting writes in a row")))
         })
     }
 
@@ -187,7 +187,7 @@ impl TaskStore for RedisStore {
             match tokio::time::timeout(REDIS_RESPONSE_TIMEOUT, ping.query_async::<String>(&mut c)).await {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(e)) => Err(failed(e)),
-                Err(_) => Err(StoreError("redis: no answer to PING".into())),
+                Err(_) => Err(StoreError::new("redis: no answer to PING")),
             }
         })
     }

@@ -65,7 +65,7 @@ impl ReplicaStore {
             if hangs {
                 tokio::time::sleep(Duration::from_secs(10)).await;
             }
-            return Err(StoreError("unreachable (simulated)".into()));
+            return Err(StoreError::new("unreachable (simulated)"));
         }
         let may_crash = {
             let state = sim.state();
@@ -92,7 +92,7 @@ impl ReplicaStore {
             }
             let how = if applied { " (applied, answer lost)" } else { "" };
             sim.fault(Fault::StoreError, format_args!("{} {what}{how}", self.life.label));
-            return Err(StoreError("failed (simulated)".into()));
+            return Err(StoreError::new("failed (simulated)"));
         }
         if sim.chance(sim.config.p_store_slow) {
             let wait = sim.millis(20..1500);
@@ -157,7 +157,11 @@ pub struct ReplicaReplay {
 }
 
 impl ReplicaReplay {
-    async fn faulty(&self, digest: &[u8; 32], expires_at_ms: u64) -> Result<bool, String> {
+    async fn faulty(
+        &self,
+        digest: &[u8; 32],
+        expires_at_ms: u64,
+    ) -> Result<bool, Box<dyn std::error::Error + Send + Sync>> {
         let sim = &self.sim;
         if self.life.halt.is_cancelled() {
             return std::future::pending().await;
@@ -175,7 +179,7 @@ impl ReplicaReplay {
             // Sometimes the cache recorded the use and only its answer was lost: the state is
             // used up, though the request that used it failed.
             let applied = sim.chance(0.5);
-            if applied && self.inner.first_use(digest, expires_at_ms).await == Ok(true) {
+            if applied && matches!(self.inner.first_use(digest, expires_at_ms).await, Ok(true)) {
                 sim.state().ledger.accepted(*digest);
             }
             sim.fault(
@@ -199,7 +203,11 @@ impl ReplicaReplay {
 }
 
 impl ReplayCache for ReplicaReplay {
-    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(
+        &'a self,
+        digest: &'a [u8; 32],
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, Box<dyn std::error::Error + Send + Sync>>> {
         Box::pin(self.faulty(digest, expires_at_ms))
     }
 }

@@ -27,7 +27,11 @@ pub trait ReplayCache: Send + Sync + 'static {
     /// Record `digest` until `expires_at_ms` (Unix milliseconds). `Ok(true)` the first time,
     /// `Ok(false)` for a replay; an error fails closed (the state is not accepted, and the
     /// caller is told to retry later).
-    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>>;
+    fn first_use<'a>(
+        &'a self,
+        digest: &'a [u8; 32],
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, Box<dyn std::error::Error + Send + Sync>>>;
 }
 
 /// The default replay cache: a map in this process, purged of expired entries as it grows.
@@ -74,8 +78,12 @@ impl MemoryReplayCache {
 }
 
 impl ReplayCache for MemoryReplayCache {
-    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
-        let result = self.used.lock().map_err(|_| "the replay cache's lock is poisoned".to_owned()).map(|mut used| {
+    fn first_use<'a>(
+        &'a self,
+        digest: &'a [u8; 32],
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, Box<dyn std::error::Error + Send + Sync>>> {
+        let result = self.used.lock().map_err(|_| "the replay cache's lock is poisoned".into()).map(|mut used| {
             let now = (self.clock)();
             // Amortized: purge when the map doubled since the last purge would be finer; a
             // purge at every power of two of its size keeps it linear.
@@ -95,7 +103,11 @@ impl ReplayCache for MemoryReplayCache {
 }
 
 impl<T: ReplayCache> ReplayCache for std::sync::Arc<T> {
-    fn first_use<'a>(&'a self, digest: &'a [u8; 32], expires_at_ms: u64) -> BoxFuture<'a, Result<bool, String>> {
+    fn first_use<'a>(
+        &'a self,
+        digest: &'a [u8; 32],
+        expires_at_ms: u64,
+    ) -> BoxFuture<'a, Result<bool, Box<dyn std::error::Error + Send + Sync>>> {
         (**self).first_use(digest, expires_at_ms)
     }
 }

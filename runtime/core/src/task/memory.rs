@@ -88,7 +88,7 @@ impl MemoryStore {
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, Records>, StoreError> {
-        self.records.lock().map_err(|_| StoreError("the in-memory store's lock is poisoned".into()))
+        self.records.lock().map_err(|_| StoreError::new("the in-memory store's lock is poisoned"))
     }
 }
 

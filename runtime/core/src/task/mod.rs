@@ -147,7 +147,7 @@ fn not_found() -> ErrorObject {
 /// A store that failed, as the caller is told: retry later (`503` over HTTP). Why it failed
 /// goes to the log only.
 fn store_failed(e: StoreError) -> ErrorObject {
-    tracing::warn!(target: "roundtrip::task", "{e}");
+    tracing::warn!(target: "roundtrip::task", "{}", crate::observe::chain(&e));
     ErrorObject::unavailable("task_store", "The task store is unavailable; retry later")
 }
 
@@ -308,7 +308,7 @@ impl Tasks {
         let limit = self.options.store_timeout;
         tokio::time::timeout(limit, op)
             .await
-            .unwrap_or_else(|_| Err(StoreError(format!("no answer within {}", humantime::format_duration(limit)))))
+            .unwrap_or_else(|_| Err(StoreError::new(format!("no answer within {}", humantime::format_duration(limit)))))
     }
 
     /// The record, read within the store timeout.

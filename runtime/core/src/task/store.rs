@@ -96,9 +96,35 @@ impl TaskRecord {
 /// A store failed (it is unreachable, did not answer in time, or a record did not decode).
 /// A request that meets one is answered `-32000` with `data.unavailable = "task_store"`
 /// (HTTP `503` with `Retry-After`); the reason goes to the log only.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("task store: {0}")]
-pub struct StoreError(pub String);
+///
+/// ```
+/// use roundtrip::task::StoreError;
+///
+/// let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by peer");
+/// let error = StoreError::with_source("the database", io);
+/// assert_eq!(error.to_string(), "task store: the database");
+/// assert!(std::error::Error::source(&error).is_some());
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[error("task store: {message}")]
+pub struct StoreError {
+    message: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl StoreError {
+    /// A failure that says what failed.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into(), source: None }
+    }
+
+    /// A failure of `what` (the store, the database…) caused by `source`, kept whole: the log
+    /// shows its chain.
+    pub fn with_source(what: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self { message: what.into(), source: Some(source.into()) }
+    }
+}
 
 /// A change to one record: it returns whether it changed anything.
 pub(crate) type Modify<'a> = &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync);
