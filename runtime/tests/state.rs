@@ -160,6 +160,13 @@ impl Catalog {
         Err(Error::internal("the vault at 10.0.0.7 refused: token expired"))
     }
 
+    /// Reserve an entry: the application's own JSON-RPC error when it is taken.
+    #[tool]
+    async fn reserve(&self, id: String) -> Result<String, Error> {
+        let taken = roundtrip::protocol::ErrorObject::new(-32050, "Entry taken").with_data(json!({"id": id}));
+        Err(Error::jsonrpc(taken))
+    }
+
     /// An entry of the catalog.
     #[resource_template("catalog://entries/{id}")]
     async fn entry(&self, id: String) -> Result<String, Error> {
@@ -211,10 +218,20 @@ async fn a_typed_error_chooses_what_the_client_sees() {
         (-32602, "Resource not found", Some(json!({"uri": "catalog://entries/9"})))
     );
     // ... and -32002 on a 2025-era session.
-    let legacy =
-        Client::builder("legacy", "1").mode(roundtrip::client::Mode::Legacy).connect_in_memory(server).await.unwrap();
+    let legacy = Client::builder("legacy", "1")
+        .mode(roundtrip::client::Mode::Legacy)
+        .connect_in_memory(server.clone())
+        .await
+        .unwrap();
     let ClientError::Rpc(e) = legacy.read_resource("catalog://entries/9").await.unwrap_err() else { panic!() };
     assert_eq!((e.code, e.data), (-32002, Some(json!({"uri": "catalog://entries/9"}))));
+    // Error::jsonrpc reaches the client whole, in both eras (a tool's too: not an isError result).
+    let expected = (-32050, "Entry taken".to_owned(), Some(json!({"id": "7"})));
+    let ClientError::Rpc(e) = legacy.call_tool("reserve", json!({"id": "7"})).await.unwrap_err() else { panic!() };
+    assert_eq!((e.code, e.message, e.data), expected);
+    let err = TestKit::new(server).call_tool("reserve", json!({"id": "7"})).await.unwrap_err();
+    let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
+    assert_eq!((e.code, e.message, e.data), expected);
 }
 
 /// Summarize with options chosen at run time.

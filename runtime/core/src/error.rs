@@ -14,6 +14,10 @@ use crate::protocol::{ErrorObject, ProtocolVersion, codes};
 /// | [`Error::invalid_params`] | `-32602` with the message | `-32602` with the message |
 /// | [`Error::not_found`] | `-32602` with the message | a resource: "Resource not found" with `data.uri` (`-32602` on 2026-07-28, `-32002` before); a prompt: `-32602` |
 /// | [`Error::internal`], or `?` on any `std::error::Error` | `-32603` "Internal error" | `-32603` "Internal error" |
+/// | [`Error::jsonrpc`] | that JSON-RPC error | that JSON-RPC error |
+///
+/// `?` on a `Result<_, ErrorObject>` is `?` on a `std::error::Error`: an internal error.
+/// To answer the object itself, map it: `.map_err(Error::jsonrpc)?`.
 ///
 /// The detail of an internal error goes to the log (`tracing`, target `roundtrip`), never to
 /// the client.
@@ -54,6 +58,8 @@ pub enum ErrorKind {
     NotFound,
     /// Something failed on the server (`-32603`; the detail is logged, not sent).
     Internal,
+    /// A JSON-RPC error given whole ([`Error::jsonrpc`]).
+    JsonRpc,
 }
 
 impl Error {
@@ -83,9 +89,31 @@ impl Error {
         Self { kind, message, rpc: None, source: None }
     }
 
+    /// Answer this JSON-RPC error as it is: its code, message and data reach the client
+    /// unchanged (a tool too answers it as an error, not as an `isError` result).
+    ///
+    /// ```
+    /// use roundtrip::prelude::*;
+    /// use roundtrip::protocol::ErrorObject;
+    ///
+    /// /// Reserve a seat.
+    /// #[tool]
+    /// async fn reserve(seat: String) -> Result<String, Error> {
+    ///     if seat == "1A" {
+    ///         // The application's own code, with data a client can act on.
+    ///         let taken = ErrorObject::new(-32050, "Seat taken").with_data(serde_json::json!({ "seat": seat }));
+    ///         return Err(Error::jsonrpc(taken));
+    ///     }
+    ///     Ok(format!("reserved {seat}"))
+    /// }
+    /// ```
+    pub fn jsonrpc(error: ErrorObject) -> Self {
+        Self { kind: ErrorKind::JsonRpc, message: error.message.clone(), rpc: Some(error), source: None }
+    }
+
     /// A JSON-RPC error as it is (the runtime's own errors).
     pub(crate) fn rpc(error: ErrorObject) -> Self {
-        Self { kind: ErrorKind::InvalidParams, message: error.message.clone(), rpc: Some(error), source: None }
+        Self::jsonrpc(error)
     }
 
     /// What the client is told.
@@ -128,7 +156,10 @@ impl Error {
             return rpc.clone();
         }
         match self.kind {
-            ErrorKind::Refused | ErrorKind::InvalidParams => ErrorObject::invalid_params(&self.message),
+            // A JSON-RPC error always has its object (returned above).
+            ErrorKind::Refused | ErrorKind::InvalidParams | ErrorKind::JsonRpc => {
+                ErrorObject::invalid_params(&self.message)
+            }
             ErrorKind::NotFound if method == "resources/read" => {
                 let code = if version.is_modern() { codes::INVALID_PARAMS } else { codes::LEGACY_RESOURCE_NOT_FOUND };
                 ErrorObject::new(code, "Resource not found").with_data(serde_json::json!({ "uri": target }))
