@@ -3,6 +3,8 @@
 //! constants are deprecated there since the conventions moved to their own repository), and
 //! roundtrip's own under the `roundtrip.` prefix.
 
+use crate::protocol::Method;
+
 // The conventions'.
 pub const MCP_METHOD_NAME: &str = "mcp.method.name";
 pub const MCP_PROTOCOL_VERSION: &str = "mcp.protocol.version";
@@ -68,40 +70,10 @@ pub const MAX_NAME_BYTES: usize = 256;
 /// hold megabytes that a caller sent (a request id, an unknown name echoed in an error).
 pub const MAX_ATTRIBUTE_BYTES: usize = 2048;
 
-/// The requests MCP defines (both eras, the extensions roundtrip serves): the only method
-/// names that become labels; any other is [`OTHER`].
-pub const METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "completion/complete",
-    "logging/setLevel",
-    "subscriptions/listen",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "tasks/list",
-    "tasks/result",
-    "skills/list",
-    "skills/get",
-    "resources/directory/read",
-    "sampling/createMessage",
-    "elicitation/create",
-    "roots/list",
-];
-
-/// `method` as a label: itself when MCP defines it, else [`OTHER`].
+/// `method` as a label: itself when MCP defines it ([`Method`]: both eras, the extensions
+/// roundtrip serves), else [`OTHER`].
 pub fn method_label(method: &str) -> &'static str {
-    METHODS.iter().find(|m| **m == method).copied().unwrap_or(OTHER)
+    Method::parse(method).map_or(OTHER, Method::as_str)
 }
 
 /// `s` cut to at most `max` bytes, on a character boundary; the cost is that of the part

@@ -16,9 +16,9 @@ use super::peer::Inbound;
 use super::result_json::ResultJson;
 use crate::protocol::{
     Answers, CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult,
-    InputRequest, InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, ProgressToken, ProtocolVersion,
-    ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, Taken, TaskResultType, TaskSupport, capability_value,
-    codes,
+    InputRequest, InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, Method, ProgressToken,
+    ProtocolVersion, ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, Taken, TaskResultType, TaskSupport,
+    capability_value, codes,
 };
 use crate::request::{LogFilter, RequestContext, Session};
 use crate::seal::Binding;
@@ -87,7 +87,7 @@ impl Server {
     /// [`Carrier`] each era runs.
     pub(crate) fn target(
         &self,
-        method: &str,
+        method: Method,
         params: Option<Value>,
         era: Era<'_>,
         mut taken: Taken,
@@ -123,7 +123,7 @@ impl Server {
             single_use: false,
         };
         match method {
-            "tools/call" => {
+            Method::ToolsCall => {
                 let name = required_str(name.as_ref(), "name")?;
                 let Some((name, &i)) = self.inner.tool_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown tool: {name}"))));
@@ -147,7 +147,7 @@ impl Server {
                 };
                 Ok(Target::Tool(handler, carrier))
             }
-            "prompts/get" => {
+            Method::PromptsGet => {
                 let name = required_str(name.as_ref(), "name")?;
                 let Some((name, &i)) = self.inner.prompt_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown prompt: {name}"))));
@@ -209,7 +209,7 @@ impl Server {
     /// A 2026-07-28 carrier request: its leg, ready to run (see [`leg`](Self::leg)).
     pub(crate) fn modern_carrier(
         &self,
-        method: &str,
+        method: Method,
         params: Option<Value>,
         meta: Arc<RequestMeta>,
         inbound: Inbound,
@@ -230,7 +230,7 @@ impl Server {
     /// A carrier request on a legacy session, run until it completes (legacy.rs).
     pub(crate) async fn legacy_carrier(
         &self,
-        method: &str,
+        method: Method,
         params: Option<Value>,
         session: &Arc<Session>,
         inbound: &Inbound,

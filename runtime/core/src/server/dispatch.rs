@@ -15,9 +15,9 @@ use super::{Server, subscriptions};
 use crate::protocol::ResponseBody;
 use crate::protocol::{
     CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
-    InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_SERVER_INFO, ProtocolVersion, Request,
-    RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION, Taken,
-    TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
+    InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_SERVER_INFO, Method, ProtocolVersion,
+    Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION,
+    Taken, TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
 };
 use crate::request::Session;
 #[cfg(feature = "otel")]
@@ -186,25 +186,6 @@ fn reply(id: RequestId, routed: Result<Routed, Failure>) -> Reply {
     }
 }
 
-const MODERN_METHODS: &[&str] = &[
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "completion/complete",
-    "subscriptions/listen",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "skills/list",
-    "skills/get",
-    "resources/directory/read",
-];
-
 impl Server {
     /// Answer one request.
     ///
@@ -278,18 +259,20 @@ impl Server {
         let taken = std::mem::take(&mut inbound.taken);
         let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
         let legacy = !claims_modern && !inbound.modern_hint;
-        let routing = match (&inbound.session, request.method.as_str()) {
-            (_, "initialize") if legacy => {
+        // The method, parsed once: every route below matches the variant.
+        let method = Method::parse(&request.method);
+        let routing = match (&inbound.session, method) {
+            (_, Some(Method::Initialize)) if legacy => {
                 Either::Left(std::future::ready(self.initialize(request.params.as_ref(), &inbound)))
             }
             (Some(session), _) if legacy => {
                 let (server, session) = (self.clone(), Arc::clone(session));
                 // Boxed: the legacy path's future is the larger, and would size every request's.
                 let legacy: BoxFuture<'static, Result<Routed, Failure>> =
-                    Box::pin(async move { server.route_legacy(&mut request, &session, &inbound).await });
+                    Box::pin(async move { server.route_legacy(method, &mut request, &session, &inbound).await });
                 Either::Right(Either::Left(legacy))
             }
-            _ => Either::Right(Either::Right(self.route_modern(request, inbound, taken))),
+            _ => Either::Right(Either::Right(self.route_modern(method, request, inbound, taken))),
         };
         // `map`, not an `async` block: awaiting the route inside one would keep its room twice.
         routing.map(move |routed| reply(id, routed))
@@ -298,11 +281,12 @@ impl Server {
     /// A 2026-07-28 request (or one outside any session), routed by its method.
     fn route_modern(
         &self,
+        method: Option<Method>,
         request: Request,
         inbound: Inbound,
         taken: Taken,
     ) -> impl Future<Output = Result<Routed, Failure>> + Send + use<> {
-        match self.route_modern_now(request, inbound, taken) {
+        match self.route_modern_now(method, request, inbound, taken) {
             Ok(Route::Now(routed)) => Either::Left(std::future::ready(Ok(routed))),
             Err(failure) => Either::Left(std::future::ready(Err(failure))),
             Ok(Route::Later(later)) => Either::Right(Either::Left(later)),
@@ -312,14 +296,14 @@ impl Server {
 
     fn route_modern_now(
         &self,
+        method: Option<Method>,
         mut request: Request,
         inbound: Inbound,
         mut taken: Taken,
     ) -> Result<Route<impl Future<Output = Result<Routed, Failure>> + Send + use<>>, Failure> {
-        let method = request.method.as_str();
-        if !MODERN_METHODS.contains(&method) {
-            return Err(Failure::rejected(ErrorObject::method_not_found(method)));
-        }
+        let Some(method) = method.filter(|m| m.is_served_modern()) else {
+            return Err(Failure::rejected(ErrorObject::method_not_found(&request.method)));
+        };
         self.check_offered(method)?;
         let params = request.params.as_ref();
         let meta = match taken.meta.take() {
@@ -328,52 +312,57 @@ impl Server {
         };
         let v = ProtocolVersion::V2026_07_28;
         let value = match method {
-            "server/discover" => to_value(self.discover())?,
-            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
-                if method == "tools/list"
+            Method::ServerDiscover => to_value(self.discover())?,
+            Method::ToolsList | Method::PromptsList | Method::ResourcesList | Method::ResourcesTemplatesList => {
+                if method == Method::ToolsList
                     && let Some(scoped) = self.tools_in_scope(&inbound, v, &meta.client_capabilities)?
                 {
                     return Ok(Route::Now(Routed::Json(scoped)));
                 }
                 return Ok(Route::Now(Routed::Json(self.list(method, v, &meta.client_capabilities)?)));
             }
-            "completion/complete" => to_value(self.complete(params, v)?)?,
-            "skills/list" | "skills/get" | "resources/directory/read" => {
+            Method::CompletionComplete => to_value(self.complete(params, v)?)?,
+            Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
                 return Ok(Route::Now(Routed::Json(self.skills_method(method, params, v)?)));
             }
-            "subscriptions/listen" => {
+            Method::SubscriptionsListen => {
                 let server = self.clone();
                 return Ok(Route::Later(Box::pin(async move {
                     subscriptions::listen(&server, &request.id, request.params.as_ref(), &meta, &inbound).await
                 })));
             }
-            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                 let server = self.clone();
                 return Ok(Route::Later(Box::pin(async move {
-                    let (method, params) = (request.method.as_str(), request.params.as_ref());
+                    let params = request.params.as_ref();
                     Ok(Routed::Value(to_value(server.task_method(method, params, &meta, &inbound).await?)?))
                 })));
             }
-            carrier => {
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let params = request.params.take();
-                return Ok(Route::Leg(self.modern_carrier(carrier, params, meta, inbound, taken)?));
+                return Ok(Route::Leg(self.modern_carrier(method, params, meta, inbound, taken)?));
             }
+            // `is_served_modern` let only the methods above through.
+            _ => return Err(Failure::rejected(ErrorObject::method_not_found(method.as_str()))),
         };
         Ok(Route::Now(Routed::Value(value)))
     }
 
     async fn route_legacy(
         &self,
+        method: Option<Method>,
         request: &mut Request,
         session: &Arc<Session>,
         inbound: &Inbound,
     ) -> Result<Routed, Failure> {
-        let method = request.method.as_str();
+        let Some(method) = method else {
+            return Err(Failure::rejected(ErrorObject::method_not_found(&request.method)));
+        };
         let params = request.params.as_ref();
         let v = session.version;
         let value = match method {
-            "ping" => json!({}),
-            "logging/setLevel" => {
+            Method::Ping => json!({}),
+            Method::LoggingSetLevel => {
                 let level: LoggingLevel = params
                     .and_then(|p| p.get("level"))
                     .and_then(|l| serde_json::from_value(l.clone()).ok())
@@ -383,14 +372,14 @@ impl Server {
                 }
                 json!({})
             }
-            "resources/subscribe" | "resources/unsubscribe" => {
-                self.check_offered("resources/read")?;
+            Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
+                self.check_offered(Method::ResourcesRead)?;
                 let uri = params
                     .and_then(|p| p.get("uri"))
                     .and_then(Value::as_str)
                     .ok_or_else(|| ErrorObject::invalid_params("params.uri must be a string"))?;
                 if let Ok(mut subs) = session.subscriptions.lock() {
-                    if method == "resources/subscribe" {
+                    if method == Method::ResourcesSubscribe {
                         subs.insert(uri.to_owned());
                     } else {
                         subs.remove(uri);
@@ -398,28 +387,32 @@ impl Server {
                 }
                 json!({})
             }
-            "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "completion/complete" => {
+            Method::ToolsList
+            | Method::PromptsList
+            | Method::ResourcesList
+            | Method::ResourcesTemplatesList
+            | Method::CompletionComplete => {
                 self.check_offered(method)?;
-                if method == "tools/list"
+                if method == Method::ToolsList
                     && let Some(scoped) = self.tools_in_scope(inbound, v, &session.client_capabilities)?
                 {
                     return Ok(Routed::Json(scoped));
                 }
                 match method {
-                    "completion/complete" => to_value(self.complete(params, v)?)?,
+                    Method::CompletionComplete => to_value(self.complete(params, v)?)?,
                     _ => return Ok(Routed::Json(self.list(method, v, &session.client_capabilities)?)),
                 }
             }
-            "skills/list" | "skills/get" | "resources/directory/read" => {
+            Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
                 self.check_offered(method)?;
                 return Ok(Routed::Json(self.skills_method(method, params, v)?));
             }
-            "tools/call" | "prompts/get" | "resources/read" => {
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 self.check_offered(method)?;
                 let params = request.params.take();
                 return self.legacy_carrier(method, params, session, inbound).await;
             }
-            _ => return Err(Failure::rejected(ErrorObject::method_not_found(method))),
+            _ => return Err(Failure::rejected(ErrorObject::method_not_found(method.as_str()))),
         };
         Ok(Routed::Value(value))
     }
@@ -446,20 +439,20 @@ impl Server {
     }
 
     /// `-32601` for a method whose capability this server does not offer.
-    fn check_offered(&self, method: &str) -> Result<(), Failure> {
+    fn check_offered(&self, method: Method) -> Result<(), Failure> {
         let offered = match method {
-            "tools/list" | "tools/call" => self.offers_tools(),
-            "prompts/list" | "prompts/get" => self.offers_prompts(),
-            "resources/list" | "resources/templates/list" | "resources/read" => self.offers_resources(),
-            "completion/complete" => self.offers_completions(),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => self.offers_tasks(),
-            "skills/list" | "skills/get" | "resources/directory/read" => self.skill_count() > 0,
+            Method::ToolsList | Method::ToolsCall => self.offers_tools(),
+            Method::PromptsList | Method::PromptsGet => self.offers_prompts(),
+            Method::ResourcesList | Method::ResourcesTemplatesList | Method::ResourcesRead => self.offers_resources(),
+            Method::CompletionComplete => self.offers_completions(),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => self.offers_tasks(),
+            Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => self.skill_count() > 0,
             _ => true,
         };
         if offered {
             Ok(())
         } else {
-            let what = method.split('/').next().unwrap_or(method);
+            let what = method.as_str().split('/').next().unwrap_or_default();
             Err(Failure::rejected(
                 ErrorObject::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
                     .with_data(json!({ "reason": format!("this server offers no {what}") })),
@@ -532,7 +525,7 @@ impl Server {
     /// `skills/list`, `skills/get` and `resources/directory/read`.
     fn skills_method(
         &self,
-        method: &str,
+        method: Method,
         params: Option<&Value>,
         version: ProtocolVersion,
     ) -> Result<ResultJson, Failure> {
@@ -544,21 +537,21 @@ impl Server {
                 cache_scope: self.inner.caching.list_scope,
             };
             let answer = match method {
-                "skills/list" => skills.list(params, hints),
-                "skills/get" => skills.get(params, hints),
+                Method::SkillsList => skills.list(params, hints),
+                Method::SkillsGet => skills.get(params, hints),
                 _ => skills.read_directory(params, hints),
             };
             return answer.map(|raw| ResultJson::from(&*raw)).map_err(Failure::in_band);
         }
         let _ = (params, version);
-        Err(Failure::rejected(ErrorObject::method_not_found(method)))
+        Err(Failure::rejected(ErrorObject::method_not_found(method.as_str())))
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`, for a client that declared the
     /// extension, on the caller's own tasks.
     async fn task_method(
         &self,
-        method: &str,
+        method: Method,
         params: Option<&Value>,
         meta: &RequestMeta,
         inbound: &Inbound,
@@ -568,7 +561,7 @@ impl Server {
         }
         let owner = self.owner(inbound);
         let tasks = self.tasks();
-        if method == "tasks/update" {
+        if method == Method::TasksUpdate {
             let update: UpdateTaskParams =
                 params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
                     Failure::rejected(ErrorObject::invalid_params(
@@ -587,7 +580,7 @@ impl Server {
             params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
                 Failure::rejected(ErrorObject::invalid_params(format!("{method} needs taskId (a string)")))
             })?;
-        if method == "tasks/cancel" {
+        if method == Method::TasksCancel {
             tasks.cancel(&task_id, owner.as_deref()).await?;
             return Ok(json!({ "resultType": "complete" }));
         }

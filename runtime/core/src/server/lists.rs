@@ -18,11 +18,11 @@ use super::Server;
 use super::dispatch::{Failure, to_json};
 use crate::protocol::{
     CacheScope, ClientCapabilities, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, META_UI, META_UI_RESOURCE_URI, ProtocolVersion, ResultType, Tool, UiToolMeta,
+    ListToolsResult, META_UI, META_UI_RESOURCE_URI, Method, ProtocolVersion, ResultType, Tool, UiToolMeta,
 };
 
 /// A list's method, the version, and whether the client hosts views.
-type ListKey = (&'static str, ProtocolVersion, bool);
+type ListKey = (Method, ProtocolVersion, bool);
 
 /// The serialized lists, by method, version and whether the client hosts views (for
 /// `tools/list` only). A server whose definitions change (a builder method) starts with an
@@ -46,34 +46,29 @@ impl fmt::Debug for ListCache {
     }
 }
 
-/// The list methods, as the cache's keys.
-pub(crate) const LIST_METHODS: [&str; 4] = ["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
-
 impl Server {
     /// The result of a list method at `version`, serialized the first time it is asked for.
     /// `capabilities` are the client's (a 2026-07-28 request's, or a legacy session's): a
     /// client that hosts views gets the tools' links to them.
     pub(crate) fn list(
         &self,
-        method: &str,
+        method: Method,
         version: ProtocolVersion,
         capabilities: &ClientCapabilities,
     ) -> Result<ResultJson, Failure> {
-        let Some(&method) = LIST_METHODS.iter().find(|m| **m == method) else {
-            return Err(Failure::rejected(roundtrip_wire::ErrorObject::method_not_found(method)));
-        };
         // Only the tools differ between clients that host views and those that do not.
-        let hosts_views = method == "tools/list" && capabilities.supports_ui();
+        let hosts_views = method == Method::ToolsList && capabilities.supports_ui();
         let key = (method, version, hosts_views);
         let cache = &self.inner.lists.lists;
         if let Some(json) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
             return Ok(json);
         }
         let json = match method {
-            "tools/list" => to_json(&self.list_tools(version, hosts_views))?,
-            "prompts/list" => to_json(&self.list_prompts(version))?,
-            "resources/list" => to_json(&self.list_resources(version))?,
-            _ => to_json(&self.list_templates(version))?,
+            Method::ToolsList => to_json(&self.list_tools(version, hosts_views))?,
+            Method::PromptsList => to_json(&self.list_prompts(version))?,
+            Method::ResourcesList => to_json(&self.list_resources(version))?,
+            Method::ResourcesTemplatesList => to_json(&self.list_templates(version))?,
+            _ => return Err(Failure::rejected(roundtrip_wire::ErrorObject::method_not_found(method.as_str()))),
         };
         if let Ok(mut c) = cache.lock() {
             c.insert(key, json.clone());
