@@ -24,7 +24,6 @@ pub use roundtrip_wire as protocol;
 pub mod redis;
 #[cfg(all(feature = "client", feature = "server"))]
 pub mod testing;
-mod tls;
 pub mod transport;
 
 // The serving core (roundtrip-core): its public modules are roundtrip's.

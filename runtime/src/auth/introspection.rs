@@ -70,7 +70,7 @@ impl IntrospectionVerifier {
             subject_fallbacks: Vec::new(),
             cache_ttl: Duration::from_secs(30),
             // https trusts the system's roots (SSL_CERT_FILE, SSL_CERT_DIR, else the OS store).
-            http: crate::tls::http_client(|builder| builder.timeout(Duration::from_secs(10))),
+            http: roundtrip_tls::http_client(|builder| builder.timeout(Duration::from_secs(10))),
             cache: Arc::default(),
         }
     }
@@ -162,7 +162,7 @@ impl IntrospectionVerifier {
         if let Some((id, secret)) = &self.credentials {
             request = request.basic_auth(form_encode(id), Some(form_encode(secret)));
         }
-        let response = request.send().await.map_err(|e| unavailable(&crate::tls::error_chain(&e)))?;
+        let response = request.send().await.map_err(|e| unavailable(&roundtrip_tls::error_chain(&e)))?;
         if !response.status().is_success() {
             return Err(unavailable(&response.status()));
         }

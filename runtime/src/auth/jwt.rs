@@ -143,7 +143,7 @@ impl Keys {
 }
 
 fn http_client() -> reqwest::Client {
-    crate::tls::http_client(|builder| builder.timeout(Duration::from_secs(10)))
+    roundtrip_tls::http_client(|builder| builder.timeout(Duration::from_secs(10)))
 }
 
 impl JwtVerifier {
@@ -412,7 +412,7 @@ async fn get_json(http: &reqwest::Client, url: &str) -> Result<Value, VerifyErro
         .header("accept", "application/json")
         .send()
         .await
-        .map_err(|e| unavailable(&crate::tls::error_chain(&e)))?;
+        .map_err(|e| unavailable(&roundtrip_tls::error_chain(&e)))?;
     if !response.status().is_success() {
         return Err(unavailable(&response.status()));
     }

@@ -35,7 +35,7 @@ impl HttpWire {
     pub fn new(url: &str, incoming: Incoming, auth: Option<AuthProvider>, oauth: Option<Arc<Authorizer>>) -> Self {
         let endpoint = Endpoint {
             // https trusts the system's roots (SSL_CERT_FILE, SSL_CERT_DIR, else the OS store).
-            http: crate::tls::http_client(|builder| builder),
+            http: roundtrip_tls::http_client(|builder| builder),
             url: url.to_owned(),
             session: Arc::new(Mutex::new(None)),
             auth,
@@ -162,7 +162,7 @@ fn auth_challenge(headers: &reqwest::header::HeaderMap) -> Option<Challenge> {
 /// The error with its sources: reqwest's own message does not say why a connection failed (a
 /// refused certificate, a refused connection); its sources do.
 fn transport(e: reqwest::Error) -> ClientError {
-    ClientError::Transport(crate::tls::error_chain(&e))
+    ClientError::Transport(roundtrip_tls::error_chain(&e))
 }
 
 /// A failure to send: unreached when the connection itself failed (nothing was sent, so the
@@ -170,10 +170,10 @@ fn transport(e: reqwest::Error) -> ClientError {
 /// fails again the same way, so it is a transport error at once, saying where trusted roots
 /// come from.
 fn sending(e: reqwest::Error) -> ClientError {
-    if crate::tls::handshake_failure(&e).is_some() {
-        ClientError::Transport(crate::tls::explain(&e))
+    if roundtrip_tls::handshake_failure(&e).is_some() {
+        ClientError::Transport(roundtrip_tls::explain(&e))
     } else if e.is_connect() {
-        ClientError::Unreached(crate::tls::error_chain(&e))
+        ClientError::Unreached(roundtrip_tls::error_chain(&e))
     } else {
         transport(e)
     }

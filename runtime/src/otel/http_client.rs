@@ -19,7 +19,7 @@ impl ReqwestOnRuntime {
     /// A client whose requests run on the current Tokio runtime; `None` outside one.
     pub(crate) fn new(timeout: std::time::Duration) -> Option<Self> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let client = crate::tls::http_client(|b| b.timeout(timeout));
+        let client = roundtrip_tls::http_client(|b| b.timeout(timeout));
         Some(Self { client, runtime })
     }
 }

@@ -20,9 +20,9 @@ use redis::aio::ConnectionManager;
 /// where trusted roots come from.
 async fn connect(url: &str) -> Result<(redis::Client, ConnectionManager), String> {
     let client = redis::Client::open(url).map_err(|e| format!("redis: {e}"))?;
-    crate::tls::before_connecting(&client);
+    roundtrip_tls::before_connecting(&client);
     let connection =
-        redis_connection(client.clone()).await.map_err(|e| format!("redis: {}", crate::tls::explain(&e)))?;
+        redis_connection(client.clone()).await.map_err(|e| format!("redis: {}", roundtrip_tls::explain(&e)))?;
     Ok((client, connection))
 }
 

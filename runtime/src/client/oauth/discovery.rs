@@ -255,7 +255,7 @@ async fn get_json<T: serde::de::DeserializeOwned>(http: &reqwest::Client, url: &
         .header("accept", "application/json")
         .send()
         .await
-        .map_err(|e| ClientError::Auth(format!("could not fetch {url}: {}", crate::tls::error_chain(&e))))?;
+        .map_err(|e| ClientError::Auth(format!("could not fetch {url}: {}", roundtrip_tls::error_chain(&e))))?;
     let status = response.status();
     if status.is_client_error() {
         return Ok(None);

@@ -146,7 +146,7 @@ pub(crate) async fn identity_assertion(
     }
     let endpoint = &idp.token_endpoint;
     let response = rb.form(&form).send().await.map_err(|e| {
-        ClientError::Auth(format!("the token exchange at {endpoint} failed: {}", crate::tls::error_chain(&e)))
+        ClientError::Auth(format!("the token exchange at {endpoint} failed: {}", roundtrip_tls::error_chain(&e)))
     })?;
     let status = response.status();
     let body: Value = response

@@ -390,7 +390,7 @@ pub(crate) enum Denial {
 impl Authorizer {
     pub fn new(config: OAuth, server: &str, client_name: &str) -> Result<Self, ClientError> {
         let server = Url::parse(server).map_err(|e| ClientError::Transport(format!("bad server URL {server}: {e}")))?;
-        let http = crate::tls::http_client(|builder| builder.redirect(reqwest::redirect::Policy::limited(5)));
+        let http = roundtrip_tls::http_client(|builder| builder.redirect(reqwest::redirect::Policy::limited(5)));
         #[cfg(feature = "oauth-jwt")]
         let dpop = if config.dpop { Some(Dpop::generate()?) } else { None };
         #[cfg(not(feature = "oauth-jwt"))]

@@ -112,7 +112,7 @@ pub(crate) async fn register(
         "application_type": request.application_type,
     });
     let response = http.post(endpoint).header("accept", "application/json").json(&body).send().await.map_err(|e| {
-        ClientError::Auth(format!("client registration at {endpoint} failed: {}", crate::tls::error_chain(&e)))
+        ClientError::Auth(format!("client registration at {endpoint} failed: {}", roundtrip_tls::error_chain(&e)))
     })?;
     let status = response.status();
     let answer: Value = response

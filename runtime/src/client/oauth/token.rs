@@ -179,7 +179,7 @@ pub(crate) async fn request(
             request = request.header("dpop", proof);
         }
         let response = request.form(&form).send().await.map_err(|e| {
-            let why = crate::tls::error_chain(&e);
+            let why = roundtrip_tls::error_chain(&e);
             ClientError::Auth(format!("the token request to {} failed: {why}", server.token_endpoint))
         })?;
         let status = response.status();

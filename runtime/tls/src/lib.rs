@@ -1,16 +1,19 @@
-//! TLS of the connections roundtrip opens: `https` with reqwest (the client's HTTP transport and
-//! OAuth; the resource server's metadata, JWKS and introspection fetches) and `rediss` with redis
-//! (the task store and the replay cache). Both use rustls with its `ring` provider and trust the
-//! system's roots through rustls-native-certs, as curl does: the certificates of `SSL_CERT_FILE`
-//! and `SSL_CERT_DIR` when either is set, else the operating system's store.
+//! TLS of the connections [roundtrip](https://docs.rs/roundtrip) opens: `https` with reqwest
+//! (the client's HTTP transport and OAuth; the resource server's metadata, JWKS and
+//! introspection fetches; OTLP export) and `rediss` with redis (the task store and the replay
+//! cache). Both use rustls with its `ring` provider and trust the system's roots through
+//! rustls-native-certs, as curl does: the certificates of `SSL_CERT_FILE` and `SSL_CERT_DIR`
+//! when either is set, else the operating system's store.
 //!
-//! A stdio server (`server,stdio`) builds none of it: only `client`, `auth` and `redis` do.
+//! A part of roundtrip shared by its crates (roundtrip-client, roundtrip-auth, roundtrip-otel,
+//! roundtrip-redis), not an API of its own: applications depend on `roundtrip`, whose features
+//! pick what is built. A stdio server (`server,stdio`) builds none of it. Features: `http`
+//! (reqwest clients, `http_client`), `redis` (`before_connecting`).
 
 /// `e` and its sources, `outer: inner: innermost`, leaving out a source the text already says.
 /// reqwest's own message ("error sending request for url (…)") does not say that the server's
 /// certificate was refused, or why; its sources do ("invalid peer certificate: UnknownIssuer").
-#[cfg(any(all(feature = "client", feature = "http"), feature = "auth", feature = "redis", feature = "otel"))]
-pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
@@ -29,8 +32,7 @@ pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// not retried the way a refused connection is. rustls's error travels inside an `io::Error`
 /// (sometimes inside another, and in redis's errors inside an `Arc<dyn Error>`), and both
 /// wrappers' `source()` skips the error they wrap: the walk goes into each instead.
-#[cfg(any(all(feature = "client", feature = "http"), feature = "redis"))]
-pub(crate) fn handshake_failure<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+pub fn handshake_failure<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
     type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
     let mut next = Some(e);
     while let Some(s) = next {
@@ -49,12 +51,10 @@ pub(crate) fn handshake_failure<'a>(e: &'a (dyn std::error::Error + 'static)) ->
 }
 
 /// What to do about a refused certificate, for a message: where the roots come from.
-#[cfg(any(all(feature = "client", feature = "http"), feature = "redis"))]
-pub(crate) const TRUSTED_ROOTS: &str = "the server's certificate must chain to a trusted root: those of SSL_CERT_FILE and SSL_CERT_DIR when set, else the system's store";
+pub const TRUSTED_ROOTS: &str = "the server's certificate must chain to a trusted root: those of SSL_CERT_FILE and SSL_CERT_DIR when set, else the system's store";
 
 /// `e` with its sources, and when a certificate was refused, where trusted roots come from.
-#[cfg(any(all(feature = "client", feature = "http"), feature = "redis"))]
-pub(crate) fn explain(e: &(dyn std::error::Error + 'static)) -> String {
+pub fn explain(e: &(dyn std::error::Error + 'static)) -> String {
     let text = error_chain(e);
     match handshake_failure(e) {
         Some(rustls::Error::InvalidCertificate(_)) => format!("{text} ({TRUSTED_ROOTS})"),
@@ -64,7 +64,7 @@ pub(crate) fn explain(e: &(dyn std::error::Error + 'static)) -> String {
 
 /// A reqwest client as `configure` sets it up, with rustls trusting the system's roots.
 ///
-/// The roots are read once per process ([`shared_config`]): reqwest would read them again for
+/// The roots are read once per process (`shared_config`): reqwest would read them again for
 /// every client, some 20 ms of CPU each with a few hundred certificates, paid by every
 /// `Client::connect_http` and every verifier. When the shared configuration cannot be used,
 /// reqwest reads the roots itself; when even that fails (a store whose every certificate is
@@ -72,8 +72,8 @@ pub(crate) fn explain(e: &(dyn std::error::Error + 'static)) -> String {
 /// with a certificate error and `http` still works, where `reqwest::Client::new()` would have
 /// panicked. An application that trusts other roots gives its own client
 /// (`JwtVerifier::http_client`, `IntrospectionVerifier::http_client`).
-#[cfg(any(all(feature = "client", feature = "http"), feature = "auth", feature = "otel"))]
-pub(crate) fn http_client(configure: impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder) -> reqwest::Client {
+#[cfg(feature = "http")]
+pub fn http_client(configure: impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder) -> reqwest::Client {
     let shared =
         shared_config().map(|tls| configure(reqwest::Client::builder().use_preconfigured_tls(tls.clone())).build());
     match shared {
@@ -100,7 +100,7 @@ pub(crate) fn http_client(configure: impl Fn(reqwest::ClientBuilder) -> reqwest:
 /// the provider the application installed, else `ring` (as reqwest does), and the system's
 /// roots (as reqwest's `rustls-tls-native-roots` reads them: certificates that do not parse are
 /// left out). `None` when the provider supports no safe protocol version.
-#[cfg(any(all(feature = "client", feature = "http"), feature = "auth", feature = "otel"))]
+#[cfg(feature = "http")]
 fn shared_config() -> Option<&'static rustls::ClientConfig> {
     static CONFIG: std::sync::OnceLock<Option<rustls::ClientConfig>> = std::sync::OnceLock::new();
     CONFIG
@@ -126,7 +126,7 @@ fn shared_config() -> Option<&'static rustls::ClientConfig> {
 
 /// The system's roots: `SSL_CERT_FILE` and `SSL_CERT_DIR` when either is set, else the
 /// operating system's store (rustls-native-certs).
-#[cfg(any(all(feature = "client", feature = "http"), feature = "auth", feature = "otel"))]
+#[cfg(feature = "http")]
 fn system_roots() -> rustls::RootCertStore {
     let found = rustls_native_certs::load_native_certs();
     for e in &found.errors {
@@ -155,7 +155,7 @@ fn system_roots() -> rustls::RootCertStore {
 /// another provider installs it first (`CryptoProvider::install_default` at the start of `main`)
 /// and keeps it. reqwest needs none of this: it uses the installed provider or else `ring`.
 #[cfg(feature = "redis")]
-pub(crate) fn before_connecting(client: &redis::Client) {
+pub fn before_connecting(client: &redis::Client) {
     if matches!(client.get_connection_info().addr(), redis::ConnectionAddr::TcpTls { .. })
         && rustls::crypto::CryptoProvider::get_default().is_none()
     {
@@ -168,7 +168,7 @@ pub(crate) fn before_connecting(client: &redis::Client) {
 mod tests {
     /// reqwest takes the shared configuration (the same rustls as ours: a mismatch would make
     /// every client read the roots again, or fall back to none).
-    #[cfg(any(all(feature = "client", feature = "http"), feature = "auth", feature = "otel"))]
+    #[cfg(feature = "http")]
     #[test]
     fn clients_share_one_tls_configuration() {
         let tls = super::shared_config().expect("ring supports the safe protocol versions");
@@ -179,7 +179,6 @@ mod tests {
             .expect("reqwest takes our rustls ClientConfig");
     }
 
-    #[cfg(any(all(feature = "client", feature = "http"), feature = "auth", feature = "redis"))]
     #[test]
     fn an_error_says_its_sources_once() {
         #[derive(Debug)]
@@ -200,7 +199,6 @@ mod tests {
         assert_eq!(super::error_chain(&plain), "refused");
     }
 
-    #[cfg(any(all(feature = "client", feature = "http"), feature = "redis"))]
     #[test]
     fn a_refused_certificate_is_found_inside_io_errors_and_explained() {
         use rustls::{CertificateError, Error};
