@@ -18,10 +18,11 @@ pub mod fuzzing;
 pub mod guide;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "redis")]
+#[doc(inline)]
+pub use roundtrip_redis as redis;
 #[doc(inline)]
 pub use roundtrip_wire as protocol;
-#[cfg(feature = "redis")]
-pub mod redis;
 #[cfg(all(feature = "client", feature = "server"))]
 pub mod testing;
 pub mod transport;

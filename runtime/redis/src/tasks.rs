@@ -14,8 +14,8 @@ use redis::aio::ConnectionManager;
 
 use super::REDIS_RESPONSE_TIMEOUT;
 use super::announcements::Announcements;
-use crate::task::{StoreError, TaskRecord, TaskStore};
 use roundtrip_core::clock::now_ms;
+use roundtrip_core::task::{StoreError, TaskRecord, TaskStore};
 
 /// Commits a record only if its version is still the one read, and then announces the change
 /// (the key) on channel `ARGV[4]`, when one is given.
@@ -66,11 +66,11 @@ impl RedisStore {
     /// operations quickly instead of holding requests: they are answered `503` with
     /// `Retry-After`. A running task's replica keeps trying to renew its lease while Redis is
     /// away, and stops the body if the lease runs out first (see
-    /// [`TaskOptions::lease`](crate::task::TaskOptions::lease)).
+    /// [`TaskOptions::lease`](roundtrip_core::task::TaskOptions::lease)).
     ///
     /// A second connection subscribes to the changes other replicas make (one per store and
     /// its clones); while it is down, running tasks read their records every
-    /// [`watch_interval`](crate::task::TaskOptions::watch_interval) instead. It is checked with a
+    /// [`watch_interval`](roundtrip_core::task::TaskOptions::watch_interval) instead. It is checked with a
     /// `PING` every two seconds, so one that hangs is noticed and made again.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let (client, connection) = super::connect(url).await.map_err(StoreError::new)?;

@@ -2,7 +2,7 @@
 //! when another replica answers or cancels it, instead of reading the record every
 //! `watch_interval`.
 //!
-//! A change that a [`TaskStore::modify`](crate::task::TaskStore::modify) commits is published
+//! A change that a [`TaskStore::modify`](roundtrip_core::task::TaskStore::modify) commits is published
 //! (by the same script that commits it) on [`CHANNEL`], with the task's key as the message (so
 //! deployments with different key prefixes in one Redis tell their tasks apart). Each store
 //! keeps one subscribed connection, read by a background task that wakes the watchers of that

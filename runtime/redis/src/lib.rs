@@ -2,9 +2,12 @@
 //! each other's tasks, and a [`RedisReplayCache`] refuses a `#[tool(single_use)]` state used on
 //! any replica. `rediss://` connects over TLS with rustls, trusting the system's roots.
 //!
-//! Both are the stores of roundtrip's core ([`TaskStore`](crate::task::TaskStore),
-//! [`ReplayCache`](crate::seal::ReplayCache)) kept in Redis; the core itself opens no
+//! Both are the stores of roundtrip's core ([`TaskStore`](roundtrip_core::task::TaskStore),
+//! [`ReplayCache`](roundtrip_core::seal::ReplayCache)) kept in Redis; the core itself opens no
 //! connection.
+//!
+//! The crate roundtrip-redis: applications name it `roundtrip::redis` (the feature `redis` of
+//! [roundtrip](https://docs.rs/roundtrip)).
 
 mod announcements;
 mod replay;
