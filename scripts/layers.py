@@ -30,10 +30,10 @@ CRATES = {
     # trees; server: the registry and dispatch; declare: what the macros' expansions call;
     # describe: the schema documentation.
     "core": ["clock", "observe", "seal", "request", "error", "resolve", "task", "skills", "server", "declare", "describe"],
-    # auth: the resource server; otel: exporting; transport: stdio and HTTP; then the calling
-    # side and the tools on top; guide: the user guide, which may name anything. (TLS set-up
-    # and the Redis stores are crates of their own, roundtrip-tls and roundtrip-redis.)
-    "roundtrip": ["auth", "otel", "transport", "client", "testing", "cli", "fuzzing", "guide"],
+    # otel: exporting; transport: stdio and HTTP; then the calling side and the tools on top;
+    # guide: the user guide, which may name anything. (TLS set-up, the Redis stores and the
+    # resource server are crates of their own: roundtrip-tls, roundtrip-redis, roundtrip-auth.)
+    "roundtrip": ["otel", "transport", "client", "testing", "cli", "fuzzing", "guide"],
 }
 # The typed references that go up, each by design, with its reason; every other edge up fails.
 # A handler's context holds the server answering it and the task it runs as, typed (they are

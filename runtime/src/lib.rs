@@ -6,8 +6,15 @@
     allow(dead_code, unused_imports)
 )]
 
-#[cfg(feature = "server")]
-pub mod auth;
+#[cfg(feature = "auth")]
+#[doc(inline)]
+pub use roundtrip_auth as auth;
+/// Who called: the [`AuthPrincipal`](auth::AuthPrincipal) a handler sees. The resource server
+/// that verifies bearer tokens needs the cargo feature `auth`.
+#[cfg(all(feature = "server", not(feature = "auth")))]
+pub mod auth {
+    pub use roundtrip_core::request::AuthPrincipal;
+}
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "client")]

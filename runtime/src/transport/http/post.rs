@@ -298,7 +298,7 @@ fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &crate::p
     // The endpoint verified the token before the body was read; without a principal here
     // the request did not come through it, so refuse rather than run unchecked.
     let Some(principal) = parts.extensions.get::<AuthPrincipal>() else {
-        return Some(auth.refuse(crate::auth::http::Refusal::Missing));
+        return Some(auth.refuse(roundtrip_auth::http::Refusal::Missing));
     };
     let refusal = auth.check_scopes(principal, scopes).err()?;
     tracing::info!(target: "roundtrip::auth", tool = name, subject = %principal.subject, "insufficient scope");
@@ -315,7 +315,7 @@ fn inbound(state: &State, mut parts: Parts, addr: Option<IpAddr>, modern_hint: b
     inbound.auth = auth;
     #[cfg(feature = "auth")]
     {
-        inbound.tools_by_scope = state.options.auth.as_ref().is_some_and(|a| a.hide_tools_out_of_scope);
+        inbound.tools_by_scope = state.options.auth.as_ref().is_some_and(|a| a.hides_tools_out_of_scope());
     }
     inbound.client_addr = addr;
     inbound.transport = crate::server::Transport::Http;

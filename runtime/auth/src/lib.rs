@@ -1,11 +1,12 @@
 //! The OAuth 2.1 resource server of the MCP authorization specification: bearer tokens become
 //! the [`AuthPrincipal`] that sealed `requestState` and tasks are bound to.
 //!
-//! Everything but [`AuthPrincipal`] needs the cargo feature `auth`. A [`ResourceServer`] names
+//! The crate roundtrip-auth, which applications name `roundtrip::auth` (the feature `auth` of
+//! [roundtrip](https://docs.rs/roundtrip)). A [`ResourceServer`] names
 //! this server's resource identifier, its authorization servers and a [`TokenVerifier`]
 //! ([`JwtVerifier`] for JWT access tokens, checked against the issuer's JWKS;
 //! [`IntrospectionVerifier`] for opaque tokens, RFC 7662). Given to the HTTP endpoint with
-//! [`HttpOptions::auth`](crate::transport::http::HttpOptions::auth), it
+//! [`HttpOptions::auth`](https://docs.rs/roundtrip/latest/roundtrip/transport/http/struct.HttpOptions.html#method.auth), it
 //!
 //! - serves the Protected Resource Metadata (RFC 9728) at
 //!   `/.well-known/oauth-protected-resource` and at the path-suffixed form
@@ -17,7 +18,7 @@
 //!   (`#[tool(scopes = [...])]`), `403` with `error="insufficient_scope"` and the scopes the
 //!   call needs, before any check runs or any question is asked (the step-up of the
 //!   specification);
-//! - hands the handler the [`AuthPrincipal`] ([`RequestContext::auth`](crate::RequestContext::auth)),
+//! - hands the handler the [`AuthPrincipal`] ([`RequestContext::auth`](roundtrip_core::request::RequestContext::auth)),
 //!   and binds sealed state and task ownership to its issuer and subject.
 //!
 //! Scopes are a property of a bearer token, so they apply to HTTP-protected servers only: over
@@ -26,31 +27,21 @@
 mod principal;
 
 pub use principal::AuthPrincipal;
-#[cfg(feature = "auth")]
 pub(crate) use principal::scopes_of;
 
-#[cfg(feature = "auth")]
-pub(crate) mod http;
-#[cfg(feature = "auth")]
+#[doc(hidden)]
+pub mod http;
 mod introspection;
-#[cfg(feature = "auth")]
 mod jwt;
-#[cfg(feature = "auth")]
 mod metadata;
 
-#[cfg(feature = "auth")]
 pub use introspection::IntrospectionVerifier;
-#[cfg(feature = "auth")]
 pub use jwt::JwtVerifier;
-#[cfg(feature = "auth")]
 pub use metadata::ProtectedResourceMetadata;
 
-#[cfg(feature = "auth")]
 pub(crate) use resource_server::split_origin;
-#[cfg(feature = "auth")]
 pub use resource_server::{ResourceServer, TokenVerifier, VerifyError};
 
-#[cfg(feature = "auth")]
 mod resource_server {
     use std::fmt;
     use std::sync::Arc;

@@ -13,7 +13,7 @@ use super::{AuthPrincipal, ResourceServer, VerifyError};
 
 /// Why a request is refused, and how to say it.
 #[derive(Debug)]
-pub(crate) enum Refusal {
+pub enum Refusal {
     /// No bearer token: `401` with the challenge and no error code (RFC 6750 §3.1).
     Missing,
     /// A malformed `Authorization` header: `400 invalid_request`.
@@ -44,6 +44,13 @@ fn quoted(s: &str) -> String {
 }
 
 impl ResourceServer {
+    /// Whether `tools/list` leaves out the tools the caller's token lacks the scopes for
+    /// ([`ResourceServer::hide_tools_out_of_scope`]).
+    #[doc(hidden)]
+    pub fn hides_tools_out_of_scope(&self) -> bool {
+        self.hide_tools_out_of_scope
+    }
+
     /// The `WWW-Authenticate` value: `Bearer` with the error (if any), the scopes, and where
     /// the metadata is.
     fn challenge(&self, error: Option<(&str, &str)>, scopes: &[String]) -> HeaderValue {
@@ -66,7 +73,8 @@ impl ResourceServer {
     }
 
     /// The answer to a refused request.
-    pub(crate) fn refuse(&self, refusal: Refusal) -> Response {
+    #[doc(hidden)]
+    pub fn refuse(&self, refusal: Refusal) -> Response {
         let (status, code, description, scopes) = match refusal {
             Refusal::Missing => (StatusCode::UNAUTHORIZED, None, "Missing bearer token", self.required_scopes.clone()),
             Refusal::Malformed => (
@@ -109,7 +117,8 @@ impl ResourceServer {
 
     /// The principal of the request's bearer token, which must hold the
     /// [required scopes](ResourceServer::required_scopes).
-    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<AuthPrincipal, Refusal> {
+    #[doc(hidden)]
+    pub async fn authenticate(&self, headers: &HeaderMap) -> Result<AuthPrincipal, Refusal> {
         let token = bearer_token(headers)?;
         let principal = self.verifier.verify(token).await.map_err(|e| {
             match &e {
@@ -139,7 +148,8 @@ impl ResourceServer {
     /// Whether `principal` may call a tool that needs `tool_scopes`; the refusal names every
     /// scope the call needs (the server's and the tool's), so that a client stepping up asks
     /// for all of them at once.
-    pub(crate) fn check_scopes(&self, principal: &AuthPrincipal, tool_scopes: &[String]) -> Result<(), Refusal> {
+    #[doc(hidden)]
+    pub fn check_scopes(&self, principal: &AuthPrincipal, tool_scopes: &[String]) -> Result<(), Refusal> {
         if principal.missing_scopes(tool_scopes).is_empty() {
             return Ok(());
         }
@@ -156,7 +166,8 @@ impl ResourceServer {
     /// resource's path (and with the endpoint's path, when it differs, e.g. behind a proxy
     /// that strips a prefix). Not behind the bearer check: a client reads it to learn where to
     /// get a token.
-    pub(crate) fn metadata_routes<S: Clone + Send + Sync + 'static>(
+    #[doc(hidden)]
+    pub fn metadata_routes<S: Clone + Send + Sync + 'static>(
         &self,
         endpoint_path: &str,
         tool_scopes: &[&str],

@@ -9,7 +9,6 @@ pub use roundtrip_core::request::AuthPrincipal;
 /// client-credentials tokens of an authorization server that omits `sub`). A subject taken
 /// from another claim is prefixed with that claim's name (`client_id:svc-7`), so that a token
 /// can never take the identity of a user whose `sub` is that value.
-#[cfg_attr(not(feature = "auth"), allow(dead_code))]
 pub(crate) fn subject_of(claims: &Map<String, Value>, fallbacks: &[String]) -> Result<String, String> {
     if let Some(sub) = claims.get("sub").and_then(Value::as_str) {
         return Ok(sub.to_owned());
@@ -28,7 +27,6 @@ pub(crate) fn subject_of(claims: &Map<String, Value>, fallbacks: &[String]) -> R
 
 /// The scopes of a space-separated `scope` claim (RFC 6749 §3.3), or of an array (`scp`, as
 /// some authorization servers issue it).
-#[cfg_attr(not(feature = "auth"), allow(dead_code))]
 pub(crate) fn scopes_of(value: Option<&Value>) -> Vec<String> {
     match value {
         Some(Value::String(s)) => s.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
