@@ -30,10 +30,19 @@ CRATES = {
     # trees; server: the registry and dispatch; declare: what the macros' expansions call;
     # describe: the schema documentation.
     "core": ["clock", "observe", "seal", "request", "error", "resolve", "task", "skills", "server", "declare", "describe"],
-    # otel: exporting; transport: stdio and HTTP; then the calling side and the tools on top;
-    # guide: the user guide, which may name anything. (TLS set-up, the Redis stores and the
-    # resource server are crates of their own: roundtrip-tls, roundtrip-redis, roundtrip-auth.)
-    "roundtrip": ["otel", "transport", "client", "testing", "cli", "fuzzing", "guide"],
+    # pending: requests in flight on a connection; connection: the newline-delimited loop
+    # (stdio, in memory); http: streamable HTTP.
+    "transport": ["pending", "connection", "http"],
+    # otel: exporting; then the calling side and the tools on top; guide: the user guide, which
+    # may name anything. (TLS set-up, the Redis stores, the resource server and the transports
+    # are crates of their own: roundtrip-tls, roundtrip-redis, roundtrip-auth,
+    # roundtrip-transport.)
+    "roundtrip": ["otel", "client", "testing", "cli", "fuzzing", "guide"],
+}
+SOURCES = {
+    "core": RUNTIME / "core" / "src",
+    "transport": RUNTIME / "transport" / "src",
+    "roundtrip": RUNTIME / "src",
 }
 # The typed references that go up, each by design, with its reason; every other edge up fails.
 # A handler's context holds the server answering it and the task it runs as, typed (they are
@@ -43,7 +52,6 @@ BACK_REFERENCES = {
     ("core", "request", "server"): "RequestContext::server: the server answering the request",
     ("core", "request", "task"): "TaskContext reads the task link its RequestContext carries",
 }
-SOURCES = {"core": RUNTIME / "core" / "src", "roundtrip": RUNTIME / "src"}
 
 
 def module_of(path: pathlib.Path, root: pathlib.Path) -> str:

@@ -32,7 +32,9 @@ pub use roundtrip_redis as redis;
 pub use roundtrip_wire as protocol;
 #[cfg(all(feature = "client", feature = "server"))]
 pub mod testing;
-pub mod transport;
+#[cfg(any(feature = "server", feature = "client"))]
+#[doc(inline)]
+pub use roundtrip_transport as transport;
 
 // The serving core (roundtrip-core): its public modules are roundtrip's.
 #[cfg(feature = "include_dir")]

@@ -34,7 +34,8 @@
 //! ```
 
 mod conn;
-pub(crate) mod headers;
+#[doc(hidden)]
+pub mod headers;
 mod host;
 mod limits;
 #[cfg(feature = "playground")]
@@ -42,8 +43,6 @@ mod playground;
 mod post;
 mod proxies;
 mod respond;
-// The runner's metrics listener is its only user.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 mod routes;
 mod serve;
 mod served;
@@ -69,27 +68,28 @@ use ::http::{HeaderValue, Method, StatusCode, header};
 
 pub use host::HostCheck;
 pub use proxies::ForwardedHeader;
-#[cfg_attr(not(feature = "cli"), allow(unused_imports))]
-pub(crate) use routes::serve_routes;
+// The runner's metrics listener is its only user.
+#[doc(hidden)]
+pub use routes::serve_routes;
 
-use crate::protocol::ErrorObject;
-use crate::server::Server;
 use conn::{ConnLimits, ConnTracker, LimitedListener};
 use host::{HostPolicy, Refusal};
 use respond::error_response;
 use roundtrip_core::request::AuthPrincipal;
+use roundtrip_core::server::Server;
+use roundtrip_wire::ErrorObject;
 use sessions::SessionStore;
 
 /// How the HTTP endpoint behaves, limits included.
 ///
 /// Connection-level limits ([`header_read_timeout`](Self::header_read_timeout),
 /// [`idle_timeout`](Self::idle_timeout), [`max_connections`](Self::max_connections)) apply
-/// where roundtrip owns the connections: [`Server::bind_http`](crate::transport::http::ServeHttp::bind_http), [`Server::serve_http`](crate::transport::http::ServeHttp::serve_http) and
+/// where roundtrip owns the connections: [`Server::bind_http`](crate::http::ServeHttp::bind_http), [`Server::serve_http`](crate::http::ServeHttp::serve_http) and
 /// their `_with` forms. Request-level limits ([`max_in_flight`](Self::max_in_flight),
 /// [`max_streams`](Self::max_streams),
 /// [`request_body_timeout`](Self::request_body_timeout), [`max_body_bytes`](Self::max_body_bytes),
 /// [`max_sessions`](Self::max_sessions) and their per-caller forms) live in the router and apply to
-/// [`Server::router_with`](crate::transport::http::ServeHttp::router_with) mounted in an application too; that application's server then owns
+/// [`Server::router_with`](crate::http::ServeHttp::router_with) mounted in an application too; that application's server then owns
 /// the connection limits.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -158,7 +158,7 @@ pub struct HttpOptions {
     /// without one, its client address (behind a proxy, list it in
     /// [`trusted_proxies`](Self::trusted_proxies), or every client has the proxy's address). A
     /// router mounted without
-    /// [`bind_http`](crate::transport::http::ServeHttp::bind_http)'s connection info knows no address: anonymous streams
+    /// [`bind_http`](crate::http::ServeHttp::bind_http)'s connection info knows no address: anonymous streams
     /// then count against [`max_streams`](Self::max_streams) only.
     pub max_streams_per_caller: usize,
     /// How long a long-lived stream may carry nothing but keep-alives before the server ends
@@ -170,7 +170,7 @@ pub struct HttpOptions {
     /// the [`forwarded_header`](Self::forwarded_header) says who the client is: the first
     /// address, from the nearest hop back, that is not a trusted proxy. That address is what an
     /// anonymous caller's state and limits are keyed on
-    /// ([`RequestContext::caller`](crate::RequestContext::caller)). From anyone else the header
+    /// ([`RequestContext::caller`](roundtrip_core::server::RequestContext::caller)). From anyone else the header
     /// is ignored: a client could write any address there.
     pub trusted_proxies: Vec<String>,
     /// The header the trusted proxies name their clients in (default `X-Forwarded-For`). Set
@@ -200,10 +200,10 @@ pub struct HttpOptions {
     #[cfg(feature = "playground")]
     pub playground_public: bool,
     /// Protect the endpoint as an OAuth 2.1 resource server (feature `auth`): bearer tokens,
-    /// Protected Resource Metadata, scopes per tool (see [`crate::auth`]). `None` (default):
+    /// Protected Resource Metadata, scopes per tool (see [`roundtrip_auth`]). `None` (default):
     /// no authorization.
     #[cfg(feature = "auth")]
-    pub auth: Option<crate::auth::ResourceServer>,
+    pub auth: Option<roundtrip_auth::ResourceServer>,
 }
 
 impl Default for HttpOptions {
@@ -384,9 +384,9 @@ impl HttpOptions {
     /// browser, renders every question as an HTML form round by round, and draws each tool's
     /// question graph. Cargo feature `playground`.
     ///
-    /// It is for development: [`Server::bind_http_with`](crate::transport::http::ServeHttp::bind_http_with) refuses to start with it on an
+    /// It is for development: [`Server::bind_http_with`](crate::http::ServeHttp::bind_http_with) refuses to start with it on an
     /// address that is not loopback unless [`playground_public`](Self::playground_public) is
-    /// set, and a [`router_with`](crate::transport::http::ServeHttp::router_with) mounted elsewhere serves it only to
+    /// set, and a [`router_with`](crate::http::ServeHttp::router_with) mounted elsewhere serves it only to
     /// loopback `Host` names.
     ///
     /// ```no_run
@@ -415,9 +415,9 @@ impl HttpOptions {
     }
 
     /// Require a bearer token that `resource_server` accepts on every request to the endpoint,
-    /// and serve its Protected Resource Metadata (see [`crate::auth`]).
+    /// and serve its Protected Resource Metadata (see [`roundtrip_auth`]).
     #[cfg(feature = "auth")]
-    pub fn auth(mut self, resource_server: crate::auth::ResourceServer) -> Self {
+    pub fn auth(mut self, resource_server: roundtrip_auth::ResourceServer) -> Self {
         self.auth = Some(resource_server);
         self
     }

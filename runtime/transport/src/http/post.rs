@@ -16,12 +16,12 @@ use super::limits::LongLived;
 use super::respond::{Answer, StreamTimers, error_response, reply_response, run};
 use super::sessions::LegacySession;
 use super::stream::{NoSession, legacy_target};
-use crate::protocol::{
+use roundtrip_core::request::AuthPrincipal;
+use roundtrip_core::server::{Inbound, NullPeer, Peer, Session};
+use roundtrip_wire::{
     ClientCapabilities, ErrorObject, Implementation, Message, Notification, ProtocolVersion, Request, RequestId,
     RequestMeta, Response as RpcResponse,
 };
-use crate::server::{Inbound, NullPeer, Peer, Session};
-use roundtrip_core::request::AuthPrincipal;
 
 enum BodyError {
     TooLarge,
@@ -285,7 +285,7 @@ fn is_modern_header(headers: &HeaderMap) -> bool {
 /// error. Refusing before the request is dispatched means no check runs, no question is asked,
 /// no task is created and no state is unsealed for a caller who may not call the tool.
 #[cfg(feature = "auth")]
-fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &crate::protocol::Taken) -> Option<Response> {
+fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &roundtrip_wire::Taken) -> Option<Response> {
     let auth = state.options.auth.as_ref()?;
     if request.method != "tools/call" {
         return None;
@@ -318,7 +318,7 @@ fn inbound(state: &State, mut parts: Parts, addr: Option<IpAddr>, modern_hint: b
         inbound.tools_by_scope = state.options.auth.as_ref().is_some_and(|a| a.hides_tools_out_of_scope());
     }
     inbound.client_addr = addr;
-    inbound.transport = crate::server::Transport::Http;
+    inbound.transport = roundtrip_core::server::Transport::Http;
     inbound.http = Some(Arc::new(parts));
     if method == "subscriptions/listen" {
         inbound.cancel = state.shutdown.child_token();

@@ -8,13 +8,13 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::protocol::{ErrorObject, Request, RequestId, Response, ResponseBody};
+use roundtrip_wire::{ErrorObject, Request, RequestId, Response, ResponseBody};
 
 type Waiter = oneshot::Sender<Result<Value, ErrorObject>>;
 
 /// The table of server-to-client requests in flight on one connection or session.
 #[derive(Debug, Default)]
-pub(crate) struct Pending {
+pub struct Pending {
     next: AtomicI64,
     waiters: Mutex<HashMap<RequestId, Waiter>>,
 }

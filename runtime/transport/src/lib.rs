@@ -1,12 +1,17 @@
 //! Transports: stdio and in-memory (one newline-delimited connection loop), and streamable
 //! HTTP.
+//!
+//! The crate roundtrip-transport, which applications name `roundtrip::transport` (and its traits
+//! `roundtrip::ServeStream`, `roundtrip::ServeHttp`): see [roundtrip](https://docs.rs/roundtrip),
+//! whose features `server`, `stdio`, `http`, `playground` and `auth` pick this crate's.
 
 #[cfg(feature = "server")]
 mod connection;
 #[cfg(all(feature = "server", feature = "http"))]
 pub mod http;
-#[cfg(any(feature = "server", all(feature = "client", feature = "stdio")))]
-pub(crate) mod pending;
+// The requests in flight on a connection, of the server's and of roundtrip-client's.
+#[doc(hidden)]
+pub mod pending;
 
 #[cfg(feature = "server")]
 pub use connection::{ServeStream, serve_connection};
@@ -17,5 +22,5 @@ pub use connection::{ServeStream, serve_connection};
 mod sealed {
     pub trait Sealed {}
 
-    impl Sealed for crate::server::Server {}
+    impl Sealed for roundtrip_core::server::Server {}
 }

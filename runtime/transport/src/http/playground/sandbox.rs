@@ -29,7 +29,7 @@
 
 use base64::Engine as _;
 
-use crate::protocol::UiCsp;
+use roundtrip_wire::UiCsp;
 
 /// The proxy document: no content of its own, its script relays.
 pub(super) const HTML: &str = include_str!("sandbox.html");

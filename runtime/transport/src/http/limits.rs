@@ -21,7 +21,7 @@ use ::http::{HeaderValue, Method, StatusCode, header};
 use super::State;
 use super::conn::{Busy, ConnTracker};
 use super::respond::error_response;
-use crate::protocol::ErrorObject;
+use roundtrip_wire::ErrorObject;
 
 /// `503 Service Unavailable` with `Retry-After: 1` and a JSON-RPC error saying why and naming
 /// the limit (`data.limit`, `data.max`).

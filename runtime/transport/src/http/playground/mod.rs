@@ -4,14 +4,14 @@
 //! Enabled with [`HttpOptions::playground`](super::HttpOptions::playground) (cargo feature
 //! `playground`). With the endpoint at `/mcp` the page is `GET /playground`; its script and
 //! style are `GET /playground/playground.js` and `/playground/playground.css`, and
-//! `GET /playground/describe.json` is [`Server::describe`](crate::Server::describe) as JSON
+//! `GET /playground/describe.json` is [`Server::describe`](roundtrip_core::server::Server::describe) as JSON
 //! (the page draws each tool's question graph from it, since `tools/list` does not carry
 //! the graph). Everything is embedded in the binary: no CDN, no build step.
 //!
 //! The page is a development tool. It is served only where it cannot reach strangers: a
 //! server bound to a non-loopback address refuses to start with it unless
 //! [`HttpOptions::playground_public`](super::HttpOptions::playground_public) says so, and a
-//! [`router_with`](crate::transport::http::ServeHttp::router_with) mounted elsewhere (whose address roundtrip
+//! [`router_with`](crate::http::ServeHttp::router_with) mounted elsewhere (whose address roundtrip
 //! cannot know) serves it only to requests whose `Host` is a loopback name, again unless
 //! made public. Its requests pass the endpoint's `Host` and `Origin` checks like any other
 //! (the page calls the endpoint on its own origin).
@@ -21,7 +21,7 @@
 //! [`sandbox`]) whose Content Security Policy the server builds from the view's metadata; the
 //! host side of the view protocol is `apps.js`.
 //!
-//! On an endpoint protected by a [`ResourceServer`](crate::auth::ResourceServer) (feature
+//! On an endpoint protected by a [`ResourceServer`](roundtrip_auth::ResourceServer) (feature
 //! `auth`), `describe.json` needs the same bearer token as the endpoint: it lists every tool
 //! and question. The page, its script and its style carry nothing of the server (a browser
 //! cannot send a bearer token when it navigates), and the page asks for a token when the
@@ -63,7 +63,7 @@ pub(super) struct Assets {
 }
 
 impl Assets {
-    pub(super) fn new(server: &crate::server::Server, endpoint: &str) -> Self {
+    pub(super) fn new(server: &roundtrip_core::server::Server, endpoint: &str) -> Self {
         let page = HTML.replace("{{ENDPOINT}}", &escape_attr(endpoint));
         let describe = serde_json::to_vec(server.describe().to_json()).unwrap_or_else(|_| b"{}".to_vec());
         Self { page: Bytes::from(page), describe: Bytes::from(describe) }

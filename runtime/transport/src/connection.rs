@@ -16,8 +16,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::pending::Pending;
-use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response, Taken};
-use crate::server::{Inbound, ListChange, Peer, Server, Session, Transport};
+use roundtrip_core::server::{Inbound, ListChange, Peer, Server, Session, Transport};
+use roundtrip_wire::{ErrorObject, Message, Notification, RequestId, Response, Taken};
 
 /// The longest line (one JSON-RPC message) a connection accepts.
 pub(crate) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;

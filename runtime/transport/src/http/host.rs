@@ -13,13 +13,13 @@ use ::http::HeaderMap;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HostCheck {
-    /// Decided where the server is bound: [`bind_http`](crate::transport::http::ServeHttp::bind_http) on a
+    /// Decided where the server is bound: [`bind_http`](crate::http::ServeHttp::bind_http) on a
     /// loopback address accepts only loopback hosts; on any other address it refuses to start
     /// (the server cannot know the names it is reached by, and without them a DNS-rebinding
     /// page is not told from a client: name them with [`Allow`](Self::Allow), or opt out with
     /// [`Off`](Self::Off)), unless [`allowed_origins`](super::HttpOptions::allowed_origins) is
     /// set. A
-    /// [`router_with`](crate::transport::http::ServeHttp::router_with) mounted by the caller cannot know its
+    /// [`router_with`](crate::http::ServeHttp::router_with) mounted by the caller cannot know its
     /// address: it checks `Origin` the same way and no host.
     #[default]
     Auto,

@@ -7,8 +7,8 @@ use ::http::{HeaderMap, HeaderName, HeaderValue};
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::protocol::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta, Taken};
-use crate::server::{HeaderMark, ToolDef};
+use roundtrip_core::server::{HeaderMark, ToolDef};
+use roundtrip_wire::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta, Taken};
 
 // Header names parsed once, here: looking a `&str` name up parses and validates it each time.
 pub(super) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -108,7 +108,7 @@ fn decoded<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<Cow<'
 }
 
 /// Undo the `=?base64?{base64(utf8)}?=` encoding; plain values pass unchanged (borrowed).
-pub(crate) fn decode(value: &str) -> Option<Cow<'_, str>> {
+pub fn decode(value: &str) -> Option<Cow<'_, str>> {
     match value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) {
         Some(b64) => {
             let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
@@ -123,7 +123,7 @@ pub(crate) fn decode(value: &str) -> Option<Cow<'_, str>> {
 ///
 /// Body problems (no `_meta`, no version key, no `name`) are left to the server, which
 /// answers them with its own codes.
-pub(crate) fn check_modern<'t>(
+pub fn check_modern<'t>(
     headers: &HeaderMap,
     request: &Request,
     taken: &Taken,
@@ -244,8 +244,8 @@ mod tests {
     use ::http::HeaderValue;
     use serde_json::json;
 
-    use crate::protocol::{RequestId, Tool};
-    use crate::server::{Outcome, ToolDef};
+    use roundtrip_core::server::{Outcome, ToolDef};
+    use roundtrip_wire::{RequestId, Tool};
 
     fn request(method: &str, params: Value) -> Request {
         Request::new(RequestId::Number(1), method, Some(params))
@@ -345,7 +345,7 @@ mod tests {
             }
         });
         let tool = ToolDef::new(Tool::new("sql", serde_json::from_value(schema).expect("object")), |_cx| async {
-            Ok(Outcome::Complete(crate::protocol::CallToolResult::text("ok")))
+            Ok(Outcome::Complete(roundtrip_wire::CallToolResult::text("ok")))
         });
         let tools = [tool];
         let find = |n: &str| tools.iter().find(|d| d.tool.name == n);

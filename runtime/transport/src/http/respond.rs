@@ -21,9 +21,9 @@ use tokio_util::sync::CancellationToken;
 
 use ::http::{HeaderValue, StatusCode, header};
 
-use crate::protocol::{ErrorObject, Message, Notification, RequestId, Response as RpcResponse};
-use crate::server::{Inbound, Peer, Reply, ReplyMessage, Server};
-use crate::transport::pending::Pending;
+use crate::pending::Pending;
+use roundtrip_core::server::{Inbound, Peer, Reply, ReplyMessage, Server};
+use roundtrip_wire::{ErrorObject, Message, Notification, RequestId, Response as RpcResponse};
 
 /// How many events may wait for a slow client before notifications are dropped
 /// (server-to-client requests wait instead).
@@ -229,7 +229,7 @@ impl Answer {
 /// anything borrowed before a wait, across it).
 pub(super) fn run<H: Send + 'static>(
     server: &Server,
-    request: crate::protocol::Request,
+    request: roundtrip_wire::Request,
     mut inbound: Inbound,
     pending: Option<Arc<Pending>>,
     timers: StreamTimers,
@@ -429,7 +429,7 @@ pub(super) fn reply_response(reply: Reply) -> Response {
                 // A store did not answer (see `Reply::http_status`): say when to try again.
                 answer
                     .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(crate::server::STORE_RETRY_AFTER_SECS));
+                    .insert(header::RETRY_AFTER, HeaderValue::from(roundtrip_core::server::STORE_RETRY_AFTER_SECS));
             }
             answer
         }

@@ -6,7 +6,7 @@
 //! Written for speed: axum's router matches the path, stores the URL parameters and the matched
 //! path in the request's extensions and boxes the route's future, on every request (about six
 //! of a leg's allocations). The endpoint has one path and no parameters, so comparing the path
-//! routes it. [`Server::router`](crate::transport::http::ServeHttp::router)(crate::transport::http::ServeHttp::router) keeps the endpoint as an ordinary
+//! routes it. [`Server::router`](crate::http::ServeHttp::router)(crate::http::ServeHttp::router) keeps the endpoint as an ordinary
 //! route, for mounting in an application.
 
 use std::convert::Infallible;

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::RequestId;
-use crate::server::Session;
-use crate::transport::pending::Pending;
+use crate::pending::Pending;
+use roundtrip_core::server::Session;
+use roundtrip_wire::RequestId;
 
 use super::streams::{Full, StreamSlot, Streams};
 
@@ -329,7 +329,7 @@ impl SessionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{ClientCapabilities, Implementation, ProtocolVersion};
+    use roundtrip_wire::{ClientCapabilities, Implementation, ProtocolVersion};
 
     fn session() -> Arc<Session> {
         Arc::new(Session::new(

@@ -27,7 +27,7 @@ use super::{HostCheck, HttpOptions};
 /// idle timeouts, and `hosts` checked as the endpoint checks them (with [`HostCheck::Auto`], a
 /// loopback listener accepts only loopback names). Runs until the listener fails; a
 /// connection's error ends that connection only.
-pub(crate) async fn serve_routes(
+pub async fn serve_routes(
     listener: TcpListener,
     router: Router,
     max_connections: usize,

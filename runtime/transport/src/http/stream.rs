@@ -1,6 +1,6 @@
 //! The standalone `GET` stream of a legacy session (2025-era streamable HTTP): server-initiated
 //! messages that belong to no request. It carries the list changes the server announces
-//! ([`Server::notify_list_changed`](crate::Server::notify_list_changed)) and SSE keep-alive
+//! ([`Server::notify_list_changed`](roundtrip_core::server::Server::notify_list_changed)) and SSE keep-alive
 //! comments; it ends when the session ends, when the client opens another one for the same
 //! session, or when the server shuts down.
 
@@ -21,8 +21,8 @@ use super::State;
 use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::respond::{IdleTimer, error_response, frame, sse_response, tick};
 use super::sessions::{LegacySession, StreamGuard};
-use crate::protocol::{ErrorObject, Notification, ProtocolVersion};
-use crate::server::{ListChange, Server};
+use roundtrip_core::server::{ListChange, Server};
+use roundtrip_wire::{ErrorObject, Notification, ProtocolVersion};
 
 /// Why a `GET` or `DELETE` names no usable legacy session.
 #[derive(Debug)]
@@ -127,7 +127,7 @@ pub(super) fn get(state: &Arc<State>, headers: &HeaderMap, identity: Option<&str
 }
 
 struct GetStream {
-    session: Arc<crate::server::Session>,
+    session: Arc<roundtrip_core::server::Session>,
     changes: broadcast::Receiver<ListChange>,
     server: Server,
     shutdown: CancellationToken,
@@ -149,7 +149,7 @@ fn list_changed(change: &ListChange) -> Bytes {
 }
 
 /// The event a change makes on this session's stream, if the session wants it.
-fn event(change: &ListChange, session: &crate::server::Session) -> Option<Bytes> {
+fn event(change: &ListChange, session: &roundtrip_core::server::Session) -> Option<Bytes> {
     change.for_session(session).map(|n| frame(&n))
 }
 
