@@ -33,11 +33,11 @@ CRATES = {
     # pending: requests in flight on a connection; connection: the newline-delimited loop
     # (stdio, in memory); http: streamable HTTP.
     "transport": ["pending", "connection", "http"],
-    # otel: exporting; then the calling side and the tools on top; guide: the user guide, which
-    # may name anything. (TLS set-up, the Redis stores, the resource server and the transports
-    # are crates of their own: roundtrip-tls, roundtrip-redis, roundtrip-auth,
-    # roundtrip-transport.)
-    "roundtrip": ["otel", "client", "testing", "cli", "fuzzing", "guide"],
+    # The calling side and the tools on top; guide: the user guide, which may name anything.
+    # (TLS set-up, the Redis stores, the resource server, the transports and telemetry are
+    # crates of their own: roundtrip-tls, roundtrip-redis, roundtrip-auth, roundtrip-transport,
+    # roundtrip-otel.)
+    "roundtrip": [ "client", "testing", "cli", "fuzzing", "guide"],
 }
 SOURCES = {
     "core": RUNTIME / "core" / "src",

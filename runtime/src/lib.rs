@@ -24,7 +24,8 @@ pub mod client;
 pub mod fuzzing;
 pub mod guide;
 #[cfg(feature = "otel")]
-pub mod otel;
+#[doc(inline)]
+pub use roundtrip_otel as otel;
 #[cfg(feature = "redis")]
 #[doc(inline)]
 pub use roundtrip_redis as redis;

@@ -9,12 +9,13 @@ use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use serde_json::Value;
 
-use crate::protocol::JsonObject;
 use roundtrip_core::observe::instruments;
 use roundtrip_core::observe::names::*;
+use roundtrip_wire::JsonObject;
 
 /// One request the client sends.
-pub(crate) struct ClientOp {
+#[derive(Debug)]
+pub struct ClientOp {
     cx: Context,
     started: Instant,
     attributes: Vec<KeyValue>,
@@ -33,7 +34,7 @@ fn span_name(method: &str, target: Option<&str>) -> Cow<'static, str> {
 impl ClientOp {
     /// Start the span of a request of `method` about `target`, and write its context into
     /// `params._meta`; `None` until telemetry is enabled.
-    pub(crate) fn start(
+    pub fn start(
         method: &str,
         target: Option<&str>,
         version: &str,
@@ -76,13 +77,13 @@ impl ClientOp {
     }
 
     /// The context the request is sent in.
-    pub(crate) fn context(&self) -> Context {
+    pub fn context(&self) -> Context {
         self.cx.clone()
     }
 
     /// The request ended: with a JSON-RPC error's code and message, a transport failure, or a
     /// result (`tool_error` when it says `isError`).
-    pub(crate) fn finish(mut self, outcome: Result<&Value, (Option<i64>, String)>) {
+    pub fn finish(mut self, outcome: Result<&Value, (Option<i64>, String)>) {
         let span = self.cx.span();
         let error = match outcome {
             Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
@@ -110,14 +111,15 @@ impl ClientOp {
 
 /// A multi-round call (`tools/call`, `prompts/get`, `resources/read` with their retries and a
 /// task it became): one span over its legs.
-pub(crate) struct Flow {
+#[derive(Debug)]
+pub struct Flow {
     cx: Context,
     method: &'static str,
 }
 
 impl Flow {
     /// `None` until telemetry is enabled.
-    pub(crate) fn start(method: &str, target: &str) -> Option<Self> {
+    pub fn start(method: &str, target: &str) -> Option<Self> {
         let ins = instruments()?;
         let parent = Context::current();
         let span = ins
@@ -130,13 +132,13 @@ impl Flow {
     }
 
     /// The context its legs run in.
-    pub(crate) fn context(&self) -> Context {
+    pub fn context(&self) -> Context {
         self.cx.clone()
     }
 
     /// The flow ended: `completed`, `failed` (an error), or `abandoned` (the round budget ran
     /// out, or the user declined to go on).
-    pub(crate) fn finish(self, outcome: &'static str) {
+    pub fn finish(self, outcome: &'static str) {
         let span = self.cx.span();
         span.set_attribute(KeyValue::new(FLOW_OUTCOME, outcome));
         if outcome != "completed" {

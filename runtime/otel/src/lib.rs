@@ -1,8 +1,11 @@
 //! Telemetry by the OpenTelemetry semantic conventions for MCP (cargo feature `otel`).
 //!
+//! The crate roundtrip-otel, which applications name `roundtrip::otel` (the feature `otel` of
+//! [roundtrip](https://docs.rs/roundtrip)).
+//!
 //! Once [`init`] (or, with providers of your own, [`enable`]) has run:
 //!
-//! - every request a [`Server`](crate::Server) handles is a `SERVER` span named
+//! - every request a [`Server`](roundtrip_core::server::Server) handles is a `SERVER` span named
 //!   `{mcp.method.name} {target}` (`tools/call deploy`, `prompts/get greeting`, `tools/list`),
 //!   whose parent is the trace context of the request's `params._meta` (`traceparent`,
 //!   `tracestate`, `baggage`: SEP-414) or, without one there, of its HTTP headers. It carries
@@ -14,7 +17,7 @@
 //!   refused: for the operator only, the client still gets the one frozen error) and
 //!   `roundtrip.task.id`. A task's body runs in a span of its own, a child of the call that
 //!   created it;
-//! - every request the [`Client`](crate::client::Client) sends is a `CLIENT` span whose context
+//! - every request the [`Client`](https://docs.rs/roundtrip/latest/roundtrip/client/struct.Client.html) sends is a `CLIENT` span whose context
 //!   is injected into the request's `_meta`, over stdio and HTTP alike; a multi-round call is
 //!   one span over its legs, so every leg and the server's work are one trace;
 //! - the histograms `mcp.server.operation.duration` and `mcp.client.operation.duration` (with
@@ -53,8 +56,10 @@ mod export;
 mod http_client;
 mod sampler;
 
+// What roundtrip-client records through.
 #[cfg(feature = "client")]
-pub(crate) use client::{ClientOp, Flow};
+#[doc(hidden)]
+pub use client::{ClientOp, Flow};
 pub use export::{OtelError, OtelGuard, OtelSettings, Protocol, init};
 pub use roundtrip_core::observe::enable;
 pub use sampler::{RemoteParentSampler, TrustRemoteSampled};
