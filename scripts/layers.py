@@ -33,6 +33,12 @@ CRATES = {
     # pending: requests in flight on a connection; connection: the newline-delimited loop
     # (stdio, in memory); http: streamable HTTP.
     "transport": ["pending", "connection", "http"],
+    # error: the client's error; callbacks: the handlers of server requests; wire: what a
+    # transport is; params: header parameters; oauth: authorization; http, line: the
+    # transports; connection: the session; flow, tasks, skills: the calls; builder: connecting.
+    # (Modules that name the crate root's items, `super::Client`, are not seen.)
+    "client": ["error", "callbacks", "wire", "params", "oauth", "http", "line", "connection", "flow", "tasks",
+               "skills", "builder"],
     # The calling side and the tools on top; guide: the user guide, which may name anything.
     # (TLS set-up, the Redis stores, the resource server, the transports and telemetry are
     # crates of their own: roundtrip-tls, roundtrip-redis, roundtrip-auth, roundtrip-transport,
@@ -42,6 +48,7 @@ CRATES = {
 SOURCES = {
     "core": RUNTIME / "core" / "src",
     "transport": RUNTIME / "transport" / "src",
+    "client": RUNTIME / "client" / "src",
     "roundtrip": RUNTIME / "src",
 }
 # The typed references that go up, each by design, with its reason; every other edge up fails.

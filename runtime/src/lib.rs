@@ -1,10 +1,4 @@
 #![doc = include_str!("lib.md")]
-// A client built with no transport (`client` without `stdio`, `http` or `server`) compiles,
-// but can connect to nothing: its connection code is unused.
-#![cfg_attr(
-    all(feature = "client", not(any(feature = "stdio", feature = "http", feature = "server"))),
-    allow(dead_code, unused_imports)
-)]
 
 #[cfg(feature = "auth")]
 #[doc(inline)]
@@ -18,7 +12,8 @@ pub mod auth {
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "client")]
-pub mod client;
+#[doc(inline)]
+pub use roundtrip_client as client;
 #[cfg(all(feature = "client", feature = "server", feature = "http"))]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -33,7 +28,7 @@ pub use roundtrip_redis as redis;
 pub use roundtrip_wire as protocol;
 #[cfg(all(feature = "client", feature = "server"))]
 pub mod testing;
-#[cfg(any(feature = "server", feature = "client"))]
+#[cfg(feature = "server")]
 #[doc(inline)]
 pub use roundtrip_transport as transport;
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::discovery::AuthorizationServerMetadata;
-use crate::client::ClientError;
+use crate::error::ClientError;
 
 /// A client's identity at one authorization server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

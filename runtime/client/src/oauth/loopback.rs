@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::AuthorizationHandler;
-use crate::client::ClientError;
+use crate::error::ClientError;
 
 /// An [`AuthorizationHandler`] that prints the authorization URL (or hands it to a function
 /// of yours, to open a browser) and waits for the redirect to

@@ -8,9 +8,9 @@ use futures::future::try_join_all;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::params::header_values;
 use super::{Client, ClientError, Step, parse};
-use crate::protocol::{CallToolResult, GetPromptResult, InputRequiredResult, JsonObject, ReadResourceResult};
+use crate::params::header_values;
+use roundtrip_wire::{CallToolResult, GetPromptResult, InputRequiredResult, JsonObject, ReadResourceResult};
 
 impl Client {
     /// Call a tool, answering every round of questions with the callbacks.
@@ -115,7 +115,7 @@ impl Client {
     /// on.
     async fn run(&self, method: &str, base: JsonObject, name: &str) -> Result<Value, ClientError> {
         #[cfg(feature = "otel")]
-        if let Some(flow) = crate::otel::Flow::start(method, name) {
+        if let Some(flow) = roundtrip_otel::Flow::start(method, name) {
             use opentelemetry::context::FutureExt as _;
             let outcome = self.run_legs(method, base, name).with_context(flow.context()).await;
             flow.finish(match &outcome {
@@ -190,13 +190,13 @@ impl Client {
 const MAX_RESTARTS: u32 = 2;
 
 /// The server's one answer to a `requestState` it does not accept.
-fn refused_state(error: &crate::protocol::ErrorObject) -> bool {
-    *error == crate::protocol::ErrorObject::invalid_request_state()
+fn refused_state(error: &roundtrip_wire::ErrorObject) -> bool {
+    *error == roundtrip_wire::ErrorObject::invalid_request_state()
 }
 
 /// A task failed because the replica running it stopped.
-fn runner_lost(error: &crate::protocol::ErrorObject) -> bool {
-    error.data.as_ref().and_then(|d| d.get(crate::protocol::RUNNER_LOST)) == Some(&Value::Bool(true))
+fn runner_lost(error: &roundtrip_wire::ErrorObject) -> bool {
+    error.data.as_ref().and_then(|d| d.get(roundtrip_wire::RUNNER_LOST)) == Some(&Value::Bool(true))
 }
 
 fn tool_params(name: &str, arguments: Value) -> JsonObject {

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::ClientError;
-use crate::protocol::{
+use roundtrip_wire::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitationCapability,
     InputRequest, JsonObject, ListRootsResult, Notification, Root,
 };
@@ -90,7 +90,7 @@ impl Callbacks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ListRootsParams;
+    use roundtrip_wire::ListRootsParams;
 
     #[tokio::test]
     async fn a_question_without_its_callback_fails_with_a_plain_message() {

@@ -1,6 +1,6 @@
 //! OAuth 2.1 for the HTTP client, as the MCP authorization spec describes it.
 //!
-//! Give [`ClientBuilder::oauth`](crate::client::ClientBuilder::oauth) an [`OAuth`] and the
+//! Give [`ClientBuilder::oauth`](crate::ClientBuilder::oauth) an [`OAuth`] and the
 //! client signs in when a server answers `401`: it finds the authorization server (the
 //! `resource_metadata` of the challenge or the well-known URLs of RFC 9728, then RFC 8414 or
 //! OpenID Connect metadata, checking that the resource covers the server's URL and that the

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::pkce::random_token;
 use super::token::now;
-use crate::client::ClientError;
+use crate::error::ClientError;
 
 /// `client_assertion_type` of a JWT client assertion.
 pub(crate) const JWT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";

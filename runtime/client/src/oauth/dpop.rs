@@ -15,7 +15,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::pkce::random_token;
 use super::token::now;
-use crate::client::ClientError;
+use crate::error::ClientError;
 
 /// The key and the nonces of one client's DPoP.
 pub(crate) struct Dpop {

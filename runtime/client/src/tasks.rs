@@ -9,7 +9,7 @@ use futures::future::try_join_all;
 use serde_json::{Value, json};
 
 use super::{Client, ClientError, parse};
-use crate::protocol::{ErrorObject, GetTaskResult, JsonObject, Task, TaskStatus};
+use roundtrip_wire::{ErrorObject, GetTaskResult, JsonObject, Task, TaskStatus};
 
 /// Poll at least this often and at most this rarely, whatever the server says.
 const POLL_BOUNDS: (u64, u64) = (10, 5_000);

@@ -9,8 +9,8 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::ClientError;
-use super::callbacks::Callbacks;
-use crate::protocol::{ErrorObject, InputRequest, Notification, Request, Response};
+use crate::callbacks::Callbacks;
+use roundtrip_wire::{ErrorObject, InputRequest, Notification, Request, Response};
 
 /// What the HTTP transport needs besides the body (2026 headers).
 #[derive(Debug, Clone, Default)]
@@ -72,7 +72,7 @@ impl Incoming {
 
 /// Encode a header value as the 2026 HTTP transport says: plain visible ASCII as-is,
 /// anything else as `=?base64?…?=`.
-pub(crate) fn encode_header_value(value: &str) -> String {
+pub fn encode_header_value(value: &str) -> String {
     let sentinel = value.starts_with("=?") && value.ends_with("?=");
     let padded = value.starts_with(' ') || value.ends_with(' ');
     let plain = !value.is_empty() && value.bytes().all(|b| (0x20..0x7f).contains(&b)) && !padded && !sentinel;

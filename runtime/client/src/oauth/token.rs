@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::discovery::{AuthorizationServerMetadata, split_scopes};
 use super::registration::ClientInfo;
-use crate::client::ClientError;
+use crate::error::ClientError;
 
 /// The tokens a client holds for one MCP server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,5 +1,9 @@
 //! The calling side: a client that speaks both eras and runs the multi-round loop.
 //!
+//! The crate roundtrip-client, which applications name `roundtrip::client` (the feature `client`
+//! of [roundtrip](https://docs.rs/roundtrip), with `stdio`, `http`, `server` for in-memory
+//! connections, `skills`, `oauth-jwt` and `otel`).
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use roundtrip::client::Client;
@@ -40,6 +44,10 @@
 //! # Ok(()) }
 //! ```
 
+// A client built with no transport (no `stdio`, `http` or `server`) compiles, but can connect
+// to nothing: its connection code is unused.
+#![cfg_attr(not(any(feature = "stdio", feature = "http", feature = "server")), allow(dead_code, unused_imports))]
+
 mod builder;
 mod callbacks;
 mod connection;
@@ -51,11 +59,14 @@ pub(crate) mod http;
 mod line;
 #[cfg(feature = "http")]
 pub mod oauth;
-pub(crate) mod params;
+// The fuzz targets call the header-parameter codec.
+#[doc(hidden)]
+pub mod params;
 #[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;
-pub(crate) mod wire;
+#[doc(hidden)]
+pub mod wire;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,7 +82,7 @@ use wire::AuthProvider;
 
 use self::callbacks::Callbacks;
 use self::params::header_params;
-use crate::protocol::{
+use roundtrip_wire::{
     Implementation, InputRequiredResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, ProtocolVersion, ServerCapabilities,
 };
@@ -98,7 +109,7 @@ pub enum Step<T> {
     InputRequired(InputRequiredResult),
     /// The call became a task (tasks extension): follow it with
     /// [`Client::get_task`], [`Client::update_task`] and [`Client::cancel_task`].
-    Task(crate::protocol::Task),
+    Task(roundtrip_wire::Task),
 }
 
 /// A connected MCP client. Cheap to clone.
@@ -197,7 +208,7 @@ impl Client {
     }
 
     /// `tools/list` across every page (following `nextCursor`), invalid tools left out.
-    pub async fn list_all_tools(&self) -> Result<Vec<crate::protocol::Tool>, ClientError> {
+    pub async fn list_all_tools(&self) -> Result<Vec<roundtrip_wire::Tool>, ClientError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
@@ -216,7 +227,7 @@ impl Client {
     }
 
     /// Drop the tools whose `x-mcp-header` declarations are invalid; remember the others'.
-    fn keep_valid_tools(&self, tools: &mut Vec<crate::protocol::Tool>) -> Result<(), ClientError> {
+    fn keep_valid_tools(&self, tools: &mut Vec<roundtrip_wire::Tool>) -> Result<(), ClientError> {
         if let Ok(mut idempotent) = self.inner.idempotent.lock() {
             for tool in tools.iter() {
                 if tool.annotations.as_ref().and_then(|a| a.idempotent_hint) == Some(true) {

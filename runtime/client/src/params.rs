@@ -9,20 +9,20 @@
 
 use serde_json::Value;
 
-use super::wire::encode_header_value;
-use crate::protocol::JsonObject;
+use crate::wire::encode_header_value;
+use roundtrip_wire::JsonObject;
 
 const ANNOTATION: &str = "x-mcp-header";
 
 /// One argument mirrored into a header: `Mcp-Param-{header}` carries the value at `path`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HeaderParam {
+pub struct HeaderParam {
     pub header: String,
     pub path: Vec<String>,
 }
 
 /// The header parameters a tool's input schema declares, or why the declaration is invalid.
-pub(crate) fn header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
+pub fn header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
     let mut found = Vec::new();
     walk(schema, true, &mut Vec::new(), &mut found)?;
     let mut seen: Vec<String> = Vec::new();
@@ -122,7 +122,7 @@ fn is_tchar(b: u8) -> bool {
 
 /// The `Mcp-Param-*` headers for one call: present, non-null values only, encoded as the
 /// transport says (integers in decimal, booleans `true`/`false`, strings as-is or base64).
-pub(crate) fn header_values(params: &[HeaderParam], arguments: &Value) -> Vec<(String, String)> {
+pub fn header_values(params: &[HeaderParam], arguments: &Value) -> Vec<(String, String)> {
     params
         .iter()
         .filter_map(|p| {

@@ -9,10 +9,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::ClientError;
-use super::callbacks::Callbacks;
-use super::params::HeaderParam;
-use super::wire::{Headers, Wire};
-use crate::protocol::{
+use crate::callbacks::Callbacks;
+use crate::params::HeaderParam;
+use crate::wire::{Headers, Wire};
+use roundtrip_wire::{
     DiscoverResult, Implementation, InitializeResult, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, Notification, ProtocolVersion, ServerCapabilities,
 };
@@ -49,7 +49,7 @@ impl Inner {
         let result = match self.request("server/discover", JsonObject::new(), None, Vec::new()).await {
             // "Unsupported protocol version" naming ours among the supported ones (a server
             // may reject a first request whatever it carries): try once more.
-            Err(ClientError::Rpc(e)) if e.code == crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION => {
+            Err(ClientError::Rpc(e)) if e.code == roundtrip_wire::codes::UNSUPPORTED_PROTOCOL_VERSION => {
                 let supported = e.data.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array);
                 if !supported.is_some_and(|s| s.iter().any(|v| v.as_str() == Some(self.version.as_str()))) {
                     return Err(ClientError::Rpc(e));
@@ -66,7 +66,7 @@ impl Inner {
         }
         self.server_info = discovered
             .meta
-            .get(crate::protocol::META_SERVER_INFO)
+            .get(roundtrip_wire::META_SERVER_INFO)
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .or(top_level_info);
         self.server_capabilities = discovered.capabilities;
@@ -114,7 +114,7 @@ impl Inner {
                 let mut capabilities = self.callbacks.capabilities();
                 if self.tasks {
                     let mut extensions = JsonObject::new();
-                    extensions.insert(crate::protocol::TASKS_EXTENSION.into(), json!({}));
+                    extensions.insert(roundtrip_wire::TASKS_EXTENSION.into(), json!({}));
                     capabilities.extensions = Some(extensions);
                 }
                 meta.insert(META_CLIENT_CAPABILITIES.into(), json!(capabilities));
@@ -128,7 +128,7 @@ impl Inner {
             Headers::default()
         };
         #[cfg(feature = "otel")]
-        let traced = crate::otel::ClientOp::start(
+        let traced = roundtrip_otel::ClientOp::start(
             method,
             target.as_deref(),
             self.version.as_str(),

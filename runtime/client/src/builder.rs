@@ -9,23 +9,23 @@ use serde_json::json;
 #[cfg(feature = "stdio")]
 use tokio::process::Command;
 
-use super::callbacks::{Callbacks, boxed};
-#[cfg(feature = "http")]
-use super::http::HttpWire;
-#[cfg(any(feature = "stdio", feature = "server"))]
-use super::line::LineWire;
-#[cfg(feature = "http")]
-use super::oauth;
-use super::wire::{Incoming, Wire};
 use super::{AuthProvider, Client, ClientError, Inner, Mode};
-use crate::protocol::{
+use crate::callbacks::{Callbacks, boxed};
+#[cfg(feature = "http")]
+use crate::http::HttpWire;
+#[cfg(any(feature = "stdio", feature = "server"))]
+use crate::line::LineWire;
+#[cfg(feature = "http")]
+use crate::oauth;
+use crate::wire::{Incoming, Wire};
+#[cfg(feature = "server")]
+use roundtrip_core::server::Server;
+#[cfg(feature = "server")]
+use roundtrip_transport::ServeStream as _;
+use roundtrip_wire::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation, JsonObject, LoggingLevel,
     Notification, ProtocolVersion, Root, ServerCapabilities,
 };
-#[cfg(feature = "server")]
-use crate::server::Server;
-#[cfg(feature = "server")]
-use crate::transport::ServeStream as _;
 
 /// Builds a [`Client`]: identity, mode, callbacks, round budget.
 #[derive(Clone)]

@@ -1,4 +1,4 @@
-use crate::protocol::ErrorObject;
+use roundtrip_wire::ErrorObject;
 
 /// Why a client call failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

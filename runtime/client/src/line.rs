@@ -10,9 +10,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 
 use super::ClientError;
-use super::wire::{Headers, Incoming, Wire};
-use crate::protocol::{Message, MessageError, Notification, RequestId};
-use crate::transport::pending::Pending;
+use crate::wire::{Headers, Incoming, Wire};
+use roundtrip_transport::pending::Pending;
+use roundtrip_wire::{Message, MessageError, Notification, RequestId};
 
 /// A newline-delimited connection.
 pub(crate) struct LineWire {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::token::form_encode;
-use crate::client::ClientError;
+use crate::error::ClientError;
 
 /// Where a JWT comes from when it is needed: a workload's identity token (read from a file the
 /// platform keeps fresh, an environment variable, a metadata service), or a user's ID token

@@ -7,7 +7,7 @@
 use reqwest::Url;
 use serde::Deserialize;
 
-use crate::client::ClientError;
+use crate::error::ClientError;
 
 /// One challenge of a `WWW-Authenticate` header: its scheme and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -9,9 +9,9 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::ClientError;
-use super::oauth::{Authorizer, Challenge, Credentials, Denial, Recovery, parse_www_authenticate};
-use super::wire::{AuthProvider, Headers, Incoming, Wire, encode_header_value};
-use crate::protocol::{Message, Notification, Request, RequestId, Response};
+use crate::oauth::{Authorizer, Challenge, Credentials, Denial, Recovery, parse_www_authenticate};
+use crate::wire::{AuthProvider, Headers, Incoming, Wire, encode_header_value};
+use roundtrip_wire::{Message, Notification, Request, RequestId, Response};
 
 /// Streamable HTTP.
 pub(crate) struct HttpWire {
@@ -228,8 +228,8 @@ impl Wire for HttpWire {
             };
             match message {
                 Message::Response(r) => match r.body {
-                    crate::protocol::ResponseBody::Result(v) => Ok(v),
-                    crate::protocol::ResponseBody::Error(e) => Err(ClientError::Rpc(e)),
+                    roundtrip_wire::ResponseBody::Result(v) => Ok(v),
+                    roundtrip_wire::ResponseBody::Error(e) => Err(ClientError::Rpc(e)),
                 },
                 _ => Err(ClientError::Protocol("the server answered a request with something else".into())),
             }

@@ -13,8 +13,8 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use super::{Client, ClientError, parse};
-use crate::protocol::{JsonObject, ReadResourceResult, ResourceContents, SkillEntry, SkillResource, SkillResources};
-use crate::skills::{digest, frontmatter};
+use roundtrip_core::skills::{digest, frontmatter};
+use roundtrip_wire::{JsonObject, ReadResourceResult, ResourceContents, SkillEntry, SkillResource, SkillResources};
 
 /// The most `skills/list` pages [`Client::list_skills`] follows.
 const MAX_SKILL_PAGES: usize = 100;
