@@ -39,16 +39,17 @@ CRATES = {
     # (Modules that name the crate root's items, `super::Client`, are not seen.)
     "client": ["error", "callbacks", "wire", "params", "oauth", "http", "line", "connection", "flow", "tasks",
                "skills", "builder"],
-    # The calling side and the tools on top; guide: the user guide, which may name anything.
-    # (TLS set-up, the Redis stores, the resource server, the transports and telemetry are
-    # crates of their own: roundtrip-tls, roundtrip-redis, roundtrip-auth, roundtrip-transport,
-    # roundtrip-otel.)
-    "roundtrip": [ "client", "testing", "cli", "fuzzing", "guide"],
+    # limits: the limits by name; args: the command line; configure: the server as they say.
+    "cli": ["limits", "args", "configure"],
+    # The facade: testing: the test kit; fuzzing: what the fuzz targets call; guide: the user
+    # guide, which may name anything.
+    "roundtrip": ["testing", "fuzzing", "guide"],
 }
 SOURCES = {
     "core": RUNTIME / "core" / "src",
     "transport": RUNTIME / "transport" / "src",
     "client": RUNTIME / "client" / "src",
+    "cli": RUNTIME / "cli" / "src",
     "roundtrip": RUNTIME / "src",
 }
 # The typed references that go up, each by design, with its reason; every other edge up fails.

@@ -10,7 +10,8 @@ pub mod auth {
     pub use roundtrip_core::request::AuthPrincipal;
 }
 #[cfg(feature = "cli")]
-pub mod cli;
+#[doc(inline)]
+pub use roundtrip_cli as cli;
 #[cfg(feature = "client")]
 #[doc(inline)]
 pub use roundtrip_client as client;

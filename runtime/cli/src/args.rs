@@ -35,7 +35,7 @@ pub(crate) struct Args {
     pub forwarded_header: Option<String>,
     pub identity_header: Option<String>,
     pub limits: Vec<(String, String)>,
-    /// `--shutdown-timeout SECS`: [`HttpOptions::shutdown_timeout`](crate::transport::http::HttpOptions::shutdown_timeout).
+    /// `--shutdown-timeout SECS`: [`HttpOptions::shutdown_timeout`](roundtrip_transport::http::HttpOptions::shutdown_timeout).
     pub shutdown_timeout: Option<std::time::Duration>,
 }
 
@@ -80,7 +80,7 @@ environment:
   RUST_LOG                    log level and filters (default info)
   OTEL_EXPORTER_OTLP_ENDPOINT export traces and metrics by OTLP (with OTEL_EXPORTER_OTLP_PROTOCOL
                               http/protobuf or grpc, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, …)",
-        limits = super::limits::NAMES.join(", ")
+        limits = crate::limits::NAMES.join(", ")
     )
 }
 
@@ -138,7 +138,7 @@ pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
             "--trusted-proxy" => parsed.trusted_proxies.push(value("an address or network, like 10.0.0.0/8")?),
             "--forwarded-header" => parsed.forwarded_header = Some(value("x-forwarded-for or forwarded")?),
             "--identity-header" => parsed.identity_header = Some(value("a header name, like x-authenticated-user")?),
-            "--limit" => parsed.limits.push(super::limits::parse_pair(&value("NAME=VALUE")?)?),
+            "--limit" => parsed.limits.push(crate::limits::parse_pair(&value("NAME=VALUE")?)?),
             "--shutdown-timeout" => {
                 let secs = value("a number of seconds, like 20")?;
                 parsed.shutdown_timeout = Some(seconds(&secs).map_err(|e| format!("--shutdown-timeout {e}"))?);

@@ -21,8 +21,8 @@
 //! [`TaskOptions`] by its name: `max_streams_per_caller=64`, `idle_timeout=30s`, `max_tasks=500`,
 //! `task_ttl=2h`; `--help` lists them), `--describe json|markdown` and `--help`, and reads:
 //!
-//! [`HttpOptions`]: crate::transport::http::HttpOptions
-//! [`TaskOptions`]: crate::task::TaskOptions
+//! [`HttpOptions`]: roundtrip_transport::http::HttpOptions
+//! [`TaskOptions`]: roundtrip_core::task::TaskOptions
 //!
 //! | variable | what it sets |
 //! |---|---|
@@ -36,7 +36,7 @@
 //! | `ROUNDTRIP_OTEL_TRUST_REMOTE_SAMPLED` | `authenticated` (default), `all` or `never`: whose `traceparent` sampled flag is followed (`roundtrip::otel::TrustRemoteSampled`, feature `otel`) |
 //! | `ROUNDTRIP_SHUTDOWN_TIMEOUT` | seconds SIGTERM waits for the requests in hand (default 20; `--shutdown-timeout` wins) |
 //! | `RUST_LOG` | the log filter (default `info`); logs go to stderr, stdout belongs to stdio |
-//! | `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, … | traces and metrics by OTLP ([`crate::otel`]) |
+//! | `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, `OTEL_TRACES_SAMPLER`, … | traces and metrics by OTLP ([`roundtrip::otel`](https://docs.rs/roundtrip/latest/roundtrip/otel/index.html), feature `otel`) |
 //!
 //! `--metrics ADDR` serves `GET /metrics` alone, on a listener of its own with the endpoint's
 //! protections: at most 32 connections, the header-read and idle timeouts, and the `Host`
@@ -50,6 +50,10 @@
 //! shutdown timeout (20 s by default, within Kubernetes' grace period of 30 s; what is still
 //! open after it is dropped), and the tasks what is left of it, at least a second. A bad flag or variable stops the program with exit status 2 and a message naming
 //! it.
+//!
+//! The crate roundtrip-cli, which applications name `roundtrip::cli` (the feature `cli` of
+//! [roundtrip](https://docs.rs/roundtrip), a default one; with `otel`, `redis` and `auth`, the
+//! runner reads their variables).
 
 mod args;
 mod configure;
@@ -59,10 +63,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::server::Server;
-use crate::transport::ServeStream as _;
-use crate::transport::http::ServeHttp as _;
 use args::{Format, Mode};
+use roundtrip_core::server::Server;
+use roundtrip_transport::ServeStream as _;
+use roundtrip_transport::http::ServeHttp as _;
 
 /// Run `server` as the command line and the environment say, on a Tokio runtime of its own;
 /// the exit status to return from `main`.

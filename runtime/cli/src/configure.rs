@@ -10,10 +10,10 @@ use axum::Router;
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-use super::args::{Args, env_list, seconds};
+use crate::args::{Args, env_list, seconds};
 #[cfg(feature = "otel")]
-pub(super) use crate::otel::OtelGuard;
-use crate::transport::http::{ForwardedHeader, HostCheck, HttpOptions};
+pub(super) use roundtrip_otel::OtelGuard;
+use roundtrip_transport::http::{ForwardedHeader, HostCheck, HttpOptions};
 
 /// Telemetry is not built in: nothing to flush or render.
 #[cfg(not(feature = "otel"))]
@@ -28,7 +28,8 @@ impl OtelGuard {
         None
     }
 }
-use crate::{RequestStateSecurity, Server};
+use roundtrip_core::seal::RequestStateSecurity;
+use roundtrip_core::server::Server;
 
 /// Logs to stderr (stdout belongs to stdio), filtered by `RUST_LOG` (default `info`).
 pub(super) fn logs() -> Result<(), String> {
@@ -44,13 +45,13 @@ pub(super) fn logs() -> Result<(), String> {
 /// Telemetry from `OTEL_*`, and Prometheus when `--metrics` asks for it.
 #[cfg(feature = "otel")]
 pub(super) fn telemetry(server: &Server, prometheus: bool) -> Result<Option<OtelGuard>, String> {
-    let mut settings = crate::otel::OtelSettings::from_env().map_err(|e| e.0)?;
+    let mut settings = roundtrip_otel::OtelSettings::from_env().map_err(|e| e.0)?;
     settings.prometheus = prometheus;
     settings.service_name = Some(server.name().to_owned());
     if !settings.otlp && !settings.prometheus {
         return Ok(None);
     }
-    let guard = crate::otel::init(settings).map_err(|e| e.0)?;
+    let guard = roundtrip_otel::init(settings).map_err(|e| e.0)?;
     tracing::info!("telemetry: {guard:?}");
     Ok(Some(guard))
 }
@@ -71,8 +72,8 @@ pub(super) fn telemetry(_: &Server, prometheus: bool) -> Result<Option<OtelGuard
 
 /// `ROUNDTRIP_STATE_KEYS` and `ROUNDTRIP_TASK_STORE`, when set, and the task limits.
 pub(super) async fn server(mut server: Server, args: &Args) -> Result<Server, String> {
-    let limits = super::limits::from_env_and_flags(&args.limits)?;
-    let tasks = super::limits::tasks(&limits, server.tasks().options)?;
+    let limits = crate::limits::from_env_and_flags(&args.limits)?;
+    let tasks = crate::limits::tasks(&limits, server.tasks().options)?;
     server = server.task_options(tasks);
     if std::env::var_os("ROUNDTRIP_STATE_KEYS").is_some() {
         let policy = RequestStateSecurity::keys_from_env("ROUNDTRIP_STATE_KEYS")
@@ -92,9 +93,9 @@ async fn task_store(server: Server, url: &str) -> Result<Server, String> {
     if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
         return Err(format!("ROUNDTRIP_TASK_STORE must be a redis:// or rediss:// URL, not `{}`", redacted(url)));
     }
-    let store = crate::redis::RedisStore::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
+    let store = roundtrip_redis::RedisStore::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
     let replay =
-        crate::redis::RedisReplayCache::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
+        roundtrip_redis::RedisReplayCache::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
     tracing::info!("tasks and single-use states kept in {}", redacted(url));
     Ok(server.task_store(store).replay_cache(replay))
 }
@@ -124,7 +125,7 @@ async fn task_store(_: Server, _: &str) -> Result<Server, String> {
 /// deadline, the playground.
 pub(super) async fn http_options(args: &Args, addr: &str) -> Result<HttpOptions, String> {
     let mut options = auth()?;
-    options = super::limits::http(&super::limits::from_env_and_flags(&args.limits)?, options)?;
+    options = crate::limits::http(&crate::limits::from_env_and_flags(&args.limits)?, options)?;
     let proxies =
         args.trusted_proxies.iter().cloned().chain(env_list("ROUNDTRIP_TRUSTED_PROXIES").into_iter().flatten());
     options = options.trusted_proxies(proxies);
@@ -193,7 +194,7 @@ fn env_flag(name: &str) -> Result<bool, String> {
 /// are set.
 #[cfg(feature = "auth")]
 fn auth() -> Result<HttpOptions, String> {
-    use crate::auth::{JwtVerifier, ResourceServer};
+    use roundtrip_auth::{JwtVerifier, ResourceServer};
     let issuer = std::env::var("ROUNDTRIP_AUTH_ISSUER").ok();
     let resource = std::env::var("ROUNDTRIP_AUTH_RESOURCE").ok();
     let (issuer, resource) = match (issuer, resource) {
@@ -341,7 +342,7 @@ pub(super) async fn metrics_endpoint(
         }),
     );
     tokio::spawn(async move {
-        if let Err(e) = crate::transport::http::serve_routes(listener, app, METRICS_MAX_CONNECTIONS, &hosts).await {
+        if let Err(e) = roundtrip_transport::http::serve_routes(listener, app, METRICS_MAX_CONNECTIONS, &hosts).await {
             tracing::error!("the metrics endpoint stopped: {e}");
         }
     });

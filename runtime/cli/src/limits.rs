@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use crate::task::TaskOptions;
-use crate::transport::http::HttpOptions;
+use roundtrip_core::task::TaskOptions;
+use roundtrip_transport::http::HttpOptions;
 
 /// Every name `--limit` takes, for the help text and for the error on an unknown one.
 pub(super) const NAMES: &[&str] = &[
