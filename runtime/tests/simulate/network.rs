@@ -126,9 +126,9 @@ impl Network {
             return bad_gateway;
         }
         self.latency(&format!("{who} {method} response")).await;
-        let outcome = match (reply.http_status, reply.response) {
+        let outcome = match (reply.settled, reply.response) {
             (_, None) => bad_gateway,
-            (503, Some(_)) => Err(Failure::Unavailable {
+            (roundtrip::server::Settled::Unavailable, Some(_)) => Err(Failure::Unavailable {
                 status: 503,
                 retry_after: Some(u64::from(roundtrip::server::STORE_RETRY_AFTER_SECS)),
             }),

@@ -33,12 +33,30 @@ pub const STORE_RETRY_AFTER_SECS: u32 = 2;
 pub struct Reply {
     /// The response; `None` when the request was cancelled and nothing may be sent.
     pub response: Option<ReplyMessage>,
-    /// The HTTP status that fits: 200, or 400/404 for a request rejected before any handler
-    /// ran, or 503 when a store the request needs did not answer (then sent with
-    /// `Retry-After:` [`STORE_RETRY_AFTER_SECS`]).
-    pub http_status: u16,
+    /// How the request ended, for a transport with statuses of its own (HTTP maps each to
+    /// one); stdio has none and writes the response alone.
+    pub settled: Settled,
     /// A legacy session the request created (`initialize`).
     pub session: Option<Arc<Session>>,
+}
+
+/// How a request ended, apart from its JSON-RPC response: what a transport with statuses of
+/// its own says beside it (streamable HTTP: 200, 400, 404, 503 with `Retry-After`, 500).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Settled {
+    /// Answered: a result, or an error of the processing in the response.
+    Answered,
+    /// The request itself was refused before any handler ran (bad params, a header that
+    /// contradicts the body, a capability or version the request lacks).
+    Rejected,
+    /// The method is not one this server answers.
+    UnknownMethod,
+    /// A store the request needs did not answer: nothing was carried out, and the caller may
+    /// retry after [`STORE_RETRY_AFTER_SECS`].
+    Unavailable,
+    /// The handler panicked.
+    Crashed,
 }
 
 /// A response ready to write: a message, or a result the handler serialized once (straight
@@ -64,7 +82,7 @@ impl Reply {
                 Some(id),
                 ErrorObject::internal("the request handler panicked"),
             ))),
-            http_status: 500,
+            settled: Settled::Crashed,
             session: None,
         }
     }
@@ -97,7 +115,7 @@ impl Serialize for ReplyMessage {
 }
 
 /// A failed request: the JSON-RPC error, and whether it is a rejection of the request itself
-/// (HTTP 400/404) or an in-band error of its processing (HTTP 200).
+/// or an in-band error of its processing.
 #[derive(Debug)]
 pub(crate) struct Failure {
     pub error: ErrorObject,
@@ -105,31 +123,31 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
-    /// The request itself is unacceptable: HTTP 400 (404 for an unknown method).
+    /// The request itself is unacceptable.
     pub fn rejected(error: ErrorObject) -> Self {
         Self { error, rejected: true }
     }
 
-    /// Processing failed: HTTP 200 with the error in the body.
+    /// Processing failed: the error is the answer.
     pub fn in_band(error: ErrorObject) -> Self {
         Self { error, rejected: false }
     }
 
-    fn http_status(&self) -> u16 {
+    fn settled(&self) -> Settled {
         if self.error.is_unavailable() {
             // A store did not answer: nothing was carried out, and the caller may retry.
-            return 503;
+            return Settled::Unavailable;
         }
         match (self.rejected, self.error.code) {
-            (_, codes::METHOD_NOT_FOUND) => 404,
+            (_, codes::METHOD_NOT_FOUND) => Settled::UnknownMethod,
             (
                 _,
                 codes::HEADER_MISMATCH
                 | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
                 | codes::UNSUPPORTED_PROTOCOL_VERSION,
-            ) => 400,
-            (true, _) => 400,
-            (false, _) => 200,
+            )
+            | (true, _) => Settled::Rejected,
+            (false, _) => Settled::Answered,
         }
     }
 }
@@ -166,22 +184,24 @@ enum Route<L> {
 /// The reply to request `id`, by how it was routed.
 fn reply(id: RequestId, routed: Result<Routed, Failure>) -> Reply {
     match routed {
-        Ok(Routed::Value(v)) => {
-            Reply { response: Some(ReplyMessage::Response(Response::result(id, v))), http_status: 200, session: None }
-        }
+        Ok(Routed::Value(v)) => Reply {
+            response: Some(ReplyMessage::Response(Response::result(id, v))),
+            settled: Settled::Answered,
+            session: None,
+        },
         Ok(Routed::Json(json)) => {
-            Reply { response: Some(ReplyMessage::Result { id, json }), http_status: 200, session: None }
+            Reply { response: Some(ReplyMessage::Result { id, json }), settled: Settled::Answered, session: None }
         }
         Ok(Routed::NewSession(v, s)) => Reply {
             response: Some(ReplyMessage::Response(Response::result(id, v))),
-            http_status: 200,
+            settled: Settled::Answered,
             session: Some(s),
         },
-        Ok(Routed::Silent) => Reply { response: None, http_status: 200, session: None },
+        Ok(Routed::Silent) => Reply { response: None, settled: Settled::Answered, session: None },
         Err(failure) => {
-            let http_status = failure.http_status();
+            let settled = failure.settled();
             let response = ReplyMessage::Response(Response::error(Some(id), failure.error));
-            Reply { response: Some(response), http_status, session: None }
+            Reply { response: Some(response), settled, session: None }
         }
     }
 }

@@ -39,7 +39,7 @@ pub use check::{CheckError, Problem};
 pub use dispatch::STORE_RETRY_AFTER_SECS;
 // What a transport hands the server and gets back: plumbing of roundtrip's own transports.
 #[doc(hidden)]
-pub use dispatch::{Reply, ReplyMessage};
+pub use dispatch::{Reply, ReplyMessage, Settled};
 pub(crate) use handler::Handler;
 pub use handler::{HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef};
 #[cfg(feature = "http")]

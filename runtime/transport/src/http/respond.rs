@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use ::http::{HeaderValue, StatusCode, header};
 
 use crate::pending::Pending;
-use roundtrip_core::server::{Inbound, Peer, Reply, ReplyMessage, Server};
+use roundtrip_core::server::{Inbound, Peer, Reply, ReplyMessage, Server, Settled};
 use roundtrip_wire::{ErrorObject, Message, Notification, RequestId, Response as RpcResponse};
 
 /// How many events may wait for a slow client before notifications are dropped
@@ -414,19 +414,30 @@ pub(super) fn sse_response(stream: impl Stream<Item = Result<Bytes, Infallible>>
     response
 }
 
+/// The status of a reply that ended so.
+fn http_status(settled: Settled) -> StatusCode {
+    match settled {
+        Settled::Rejected => StatusCode::BAD_REQUEST,
+        Settled::UnknownMethod => StatusCode::NOT_FOUND,
+        Settled::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Settled::Crashed => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::OK,
+    }
+}
+
 /// A reply as a response: JSON with its status, or `202` with no body when it has nothing to
 /// say (a cancelled request).
 pub(super) fn reply_response(reply: Reply) -> Response {
     match reply.response {
         Some(response) => {
-            let status = StatusCode::from_u16(reply.http_status).unwrap_or(StatusCode::OK);
+            let status = http_status(reply.settled);
             let mut answer = match response {
                 // Written around the result where it lies, without a copy.
                 ReplyMessage::Result { id, json } => bytes_body(status, json.into_message(&id)),
                 ReplyMessage::Response(response) => json_response(status, &response),
             };
-            if status == StatusCode::SERVICE_UNAVAILABLE {
-                // A store did not answer (see `Reply::http_status`): say when to try again.
+            if reply.settled == Settled::Unavailable {
+                // A store did not answer: say when to try again.
                 answer
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(roundtrip_core::server::STORE_RETRY_AFTER_SECS));
