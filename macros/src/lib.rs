@@ -492,7 +492,7 @@ fn declare(which: Which, args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let mut errors = darling::Error::accumulator();
     let mut decl = model::read(which, args.into(), item, false, &mut errors);
-    check::declared(&decl, false, &mut errors);
+    decl.asserts = check::declared(&decl, false, &mut errors);
     match errors.finish() {
         Ok(()) => {
             model::mark_resolver_inputs_used(&mut decl);

@@ -44,7 +44,7 @@ pub fn toolset(args: TokenStream, input: TokenStream) -> TokenStream {
             block: Box::new(method.block.clone()),
         };
         let mut tool = model::read(which, tool_args, as_fn, true, &mut errors);
-        check::declared(&tool, true, &mut errors);
+        tool.asserts = check::declared(&tool, true, &mut errors);
         model::mark_resolver_inputs_used(&mut tool);
         let same_kind = |a: model::Which, b: model::Which| {
             let resource = |w| matches!(w, model::Which::Resource | model::Which::ResourceTemplate);

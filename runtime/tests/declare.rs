@@ -39,3 +39,68 @@ async fn renamed_arguments_use_their_wire_name_and_placeholders_their_rust_name(
     let prompt = kit.get_prompt("review", json!({"fileName": "main.rs"})).await.unwrap();
     assert_eq!(prompt.result.messages[0].content.as_text(), Some("Review main.rs"));
 }
+
+mod roles {
+    //! A parameter's role comes from its type: an alias of `State<T>` is registered state, a
+    //! renamed context is the context, a user's own `State` is an argument.
+
+    use std::sync::Arc;
+
+    use roundtrip::prelude::*;
+    use roundtrip::server::RequestContext as Cx;
+
+    pub struct Pool {
+        pub size: usize,
+    }
+
+    type Db = roundtrip::State<Pool>;
+
+    /// The user's own type named `State`.
+    #[derive(Deserialize, JsonSchema)]
+    pub struct State {
+        pub region: String,
+    }
+
+    #[tool]
+    pub async fn relocate(state: State, db: Db, cx: &Cx) -> String {
+        format!("{} {} {}", state.region, db.size, cx.target())
+    }
+
+    #[tool]
+    pub async fn owned(db: Db, cx: Cx, #[resolve(with = twice(db))] twice: usize) -> String {
+        format!("{} {} {twice}", db.size, cx.target())
+    }
+
+    async fn twice(db: Db) -> Resolve<usize> {
+        Resolve::Value(db.size * 2)
+    }
+
+    #[resource("pools://size")]
+    pub async fn size(db: Db) -> String {
+        db.size.to_string()
+    }
+
+    pub fn server() -> Server {
+        Server::new("roles", "1")
+            .state(Arc::new(Pool { size: 4 }))
+            .tools(tools![relocate, owned])
+            .resources(resources![size])
+    }
+}
+
+#[tokio::test]
+async fn roles_come_from_types_not_names() {
+    let server = roles::server();
+    assert!(server.check().is_ok());
+    let relocate = server.tool_defs().iter().find(|t| t.tool.name == "relocate").unwrap();
+    let schema = serde_json::to_value(&relocate.tool.input_schema).unwrap();
+    assert_eq!(schema["required"], json!(["state"]));
+    assert_eq!(schema["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["state"]);
+    let kit = TestKit::new(server);
+    let flow = kit.call_tool("relocate", json!({"state": {"region": "eu"}})).await.unwrap();
+    assert_eq!(flow.text(), "eu 4 relocate");
+    let flow = kit.call_tool("owned", json!({})).await.unwrap();
+    assert_eq!(flow.text(), "4 owned 8");
+    let flow = kit.read_resource("pools://size").await.unwrap();
+    assert_eq!(flow.text(), "4");
+}

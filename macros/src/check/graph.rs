@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use proc_macro2::Span;
 
-use crate::model::{Declared, Kind, Role, err_at};
+use crate::model::{Assert, Declared, Kind, Role, When, err_at};
 
-pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
+pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator, asserts: &mut Vec<Assert>) {
     let names: Vec<String> = tool.params.iter().map(|p| p.ident.to_string()).collect();
     // Edges between resolved parameters, with the span of the token that makes each edge;
     // keyed by declaration position so that the search (and its report) is deterministic.
@@ -34,15 +34,14 @@ pub fn graph(tool: &Declared, errors: &mut darling::error::Accumulator) {
                 );
                 continue;
             };
+            let given = format!(
+                "`{dep}` is given by the server, not by the client or the user; a question's text can only use \
+                 arguments and resolved parameters (a `with` fn may take it)"
+            );
             match &target.role {
-                Role::Context | Role::Task | Role::State if matches!(r.kind, Kind::With { .. }) => {}
-                Role::Context | Role::Task | Role::State => errors.push(
-                    darling::Error::custom(format!(
-                        "`{dep}` is given by the server, not by the client or the user; a question's text can only use \
-                         arguments and resolved parameters (a `with` fn may take it)"
-                    ))
-                    .with_span(&span),
-                ),
+                Role::Borrowed(_) | Role::Plain if matches!(r.kind, Kind::With { .. }) => {}
+                Role::Borrowed(_) => errors.push(darling::Error::custom(given).with_span(&span)),
+                Role::Plain => asserts.push(Assert { span, when: When::Given(target.ty.clone()), message: given }),
                 Role::Resolved(t) if t.answer_of.is_some() && matches!(r.kind, Kind::With { .. }) => errors.push(
                     darling::Error::custom(format!(
                         "`{dep}` is an `Answer<…>` (it may be declined), so a `with` resolver cannot take it; declare it as the plain type"

@@ -1,25 +1,24 @@
 //! The rules of each kind: what parameters a view, a template or a static resource may take.
 
-use crate::model::{Declaration, Declared, Resource, Role, Which, err_at};
+use crate::model::{Assert, Declaration, Declared, Resource, Role, When, Which, err_at};
 use crate::template;
 
 /// The rules of each kind: a template's variables and arguments match both ways; a static
 /// resource neither takes arguments nor asks.
-pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
+pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator, asserts: &mut Vec<Assert>) {
     let which = decl.which();
     if which == Which::View {
         for p in &decl.params {
+            let message = "a view takes no arguments: a host reads it once, by its URI; the tool's arguments and \
+                           result reach the view in the browser";
             match p.role {
-                Role::Argument | Role::Flattened => errors.push(err_at(
-                    &p.ident,
-                    "a view takes no arguments: a host reads it once, by its URI; the tool's arguments and result \
-                     reach the view in the browser",
-                )),
+                Role::Argument | Role::Flattened => errors.push(err_at(&p.ident, message)),
+                Role::Plain => asserts.push(no_argument(p, message)),
                 Role::Resolved(_) => errors.push(err_at(
                     &p.ident,
                     "a view cannot ask: a host reads it before anything is shown; remove #[resolve]",
                 )),
-                Role::Context | Role::Task | Role::State => {}
+                Role::Borrowed(_) => {}
             }
         }
         return;
@@ -49,8 +48,20 @@ pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                 errors.push(err_at(uri, "a template needs `{variables}`; for a fixed URI use #[resource(\"…\")]"));
             }
             for var in &vars {
-                let bound = decl.params.iter().any(|p| p.wire == *var && matches!(p.role, Role::Argument));
-                if !bound {
+                let bound =
+                    decl.params.iter().find(|p| p.wire == *var && matches!(p.role, Role::Argument | Role::Plain));
+                if let Some(p) = bound.filter(|p| matches!(p.role, Role::Plain)) {
+                    asserts.push(Assert {
+                        span: p.ident.span(),
+                        when: When::Given(p.ty.clone()),
+                        message: format!(
+                            "`{}` is given by the server, so it cannot take the template's `{{{var}}}`: rename it, \
+                             and add a parameter `{var}: String` to `{}`",
+                            p.ident, decl.item.sig.ident
+                        ),
+                    });
+                }
+                if bound.is_none() {
                     errors.push(err_at(
                         uri,
                         format!(
@@ -60,17 +71,19 @@ pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                     ));
                 }
             }
-            for p in decl.params.iter().filter(|p| matches!(p.role, Role::Argument)) {
+            for p in decl.params.iter().filter(|p| matches!(p.role, Role::Argument | Role::Plain)) {
                 if !vars.contains(&p.wire) {
-                    errors.push(err_at(
-                        &p.ident,
-                        format!(
-                            "`{}` is not a variable of `{}`: add `{{{}}}` to the template, or resolve it with #[resolve(...)]",
-                            p.ident,
-                            uri.value(),
-                            p.ident
-                        ),
-                    ));
+                    let message = format!(
+                        "`{}` is not a variable of `{}`: add `{{{}}}` to the template, or resolve it with #[resolve(...)]",
+                        p.ident,
+                        uri.value(),
+                        p.ident
+                    );
+                    if matches!(p.role, Role::Plain) {
+                        asserts.push(no_argument(p, &message));
+                    } else {
+                        errors.push(err_at(&p.ident, message));
+                    }
                 }
             }
         }
@@ -81,12 +94,12 @@ pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
             if uri.value().contains('{') {
                 errors.push(err_at(uri, "this URI has `{variables}`: declare it with #[resource_template(\"…\")]"));
             }
+            let message =
+                "a static resource takes no arguments; for a URI with variables use #[resource_template(\"…/{name}\")]";
             for p in &decl.params {
                 match p.role {
-                    Role::Argument => errors.push(err_at(
-                        &p.ident,
-                        "a static resource takes no arguments; for a URI with variables use #[resource_template(\"…/{name}\")]",
-                    )),
+                    Role::Argument => errors.push(err_at(&p.ident, message)),
+                    Role::Plain => asserts.push(no_argument(p, message)),
                     Role::Resolved(_) => errors.push(err_at(
                         &p.ident,
                         "a static resource cannot ask: remove #[resolve], or make it a #[resource_template] or a #[tool]",
@@ -95,10 +108,15 @@ pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator) {
                         &p.ident,
                         "a static resource takes no arguments: remove this parameter",
                     )),
-                    Role::Context | Role::Task | Role::State => {}
+                    Role::Borrowed(_) => {}
                 }
             }
         }
         Declaration::Tool(_) | Declaration::Prompt(_) | Declaration::View(_) => {}
     }
+}
+
+/// The compiler refuses `p` if its type is an argument.
+fn no_argument(p: &crate::model::Param, message: &str) -> Assert {
+    Assert { span: p.ident.span(), when: When::Argument(p.ty.clone()), message: message.to_owned() }
 }

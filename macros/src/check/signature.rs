@@ -2,13 +2,15 @@
 //! `#[toolset]`, at most one context, a `TaskContext` only in a task tool, and `replayable`
 //! only where it changes something.
 
-use crate::model::{Declaration, Declared, Param, Role, TaskSupport, Tool, Which, err_at};
+use syn::spanned::Spanned;
+
+use crate::model::{Assert, Declaration, Declared, Role, TaskSupport, Tool, When, Which, err_at};
 
 /// `method`: the fn is a method of a `#[toolset]` impl block.
-pub fn signature(decl: &Declared, method: bool, errors: &mut darling::error::Accumulator) {
+pub fn signature(decl: &Declared, method: bool, errors: &mut darling::error::Accumulator, asserts: &mut Vec<Assert>) {
     generics(decl, errors);
     receiver(decl, method, errors);
-    contexts(decl, errors);
+    contexts(decl, asserts);
     if let Declaration::Tool(tool) = &decl.declaration {
         replayable(tool, errors);
     }
@@ -47,28 +49,42 @@ fn receiver(decl: &Declared, method: bool, errors: &mut darling::error::Accumula
     errors.push(err_at(r, message));
 }
 
-/// At most one context, and a `TaskContext` only where the fn runs as a task.
-fn contexts(decl: &Declared, errors: &mut darling::error::Accumulator) {
-    let contexts: Vec<&Param> = decl.params.iter().filter(|p| matches!(p.role, Role::Context | Role::Task)).collect();
-    if let [_, second, ..] = contexts.as_slice() {
-        errors.push(err_at(
-            &second.ty,
-            "a declared fn takes at most one context (RequestContext or TaskContext); remove this one",
-        ));
-    }
+/// At most one context, and a `TaskContext` only where the fn runs as a task. Which
+/// parameters are contexts only the compiler knows (an alias, a re-export): asserted.
+fn contexts(decl: &Declared, asserts: &mut Vec<Assert>) {
     let which = decl.which();
     let is_task = matches!(&decl.declaration, Declaration::Tool(t) if t.task != TaskSupport::Forbidden);
-    for p in decl.params.iter().filter(|p| matches!(p.role, Role::Task)) {
-        let message = if which != Which::Tool {
-            format!("only a #[tool] can run as a task; a {} takes a RequestContext", which.attribute())
-        } else if !is_task {
-            "a TaskContext asks while the tool runs, which needs a task: declare the tool with #[tool(task)] \
-             (or take a RequestContext)"
-                .to_owned()
-        } else {
-            continue;
+    let mut before: Vec<syn::Type> = Vec::new();
+    for p in &decl.params {
+        let ty = match &p.role {
+            Role::Plain => p.ty.clone(),
+            Role::Borrowed(elem) => (**elem).clone(),
+            Role::Argument | Role::Flattened | Role::Resolved(_) => continue,
         };
-        errors.push(err_at(&p.ty, message));
+        let span = p.ty.span();
+        if !before.is_empty() {
+            asserts.push(Assert {
+                span,
+                when: When::SecondContext(ty.clone(), before.clone()),
+                message: "a declared fn takes at most one context (RequestContext or TaskContext); remove this one"
+                    .to_owned(),
+            });
+        }
+        let task = if which != Which::Tool {
+            Some(format!("only a #[tool] can run as a task; a {} takes a RequestContext", which.attribute()))
+        } else if !is_task {
+            Some(
+                "a TaskContext asks while the tool runs, which needs a task: declare the tool with #[tool(task)] \
+                 (or take a RequestContext)"
+                    .to_owned(),
+            )
+        } else {
+            None
+        };
+        if let Some(message) = task {
+            asserts.push(Assert { span, when: When::Task(ty.clone()), message });
+        }
+        before.push(ty);
     }
 }
 

@@ -8,7 +8,9 @@ use syn::spanned::Spanned;
 
 use super::graph::{checks, graph};
 use super::{Cx, Paths, opt_str, respan};
-use crate::model::{Annotations, Declaration, Declared, Param, Prompt, Resource, Role, TaskSupport, Tool, ViewFn};
+use crate::model::{
+    Annotations, Declaration, Declared, Param, Prompt, Resource, Role, TaskSupport, Tool, ViewFn, When,
+};
 
 /// A block that evaluates to the item's definition. For a method, `__this: Arc<Self>` is in
 /// scope and the body calls the method on it.
@@ -28,21 +30,116 @@ pub(super) fn definition(decl: &Declared, method: bool, paths: &Paths) -> TokenS
         let fn_ident = &decl.item.sig.ident;
         quote!(let __fn = #fn_ident;)
     });
-    let needs = needs(&cx);
     let meta = decl.common.meta.as_ref().map(|m| {
         let rt = cx.rt;
         quote!(.meta(#rt::meta_object(#m)))
     });
-    // A fn that takes no request context cannot log.
-    let silent = (!uses_cx(decl)).then(|| quote!(.silent()));
+    let built = needs_and_silence(&cx, quote!(#builder #meta));
+    let asserts = asserts(&cx);
+    // The role of a type only the compiler knows is asked of `Role<T>`, whose fallback is
+    // this trait's.
+    let plain = (has_plain(decl) || !decl.asserts.is_empty()).then(|| {
+        let rt = cx.rt;
+        quote!(#[allow(unused_imports)] use #rt::Plain as _;)
+    });
     quote!({
+        #plain
         #returns
+        #(#asserts)*
         #[allow(unused)]
         fn __assert() {
             #(#text_asserts)*
         }
         #bind_fn
-        #builder #(#needs)* #meta #silent
+        #built
+    })
+}
+
+/// Whether a parameter's role is left to the compiler.
+fn has_plain(decl: &Declared) -> bool {
+    decl.params.iter().any(|p| matches!(p.role, Role::Plain))
+}
+
+/// `<root::__private::Role<T>>`: what the compiler says `T` is.
+pub(super) fn role_of(rt: &TokenStream, ty: &syn::Type) -> TokenStream {
+    quote!(<#rt::Role<#ty>>)
+}
+
+/// The rules only the compiler can check, each a `const` that fails at the token to change.
+fn asserts(cx: &Cx<'_>) -> Vec<TokenStream> {
+    let rt = cx.rt;
+    cx.decl
+        .asserts
+        .iter()
+        .map(|a| {
+            let cond = match &a.when {
+                When::Given(t) => {
+                    let r = role_of(rt, t);
+                    quote!(#r::GIVEN)
+                }
+                When::Argument(t) => {
+                    let r = role_of(rt, t);
+                    quote!(#r::ARGUMENT)
+                }
+                When::State(t) => {
+                    let r = role_of(rt, t);
+                    quote!(#r::STATE)
+                }
+                When::Context(t) => {
+                    let r = role_of(rt, t);
+                    quote!(#r::CONTEXT)
+                }
+                When::Task(t) => {
+                    let r = role_of(rt, t);
+                    quote!(#r::TASK)
+                }
+                When::SecondContext(t, before) => {
+                    let r = role_of(rt, t);
+                    let before = before.iter().map(|b| {
+                        let r = role_of(rt, b);
+                        quote!(#r::CONTEXT)
+                    });
+                    quote!(#r::CONTEXT && (#(#before)||*))
+                }
+            };
+            // The message is a format string: its braces are literal.
+            let message = a.message.replace('{', "{{").replace('}', "}}");
+            quote_spanned!(a.span=> const _: () = if #cond { ::core::panic!(#message) };)
+        })
+        .collect()
+}
+
+/// The definition with the state it needs registered and, when it takes nothing the server
+/// gives, `.silent()` (a fn that takes no request context cannot log). For a type only the
+/// compiler knows, both are asked of its role.
+fn needs_and_silence(cx: &Cx<'_>, def: TokenStream) -> TokenStream {
+    let rt = cx.rt;
+    let borrows = cx.decl.params.iter().any(|p| matches!(p.role, Role::Borrowed(_)));
+    let plain: Vec<&syn::Type> =
+        cx.decl.params.iter().filter(|p| matches!(p.role, Role::Plain)).map(|p| &p.ty).collect();
+    if plain.is_empty() {
+        let silent = (!borrows).then(|| quote!(.silent()));
+        return quote!(#def #silent);
+    }
+    let needs = plain.iter().map(|ty| {
+        quote!(let __def = match #rt::Role::<#ty>::new().need() {
+            ::core::option::Option::Some(__need) => __def.needs(__need),
+            ::core::option::Option::None => __def,
+        };)
+    });
+    let out = if borrows {
+        quote!(__def)
+    } else {
+        let given = plain.iter().map(|ty| {
+            let r = role_of(rt, ty);
+            quote!(#r::GIVEN)
+        });
+        quote!(if #(#given)||* { __def } else { __def.silent() })
+    };
+    quote!({
+        let __def = { #def };
+        #(#needs)*
+        #out
     })
 }
 
@@ -67,7 +164,7 @@ fn tool(cx: &Cx<'_>, tool: &Tool) -> TokenStream {
         #graph
         #rt::tool(
             #spec,
-            #rt::input_schema(::std::vec::Vec::from([#(#fields),*])),
+            #rt::input_schema(#fields),
             (__RETURNS.output_schema)(),
             __graph,
             #parse,
@@ -89,7 +186,7 @@ fn prompt(cx: &Cx<'_>, prompt: &Prompt) -> TokenStream {
         #graph
         #rt::prompt(
             #spec,
-            ::std::vec::Vec::from([#(#fields),*]),
+            #fields,
             __graph,
             #parse,
             #body,
@@ -168,24 +265,34 @@ fn annotations(a: &Annotations, root: &TokenStream) -> TokenStream {
     }))
 }
 
-/// The parameters the client sends: arguments and flattened structs of them.
+/// The parameters the client may send: arguments, flattened structs of them, and the types
+/// only the compiler knows (an argument, or given by the server).
 fn arguments<'a>(cx: &Cx<'a>) -> impl Iterator<Item = &'a Param> + Clone {
-    cx.decl.params.iter().filter(|p| matches!(p.role, Role::Argument | Role::Flattened))
+    cx.decl.params.iter().filter(|p| matches!(p.role, Role::Argument | Role::Flattened | Role::Plain))
 }
 
-/// The fields of the input schema (a tool's) or of the argument list (a prompt's).
-fn fields(cx: &Cx<'_>) -> Vec<TokenStream> {
+/// The fields of the input schema (a tool's) or of the argument list (a prompt's): a
+/// `Vec<Field>`. A type only the compiler knows has a field if it is an argument.
+fn fields(cx: &Cx<'_>) -> TokenStream {
     let rt = cx.rt;
-    arguments(cx)
-        .map(|p| {
-            let (key, ty) = (&p.wire, &p.ty);
-            let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
-            let description = opt_str(p.doc.as_deref());
-            let required = !is_option(ty);
-            let flatten = matches!(p.role, Role::Flattened);
-            quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required, flatten: #flatten })
-        })
-        .collect()
+    let plain = has_plain(cx.decl);
+    let fields = arguments(cx).map(|p| {
+        let (key, ty) = (&p.wire, &p.ty);
+        let description = opt_str(p.doc.as_deref());
+        let required = !is_option(ty);
+        if matches!(p.role, Role::Plain) {
+            return quote_spanned!(ty.span()=> #rt::Role::<#ty>::new().field(#key, #description, #required));
+        }
+        let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
+        let flatten = matches!(p.role, Role::Flattened);
+        let field = quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required, flatten: #flatten });
+        if plain { quote!(::core::option::Option::Some(#field)) } else { field }
+    });
+    if plain {
+        quote!(::std::vec::Vec::from([#(#fields),*]).into_iter().flatten().collect::<::std::vec::Vec<_>>())
+    } else {
+        quote!(::std::vec::Vec::from([#(#fields),*]))
+    }
 }
 
 /// The arguments of a prompt or a template are text: each type is asserted to be.
@@ -198,6 +305,9 @@ fn text_asserts(cx: &Cx<'_>) -> Vec<TokenStream> {
         .map(|p| {
             let ty = &p.ty;
             let root = respan(root, ty.span());
+            if matches!(p.role, Role::Plain) {
+                return quote_spanned!(ty.span()=> #root::__private::Role::<#ty>::new().assert_text(););
+            }
             quote_spanned!(ty.span()=> #root::__private::assert_text_argument::<#ty>();)
         })
         .collect()
@@ -212,6 +322,10 @@ fn parse(cx: &Cx<'_>) -> TokenStream {
         if matches!(p.role, Role::Flattened) {
             let parse = quote_spanned!(ty.span()=> #rt::flattened::<#ty>);
             return quote!(let #ident = #parse(#name, __args)?;);
+        }
+        if matches!(p.role, Role::Plain) {
+            let parse = quote_spanned!(ty.span()=> #rt::Role::<#ty>::new().parse);
+            return quote!(let #ident = #parse(#name, __args, #key)?;);
         }
         let parse = quote_spanned!(ty.span()=> #rt::argument::<#ty>);
         quote!(let #ident = #parse(#name, __args, #key)?;)
@@ -239,18 +353,13 @@ fn body(cx: &Cx<'_>, result: TokenStream) -> TokenStream {
         let inner = r.value_type(ty);
         Some(quote!(let #ident: #ty = __values.#method::<#inner>(#key)?;))
     });
-    let task = params
-        .iter()
-        .any(|p| matches!(p.role, Role::Task))
-        .then(|| quote!(let __task = #root::task::TaskContext::from(__cx);));
-    let (cx_binding, this, uri, states) = (cx_binding(cx), this(cx), remember_uri(cx), states(cx));
+    let (cx_binding, this, uri, given) = (cx_binding(cx), this(cx), remember_uri(cx), given(cx, false));
     quote!(move |(#(#idents,)*), #values: #rt::Values, #cx_binding: #root::server::RequestContext| {
         #this
         async move {
             #uri
-            #(#states)*
             #(#takes)*
-            #task
+            #given
             #result
         }
     })
@@ -259,12 +368,12 @@ fn body(cx: &Cx<'_>, result: TokenStream) -> TokenStream {
 /// The adapter of a static resource or a view: it gets only the request.
 fn static_body(cx: &Cx<'_>, result: TokenStream) -> TokenStream {
     let root = cx.root;
-    let (cx_binding, this, uri, states) = (cx_binding(cx), this(cx), remember_uri(cx), states(cx));
+    let (cx_binding, this, uri, given) = (cx_binding(cx), this(cx), remember_uri(cx), given(cx, true));
     quote!(move |#cx_binding: #root::server::RequestContext| {
         #this
         async move {
             #uri
-            #(#states)*
+            #given
             #result
         }
     })
@@ -285,35 +394,54 @@ fn remember_uri(cx: &Cx<'_>) -> Option<TokenStream> {
     cx.decl.declaration.uri().map(|_| quote!(let __uri = ::std::string::String::from(__cx.target());))
 }
 
-/// The `State<T>` parameters, taken from the request.
-fn states(cx: &Cx<'_>) -> Vec<TokenStream> {
+/// The values the server gives, from the request: first what is read while it is borrowed
+/// (state), then the context, which takes it. A type only the compiler knows is asked of its
+/// role (an argument passes through); a borrowed context is held for the call to borrow.
+/// `unparsed`: the adapter of a static resource or a view, which parses no arguments (a type
+/// there that is an argument is refused at compile time).
+fn given(cx: &Cx<'_>, unparsed: bool) -> TokenStream {
     let rt = cx.rt;
-    state_params(cx.decl)
-        .map(|p| {
-            let (ident, ty) = (&p.ident, &p.ty);
-            quote!(let #ident: #ty = #rt::state_param::<#ty>(&__cx)?;)
-        })
-        .collect()
+    let params = &cx.decl.params;
+    let plain: Vec<&Param> = params.iter().filter(|p| matches!(p.role, Role::Plain)).collect();
+    let borrowed: Vec<(&Param, &syn::Type)> =
+        params.iter().filter_map(|p| if let Role::Borrowed(t) = &p.role { Some((p, &**t)) } else { None }).collect();
+    if plain.is_empty() && borrowed.is_empty() {
+        return TokenStream::new();
+    }
+    let absent = plain.iter().filter(|_| unparsed).map(|p| {
+        let (ident, ty) = (&p.ident, &p.ty);
+        quote!(let #ident = #rt::Role::<#ty>::new().absent()?;)
+    });
+    let ready = plain.iter().map(|p| {
+        let (ident, ty) = (&p.ident, &p.ty);
+        quote!(let #ident = #rt::Role::<#ty>::new().ready(#ident, &__cx)?;)
+    });
+    let finish = plain.iter().map(|p| {
+        let (ident, ty) = (&p.ident, &p.ty);
+        quote!(let #ident: #ty = #rt::Role::<#ty>::new().finish(#ident, &mut __slot)?;)
+    });
+    let held = borrowed.iter().map(|(p, ty)| {
+        let held = held_ident(&p.ident);
+        let take = quote_spanned!(ty.span()=> #rt::borrowed_context::<#ty>);
+        quote!(let #held: #ty = #take(&mut __slot)?;)
+    });
+    quote! {
+        #(#absent)*
+        #(#ready)*
+        let mut __slot = ::core::option::Option::Some(__cx);
+        #(#finish)*
+        #(#held)*
+    }
 }
 
-/// The state the definition needs registered.
-fn needs(cx: &Cx<'_>) -> Vec<TokenStream> {
-    let rt = cx.rt;
-    state_params(cx.decl)
-        .map(|p| {
-            let ty = &p.ty;
-            quote!(.needs(#rt::state_need::<#ty>()))
-        })
-        .collect()
+/// The binding of a borrowed context's value, which the call borrows.
+fn held_ident(ident: &syn::Ident) -> syn::Ident {
+    quote::format_ident!("__{}_held", ident)
 }
 
-fn state_params(decl: &Declared) -> impl Iterator<Item = &Param> {
-    decl.params.iter().filter(|p| matches!(p.role, Role::State))
-}
-
-/// Whether the fn takes anything the server gives from the request.
+/// Whether the fn takes anything the server may give from the request.
 fn uses_cx(decl: &Declared) -> bool {
-    decl.params.iter().any(|p| p.role.is_given())
+    decl.params.iter().any(|p| matches!(p.role, Role::Plain | Role::Borrowed(_)))
 }
 
 /// The call of the fn (or, for a method, of the method on the shared value), awaited if async.
@@ -322,11 +450,11 @@ fn call(cx: &Cx<'_>) -> TokenStream {
     let args = cx.decl.params.iter().map(|p| {
         let ident = &p.ident;
         match p.role {
-            Role::Argument | Role::Flattened | Role::Resolved(_) | Role::State => quote!(#ident),
-            Role::Context if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__cx),
-            Role::Context => quote!(__cx),
-            Role::Task if matches!(p.ty, syn::Type::Reference(_)) => quote!(&__task),
-            Role::Task => quote!(__task),
+            Role::Argument | Role::Flattened | Role::Resolved(_) | Role::Plain => quote!(#ident),
+            Role::Borrowed(_) => {
+                let held = held_ident(ident);
+                quote!(&#held)
+            }
         }
     });
     let awaited = sig.asyncness.map(|_| quote!(.await));

@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use super::definition::role_of;
 use super::{Cx, opt_str, respan};
 use crate::docs;
 use crate::model::{Call, Kind, Param, Role, SampleOptions, Template};
@@ -13,12 +14,29 @@ use crate::template::Piece;
 /// `let __graph = …;`: the arguments by wire name, the nodes and the checks.
 pub(super) fn graph(cx: &Cx<'_>) -> TokenStream {
     let rt = cx.rt;
-    let arg_names = cx.decl.params.iter().filter(|p| matches!(p.role, Role::Argument)).map(|p| &p.wire);
     let nodes = cx.decl.params.iter().filter_map(|p| node(cx, p));
     let checks = checks(cx);
+    let arg_names = if cx.decl.params.iter().any(|p| matches!(p.role, Role::Plain)) {
+        // Which of these are arguments, only the compiler knows.
+        let names = cx.decl.params.iter().filter_map(|p| {
+            let key = &p.wire;
+            match p.role {
+                Role::Argument => Some(quote!((#key, true))),
+                Role::Plain => {
+                    let r = role_of(rt, &p.ty);
+                    Some(quote!((#key, #r::ARGUMENT)))
+                }
+                _ => None,
+            }
+        });
+        quote!(::std::vec::Vec::from([#(#names),*]).into_iter().filter_map(|(__n, __a)| __a.then_some(__n)).collect())
+    } else {
+        let names = cx.decl.params.iter().filter(|p| matches!(p.role, Role::Argument)).map(|p| &p.wire);
+        quote!(::std::vec::Vec::from([#(#names),*]))
+    };
     quote! {
         let __graph = #rt::graph(
-            ::std::vec::Vec::from([#(#arg_names),*]),
+            #arg_names,
             ::std::vec::Vec::from([#(#nodes),*]),
             ::std::vec::Vec::from([#(#checks),*]),
         );
@@ -36,7 +54,7 @@ fn check(cx: &Cx<'_>, call: &Call) -> TokenStream {
     let f = adapter(cx, call, quote!(#rt::check_fn), quote_spanned!(call.span=> #rt::into_check));
     quote!(#rt::Check {
         call: #text,
-        args: &[#(#names),*],
+        args: #names,
         f: #f,
     })
 }
@@ -70,8 +88,15 @@ fn bind_call_args(cx: &Cx<'_>, call: &Call) -> Vec<TokenStream> {
         .map(|a| {
             let key = a.to_string();
             match cx.decl.params.iter().find(|p| p.ident == *a).map(|p| (&p.role, &p.ty)) {
-                Some((Role::Context | Role::Task, _)) => quote!(let #a = __cx;),
-                Some((Role::State, ty)) => quote!(let #a: #ty = #rt::state_param::<#ty>(__cx)?;),
+                Some((Role::Borrowed(_), _)) => quote!(let #a = __cx;),
+                // What the server gives, or an argument (held, as below): as its role says.
+                Some((Role::Plain, ty)) => {
+                    let held = quote::format_ident!("__{}_json", a);
+                    quote! {
+                        let #held: #rt::serde_json::Value = #rt::Role::<#ty>::new().hold(&mut __inputs);
+                        let #a = #rt::Role::<#ty>::new().bind(#key, &#held, __cx)?;
+                    }
+                }
                 // Held by the call's future, so that a fn may borrow from it (`&str`).
                 _ => {
                     let held = quote::format_ident!("__{}_json", a);
@@ -85,13 +110,40 @@ fn bind_call_args(cx: &Cx<'_>, call: &Call) -> Vec<TokenStream> {
         .collect()
 }
 
-/// The names of a call's value arguments (not state or the context), on the wire.
-fn call_inputs(cx: &Cx<'_>, call: &Call) -> Vec<String> {
-    call.args
+/// The names of a call's value arguments (not state or the context), on the wire: a
+/// `&'static [&'static str]`. Of the types only the compiler knows, the arguments are picked
+/// at compile time.
+fn call_inputs(cx: &Cx<'_>, call: &Call) -> TokenStream {
+    let rt = cx.rt;
+    let mut plain = false;
+    let inputs: Vec<(String, TokenStream)> = call
+        .args
         .iter()
-        .filter(|a| !cx.decl.params.iter().any(|p| p.ident == **a && p.role.is_given()))
-        .map(|a| cx.wire_of(&a.to_string()))
-        .collect()
+        .filter_map(|a| {
+            let param = cx.decl.params.iter().find(|p| p.ident == *a);
+            let is = match param.map(|p| &p.role) {
+                Some(Role::Borrowed(_)) => return None,
+                Some(Role::Plain) => {
+                    plain = true;
+                    let r = role_of(rt, &param?.ty);
+                    quote!(#r::ARGUMENT)
+                }
+                _ => quote!(true),
+            };
+            Some((cx.wire_of(&a.to_string()), is))
+        })
+        .collect();
+    let names = inputs.iter().map(|(n, _)| n);
+    if !plain {
+        return quote!(&[#(#names),*]);
+    }
+    let (all, n) = (inputs.iter().map(|(n, is)| quote!((#n, #is))), inputs.len());
+    let are = inputs.iter().map(|(_, is)| is);
+    quote!({
+        const __K: usize = #rt::count_true([#(#are),*]);
+        const __ARGS: [&str; __K] = #rt::arguments_among::<#n, __K>([#(#all),*]);
+        &__ARGS
+    })
 }
 
 /// The callee of a call: the fn, or for `self.f(…)` the method on the shared value.
@@ -232,7 +284,7 @@ fn with(cx: &Cx<'_>, ty: &syn::Type, call: &Call) -> Resolver {
     (
         quote!(#rt::Resolver::With {
             call: #text,
-            args: &[#(#names),*],
+            args: #names,
             f: #f,
             value_schema: {
                 #[allow(unused_imports)]

@@ -44,6 +44,8 @@ pub struct Declared {
     pub common: Common,
     pub declaration: Declaration,
     pub params: Vec<Param>,
+    /// The rules the compiler checks, found by the check phase.
+    pub asserts: Vec<Assert>,
 }
 
 impl Declared {
@@ -73,31 +75,60 @@ pub struct Param {
     pub ty: syn::Type,
     pub doc: Option<String>,
     pub role: Role,
+    /// Where `#[arg(…)]` is written, if it is.
+    pub arg_attr: Option<Span>,
 }
 
 pub enum Role {
+    /// A type that is an argument whatever the program (`String`, `Option<…>`, a number…):
+    /// the macro decides its role from the tokens alone, and checks it at expansion.
     Argument,
+    /// Any other owned type: an argument, or what the server gives (the request's context, a
+    /// task's, registered `State<T>`), as the type implements `Given` or not. Only the
+    /// compiler knows (an alias, a re-export, a user's own `State`), so generated code asks
+    /// `__private::Role<T>`, and the rules that depend on the role are [`Assert`]s.
+    Plain,
+    /// `&T`: a borrowed context (`&RequestContext`, `&TaskContext`, or an alias of one); `T`.
+    Borrowed(Box<syn::Type>),
     /// `#[arg(flatten)]`: a struct whose fields are arguments (or an open object of them).
     Flattened,
-    Context,
-    /// `TaskContext`: the context of a task tool, which may ask while it runs.
-    Task,
-    /// `State<T>`: registered server-wide state, given by type.
-    State,
     Resolved(Box<Resolved>),
 }
 
-impl Role {
-    /// Given by the server (the context or state), not by the client.
-    pub fn is_given(&self) -> bool {
-        matches!(self, Self::Context | Self::Task | Self::State)
-    }
+/// A rule that depends on a parameter's role where only the compiler knows it (a
+/// [`Role::Plain`] or [`Role::Borrowed`] type): a `const` assertion in the generated code,
+/// which fails at `span` with `message` when `when` holds.
+pub struct Assert {
+    pub span: Span,
+    pub when: When,
+    pub message: String,
+}
+
+/// What an [`Assert`] refuses, of a parameter's type.
+pub enum When {
+    /// It is given by the server (a context or state).
+    Given(syn::Type),
+    /// It is an argument.
+    Argument(syn::Type),
+    /// It is registered state.
+    State(syn::Type),
+    /// It is the request's context or a task's.
+    Context(syn::Type),
+    /// It is a task's context.
+    Task(syn::Type),
+    /// It is a context, and so is one of the types before it.
+    SecondContext(syn::Type, Vec<syn::Type>),
 }
 
 pub struct Resolved {
     pub kind: Kind,
     /// `Answer<T>`: the inner type; `None` for a bare `T`.
     pub answer_of: Option<syn::Type>,
+    /// Where `#[resolve(…)]` is written.
+    pub attr: Span,
+    /// The type is surely a value (`String`, `Answer<…>`…), never what the server gives: no
+    /// need to ask the compiler.
+    pub surely_value: bool,
 }
 
 impl Resolved {

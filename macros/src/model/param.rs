@@ -40,6 +40,35 @@ pub(super) fn last_segment(ty: &syn::Type) -> Option<(&syn::Ident, Option<&syn::
     Some((&seg.ident, arg))
 }
 
+/// A type that is an argument whatever the program: text, a number, a boolean, and the
+/// standard containers of arguments. (A program could shadow these names; none that uses
+/// them as names of context or state types is worth a less precise error for everyone.)
+fn certainly_argument(ty: &syn::Type) -> bool {
+    const NAMES: &[&str] = &[
+        "String", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
+        "isize", "f32", "f64", "Option", "Vec", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Value",
+    ];
+    match ty {
+        syn::Type::Tuple(_) | syn::Type::Array(_) => true,
+        syn::Type::Paren(p) => certainly_argument(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().is_some_and(|s| NAMES.iter().any(|n| s.ident == n))
+        }
+        _ => false,
+    }
+}
+
+/// What a type is by its name, if it names one of the types the server gives (`State<T>`,
+/// `RequestContext`, `TaskContext`): only to say so where a resolver would add errors of its
+/// own to the compiler's.
+fn named_given(ty: &syn::Type) -> Option<&'static str> {
+    match last_segment(ty)? {
+        (id, Some(_)) if id == "State" => Some("registered state"),
+        (id, None) if id == "RequestContext" || id == "TaskContext" => Some("the request context"),
+        _ => None,
+    }
+}
+
 pub(super) fn read_param(
     pt: &mut syn::PatType,
     method: bool,
@@ -74,54 +103,61 @@ pub(super) fn read_param(
         }
     };
     let ty = (*pt.ty).clone();
-    let segment = last_segment(&ty);
-    let is_task = segment.is_some_and(|(id, _)| id == "TaskContext");
-    let is_context = segment.is_some_and(|(id, _)| id == "RequestContext") || is_task;
-    let is_state = segment.is_some_and(|(id, arg)| id == "State" && arg.is_some());
-    let answer_of = segment.filter(|(id, _)| *id == "Answer").and_then(|(_, arg)| arg.cloned());
-    if let syn::Type::Reference(r) = &ty
-        && !is_context
-    {
-        let owned = match &*r.elem {
-            syn::Type::Path(p) if p.path.is_ident("str") => "String".to_owned(),
-            syn::Type::Slice(sl) => {
-                let elem = &sl.elem;
-                format!("Vec<{}>", quote::quote!(#elem))
+    let answer_of = last_segment(&ty).filter(|(id, _)| *id == "Answer").and_then(|(_, arg)| arg.cloned());
+    // A reference is never an argument (the call owns what it decodes): `&str` and `&[T]` are
+    // told which owned type to take; any other is a borrowed context, which its type's
+    // `Context` bound checks.
+    let borrowed = match &ty {
+        syn::Type::Reference(r) => {
+            let owned = match &*r.elem {
+                syn::Type::Path(p) if p.path.is_ident("str") => Some("String".to_owned()),
+                syn::Type::Slice(sl) => {
+                    let elem = &sl.elem;
+                    Some(format!("Vec<{}>", quote::quote!(#elem)))
+                }
+                _ => None,
+            };
+            if let Some(owned) = owned {
+                errors.push(err_at(
+                    &ty,
+                    format!(
+                        "`{ident}` cannot be borrowed: the value is decoded from the request and owned by the call; take `{owned}`"
+                    ),
+                ));
+                return None;
             }
-            other => quote::quote!(#other).to_string(),
-        };
-        errors.push(err_at(
-            &ty,
-            format!(
-                "`{ident}` cannot be borrowed: the value is decoded from the request and owned by the call; take `{owned}`"
-            ),
-        ));
-        return None;
-    }
-    let role = match (resolve, resolve_attr, is_context || is_state) {
-        (_, Some(attr), true) => {
-            let what = if is_state { "registered state" } else { "the request context" };
+            Some(r.elem.clone())
+        }
+        _ => None,
+    };
+    let role = match (resolve, &resolve_attr, borrowed) {
+        (_, Some(attr), Some(elem)) => {
             errors.push(err_at(
-                &attr,
+                attr,
+                format!("`{ident}` is the request context, given by the server; it cannot be asked: remove #[resolve]"),
+            ));
+            Role::Borrowed(elem)
+        }
+        (_, None, Some(elem)) => Role::Borrowed(elem),
+        // By its name, a type the server gives; an alias of one is refused at compile time
+        // (check::given_not_asked), where the resolver's own bounds add their errors.
+        (_, Some(attr), None) if named_given(&ty).is_some() => {
+            let what = named_given(&ty).unwrap_or_default();
+            errors.push(err_at(
+                attr,
                 format!("`{ident}` is {what}, given by the server; it cannot be asked: remove #[resolve]"),
             ));
-            if is_state { Role::State } else { Role::Context }
+            return None;
         }
-        (_, None, true) => {
-            if is_state {
-                Role::State
-            } else if is_task {
-                Role::Task
-            } else {
-                Role::Context
+        (Some(args), Some(attr), None) => match kind(args, attr, method, errors) {
+            Some(kind) => {
+                let surely_value = answer_of.is_some() || certainly_argument(&ty);
+                Role::Resolved(Box::new(Resolved { kind, answer_of, attr: attr.pound_token.span, surely_value }))
             }
-        }
-        (Some(args), Some(attr), false) => match kind(args, &attr, method, errors) {
-            Some(kind) => Role::Resolved(Box::new(Resolved { kind, answer_of })),
             None => return None,
         },
-        (None, Some(_), false) => return None, // the attribute did not parse; reported
-        (_, None, false) => {
+        (None, Some(_), None) => return None, // the attribute did not parse; reported
+        (_, None, None) => {
             if answer_of.is_some() {
                 errors.push(err_at(
                     &ty,
@@ -131,17 +167,17 @@ pub(super) fn read_param(
                     ),
                 ));
             }
-            Role::Argument
+            if certainly_argument(&ty) { Role::Argument } else { Role::Plain }
         }
     };
-    if let (Some(attr), false) = (&arg_attr, matches!(role, Role::Argument)) {
+    if let (Some(attr), Role::Borrowed(_) | Role::Resolved(_)) = (&arg_attr, &role) {
         errors.push(err_at(
             attr,
             "#[arg] renames an argument; a question's key is its parameter's name and the context has none: remove it",
         ));
     }
     let role = match (role, flatten) {
-        (Role::Argument, true) => {
+        (Role::Argument | Role::Plain, true) => {
             if let Some(r) = &rename {
                 errors.push(err_at(
                     r,
@@ -153,7 +189,8 @@ pub(super) fn read_param(
         (role, _) => role,
     };
     let wire = rename.map(|r| r.value()).unwrap_or_else(|| ident.to_string());
-    Some(Param { ident, wire, ty, doc, role })
+    let arg_attr = arg_attr.map(|a| a.pound_token.span);
+    Some(Param { ident, wire, ty, doc, role, arg_attr })
 }
 
 pub(super) fn kind(

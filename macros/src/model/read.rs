@@ -32,7 +32,7 @@ pub fn read(
             params.push(p);
         }
     }
-    Declared { item, common, declaration, params }
+    Declared { item, common, declaration, params, asserts: Vec::new() }
 }
 
 /// The options of the attribute, as written.

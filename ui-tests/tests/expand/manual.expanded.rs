@@ -11,9 +11,20 @@ struct __roundtrip_tool_slow_sum;
 impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_slow_sum {
     const NAME: &'static str = "slow_sum";
     fn def() -> ::roundtrip::server::ToolDef {
+        #[allow(unused_imports)]
+        use ::roundtrip::__private::Plain as _;
         const __RETURNS: ::roundtrip::__private::Returns<Outcome<CallToolResult>> = <Outcome<
             CallToolResult,
         > as ::roundtrip::ToolReturn>::RETURNS;
+        const _: () = if <::roundtrip::__private::Role<RequestContext>>::TASK {
+            {
+                ::core::panicking::panic_fmt(
+                    format_args!(
+                        "a TaskContext asks while the tool runs, which needs a task: declare the tool with #[tool(task)] (or take a RequestContext)",
+                    ),
+                );
+            }
+        };
         #[allow(unused)]
         fn __assert() {}
         let __fn = slow_sum;
@@ -53,7 +64,15 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_slow_sum {
                 (n,),
                 _: ::roundtrip::__private::Values,
                 __cx: ::roundtrip::server::RequestContext|
-            { async move { (__RETURNS.outcome)(__fn(n, &__cx).await) } },
+            {
+                async move {
+                    let mut __slot = ::core::option::Option::Some(__cx);
+                    let __cx_held: RequestContext = ::roundtrip::__private::borrowed_context::<
+                        RequestContext,
+                    >(&mut __slot)?;
+                    (__RETURNS.outcome)(__fn(n, &__cx_held).await)
+                }
+            },
         )
     }
 }
