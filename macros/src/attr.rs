@@ -24,6 +24,24 @@ pub struct CommonArgs {
 #[derive(Debug, Clone)]
 pub struct CrateArg(pub syn::Path);
 
+/// `#[roundtrip(crate = path)]` on the item of a derive (`Elicit`, and the prelude's
+/// `Deserialize`, `Serialize` and `JsonSchema`): the path of the roundtrip crate in generated
+/// code (default `::roundtrip`), for a crate that re-exports roundtrip.
+#[derive(Debug, Default, FromAttributes)]
+#[darling(attributes(roundtrip))]
+pub struct DeriveArgs {
+    #[darling(rename = "crate")]
+    pub krate: Option<CrateArg>,
+}
+
+impl DeriveArgs {
+    /// The path generated code names roundtrip by, from the item's attributes.
+    pub fn root(attrs: &[syn::Attribute]) -> darling::Result<proc_macro2::TokenStream> {
+        let args = Self::from_attributes(attrs)?;
+        Ok(crate::expand::crate_path(args.krate.map(|k| k.0).as_ref()))
+    }
+}
+
 /// How to write `crate`.
 pub const CRATE_USAGE: &str = "`crate` is the path of the roundtrip crate, without quotes, such as \
                                `crate = ::roundtrip` or `crate = my_sdk::roundtrip` (where `my_sdk` re-exports it)";

@@ -7,6 +7,10 @@ use syn::spanned::Spanned;
 
 pub fn elicit(input: syn::DeriveInput) -> TokenStream {
     let ident = &input.ident;
+    let root = match crate::attr::DeriveArgs::root(&input.attrs) {
+        Ok(root) => root,
+        Err(e) => return e.write_errors(),
+    };
     if !input.generics.params.is_empty() {
         return syn::Error::new(
             input.generics.span(),
@@ -28,11 +32,11 @@ pub fn elicit(input: syn::DeriveInput) -> TokenStream {
                 quote_spanned!(ty.span()=> __field::<#ty>();)
             });
             quote! {
-                impl ::roundtrip::Elicit for #ident {
+                impl #root::Elicit for #ident {
                     const SINGLE: bool = false;
                 }
                 const _: () = {
-                    fn __field<T: ::roundtrip::__private::FormField + ?::core::marker::Sized>() {}
+                    fn __field<T: #root::__private::FormField + ?::core::marker::Sized>() {}
                     #[allow(unused)]
                     fn __fields() { #(#checks)* }
                 };
@@ -47,11 +51,11 @@ pub fn elicit(input: syn::DeriveInput) -> TokenStream {
                 .to_compile_error();
             }
             quote! {
-                impl ::roundtrip::Elicit for #ident {
+                impl #root::Elicit for #ident {
                     const SINGLE: bool = true;
                 }
-                impl ::roundtrip::__private::FormField for #ident {}
-                impl ::roundtrip::__private::Choice for #ident {}
+                impl #root::__private::FormField for #ident {}
+                impl #root::__private::Choice for #ident {}
             }
         }
         syn::Data::Union(u) => syn::Error::new(u.union_token.span(), "a union cannot be elicited").to_compile_error(),

@@ -613,6 +613,10 @@ pub fn resources(input: TokenStream) -> TokenStream {
 ///
 /// Generic types are refused.
 ///
+/// | option | meaning |
+/// | --- | --- |
+/// | `#[roundtrip(crate = path)]` | the path generated code names the roundtrip crate by (default `::roundtrip`), as `crate = path` of [`macro@tool`]; the prelude's `Deserialize`, `Serialize` and `JsonSchema` read it too |
+///
 /// ```rust,ignore
 /// use roundtrip::prelude::*;
 ///
@@ -642,7 +646,7 @@ pub fn resources(input: TokenStream) -> TokenStream {
 ///     format!("Opened '{}'.", incident.title)
 /// }
 /// ```
-#[proc_macro_derive(Elicit)]
+#[proc_macro_derive(Elicit, attributes(roundtrip))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     match syn::parse::<syn::DeriveInput>(input) {
         Ok(input) => derive::elicit(input).into(),
@@ -653,21 +657,24 @@ pub fn derive_elicit(input: TokenStream) -> TokenStream {
 /// serde's `Deserialize` derive, reached through roundtrip (the prelude's): an application
 /// needs no `serde` in its `Cargo.toml`. Takes serde's `#[serde(...)]` attributes as serde's
 /// own derive does; for a generic type, depend on serde and derive `serde::Deserialize`.
-#[proc_macro_derive(Deserialize, attributes(serde, schemars, validate, garde))]
+/// `#[roundtrip(crate = path)]` names roundtrip by another path (a crate that re-exports it),
+/// as `crate = path` of [`macro@tool`].
+#[proc_macro_derive(Deserialize, attributes(serde, schemars, validate, garde, roundtrip))]
 pub fn derive_deserialize(input: TokenStream) -> TokenStream {
     serde_derive(serde_derives::Which::Deserialize, input)
 }
 
 /// serde's `Serialize` derive, reached through roundtrip (see [`macro@Deserialize`]).
-#[proc_macro_derive(Serialize, attributes(serde, schemars, validate, garde))]
+#[proc_macro_derive(Serialize, attributes(serde, schemars, validate, garde, roundtrip))]
 pub fn derive_serialize(input: TokenStream) -> TokenStream {
     serde_derive(serde_derives::Which::Serialize, input)
 }
 
 /// schemars' `JsonSchema` derive, reached through roundtrip (the prelude's): an application
 /// needs no `schemars` in its `Cargo.toml`. Takes `#[schemars(...)]` and `#[serde(...)]`
-/// attributes as schemars' own derive does.
-#[proc_macro_derive(JsonSchema, attributes(serde, schemars, validate, garde))]
+/// attributes as schemars' own derive does; `#[roundtrip(crate = path)]` as for
+/// [`macro@Deserialize`].
+#[proc_macro_derive(JsonSchema, attributes(serde, schemars, validate, garde, roundtrip))]
 pub fn derive_json_schema(input: TokenStream) -> TokenStream {
     serde_derive(serde_derives::Which::JsonSchema, input)
 }

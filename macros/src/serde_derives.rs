@@ -4,7 +4,8 @@
 //!
 //! A derive cannot add attributes to the item it is on, so each expands to a copy of the item
 //! (its fields, variants, docs and `#[serde]`/`#[schemars]` attributes) that carries the real
-//! derive with `crate = "::roundtrip::__private::…"`, and an impl for the item that goes through
+//! derive with `crate = "::roundtrip::__private::…"` (from the path `#[roundtrip(crate = path)]`
+//! gives, for a crate that re-exports roundtrip), and an impl for the item that goes through
 //! the copy: serde's `remote` derive builds and reads the item itself; the schema is the copy's,
 //! named after the item.
 
@@ -39,6 +40,14 @@ pub fn derive(which: Which, input: syn::DeriveInput) -> TokenStream {
         .to_compile_error();
     }
     let ident = &input.ident;
+    let root = match crate::attr::DeriveArgs::root(&input.attrs) {
+        Ok(root) => root,
+        Err(e) => return e.write_errors(),
+    };
+    // serde's and schemars' `crate = "…"` take the path as a string.
+    let root_text = root.to_string().replace(' ', "");
+    let (serde_path, schemars_path) =
+        (format!("{root_text}::__private::serde"), format!("{root_text}::__private::schemars"));
     let copy = format_ident!("__Roundtrip{}{}", name_of(which), ident);
     // What the copy keeps of the item: docs (schema descriptions), `cfg`, and the attributes
     // the copy's derive reads (serde's derives read `serde`; schemars' also `schemars`,
@@ -66,16 +75,16 @@ pub fn derive(which: Which, input: syn::DeriveInput) -> TokenStream {
     match which {
         Which::Deserialize => quote! {
             const _: () = {
-                #[derive(::roundtrip::__private::serde::Deserialize)]
-                #[serde(crate = "::roundtrip::__private::serde", remote = #remote)]
+                #[derive(#root::__private::serde::Deserialize)]
+                #[serde(crate = #serde_path, remote = #remote)]
                 #[allow(dead_code, non_camel_case_types, clippy::all)]
                 #item
 
                 #[automatically_derived]
-                impl<'de> ::roundtrip::__private::serde::Deserialize<'de> for #ident {
+                impl<'de> #root::__private::serde::Deserialize<'de> for #ident {
                     fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
                     where
-                        __D: ::roundtrip::__private::serde::Deserializer<'de>,
+                        __D: #root::__private::serde::Deserializer<'de>,
                     {
                         #copy::deserialize(deserializer)
                     }
@@ -84,16 +93,16 @@ pub fn derive(which: Which, input: syn::DeriveInput) -> TokenStream {
         },
         Which::Serialize => quote! {
             const _: () = {
-                #[derive(::roundtrip::__private::serde::Serialize)]
-                #[serde(crate = "::roundtrip::__private::serde", remote = #remote)]
+                #[derive(#root::__private::serde::Serialize)]
+                #[serde(crate = #serde_path, remote = #remote)]
                 #[allow(dead_code, non_camel_case_types, clippy::all)]
                 #item
 
                 #[automatically_derived]
-                impl ::roundtrip::__private::serde::Serialize for #ident {
+                impl #root::__private::serde::Serialize for #ident {
                     fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error>
                     where
-                        __S: ::roundtrip::__private::serde::Serializer,
+                        __S: #root::__private::serde::Serializer,
                     {
                         #copy::serialize(self, serializer)
                     }
@@ -102,15 +111,15 @@ pub fn derive(which: Which, input: syn::DeriveInput) -> TokenStream {
         },
         Which::JsonSchema => quote! {
             const _: () = {
-                #[derive(::roundtrip::__private::schemars::JsonSchema)]
-                #[schemars(crate = "::roundtrip::__private::schemars", rename = #remote)]
+                #[derive(#root::__private::schemars::JsonSchema)]
+                #[schemars(crate = #schemars_path, rename = #remote)]
                 #[allow(dead_code, non_camel_case_types, clippy::all)]
                 #item
 
                 #[automatically_derived]
-                impl ::roundtrip::__private::schemars::JsonSchema for #ident {
+                impl #root::__private::schemars::JsonSchema for #ident {
                     fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                        <#copy as ::roundtrip::__private::schemars::JsonSchema>::schema_name()
+                        <#copy as #root::__private::schemars::JsonSchema>::schema_name()
                     }
 
                     fn schema_id() -> ::std::borrow::Cow<'static, str> {
@@ -118,13 +127,13 @@ pub fn derive(which: Which, input: syn::DeriveInput) -> TokenStream {
                     }
 
                     fn inline_schema() -> bool {
-                        <#copy as ::roundtrip::__private::schemars::JsonSchema>::inline_schema()
+                        <#copy as #root::__private::schemars::JsonSchema>::inline_schema()
                     }
 
                     fn json_schema(
-                        generator: &mut ::roundtrip::__private::schemars::SchemaGenerator,
-                    ) -> ::roundtrip::__private::schemars::Schema {
-                        <#copy as ::roundtrip::__private::schemars::JsonSchema>::json_schema(generator)
+                        generator: &mut #root::__private::schemars::SchemaGenerator,
+                    ) -> #root::__private::schemars::Schema {
+                        <#copy as #root::__private::schemars::JsonSchema>::json_schema(generator)
                     }
                 }
             };

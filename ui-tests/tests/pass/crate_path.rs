@@ -1,5 +1,6 @@
 //! `crate = path`: generated code names roundtrip by the path given, here a re-export (as a
-//! crate that wraps roundtrip gives it to its users), on every macro that emits paths.
+//! crate that wraps roundtrip gives it to its users), on every macro that emits paths, and
+//! `#[roundtrip(crate = path)]` on the derives.
 mod sdk {
     pub use roundtrip;
 }
@@ -59,9 +60,31 @@ impl Ops {
     }
 }
 
+/// A choice whose derives name roundtrip through the re-export too.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Elicit)]
+#[roundtrip(crate = sdk::roundtrip)]
+#[serde(rename_all = "lowercase")]
+enum Size {
+    Small,
+    Large,
+}
+
+/// A form, likewise.
+#[derive(Deserialize, JsonSchema, Elicit)]
+#[roundtrip(crate = sdk::roundtrip)]
+struct Order {
+    size: Size,
+    cups: u8,
+}
+
+#[tool(crate = sdk::roundtrip)]
+async fn order(#[resolve(elicit = "Your order?")] order: Order) -> String {
+    format!("{} {:?}", order.cups, order.size)
+}
+
 fn main() {
     let _ = Server::new("sdk", "1.0.0")
-        .tools(tools![crate = sdk::roundtrip; deploy, show])
+        .tools(tools![crate = sdk::roundtrip; deploy, show, order])
         .prompts(prompts![crate = sdk::roundtrip; greet])
         .resources(resources![crate = ::roundtrip; note, config, PAGE, made])
         .toolset(std::sync::Arc::new(Ops));
