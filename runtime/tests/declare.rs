@@ -75,6 +75,25 @@ mod roles {
         Resolve::Value(db.size * 2)
     }
 
+    /// A struct of the user's: an argument, which a check and a `with` fn take.
+    #[derive(Deserialize, JsonSchema)]
+    pub struct Target {
+        pub host: String,
+    }
+
+    #[tool(check = reachable(target, db))]
+    pub async fn plan(target: Target, db: Db, #[resolve(with = port_of(db, target))] port: u16) -> String {
+        format!("{}:{port} of {}", target.host, db.size)
+    }
+
+    fn reachable(target: Target, db: Db) -> Result<(), String> {
+        if target.host.is_empty() || db.size == 0 { Err("unreachable".into()) } else { Ok(()) }
+    }
+
+    async fn port_of(db: Db, target: Target) -> Resolve<u16> {
+        Resolve::Value(u16::try_from(db.size).unwrap_or(0) + u16::try_from(target.host.len()).unwrap_or(0))
+    }
+
     #[resource("pools://size")]
     pub async fn size(db: Db) -> String {
         db.size.to_string()
@@ -83,7 +102,7 @@ mod roles {
     pub fn server() -> Server {
         Server::new("roles", "1")
             .state(Arc::new(Pool { size: 4 }))
-            .tools(tools![relocate, owned])
+            .tools(tools![relocate, owned, plan])
             .resources(resources![size])
     }
 }
@@ -101,6 +120,10 @@ async fn roles_come_from_types_not_names() {
     assert_eq!(flow.text(), "eu 4 relocate");
     let flow = kit.call_tool("owned", json!({})).await.unwrap();
     assert_eq!(flow.text(), "4 owned 8");
+    let flow = kit.call_tool("plan", json!({"target": {"host": "db1"}})).await.unwrap();
+    assert_eq!(flow.text(), "db1:7 of 4");
+    let flow = kit.call_tool("plan", json!({"target": {"host": ""}})).await.unwrap();
+    assert!(flow.is_error(), "the check refuses: {}", flow.text());
     let flow = kit.read_resource("pools://size").await.unwrap();
     assert_eq!(flow.text(), "4");
 }
