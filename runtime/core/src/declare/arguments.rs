@@ -1,29 +1,16 @@
 //! A declaration's arguments: the input schema from their types, and reading each (or a
-//! flattened struct) from a request; `State<T>` parameters.
+//! flattened struct) from a request.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{Argument, StateNeed, StateParam, schema_of};
+use super::{Argument, schema_of};
 use crate::error::Error;
 use crate::protocol::JsonObject;
-use crate::server::RequestContext;
 
 #[doc(hidden)]
 pub fn from_json<T: DeserializeOwned>(name: &str, v: Value) -> Result<T, Error> {
     serde_json::from_value(v).map_err(|e| Error::internal(format!("`{name}` does not fit its type: {e}")))
-}
-
-/// A `State<T>` parameter's value for this request.
-#[doc(hidden)]
-pub fn state_param<S: StateParam>(cx: &RequestContext) -> Result<S, Error> {
-    S::extract(cx)
-}
-
-/// The need of a `State<T>` parameter.
-#[doc(hidden)]
-pub fn state_need<S: StateParam>() -> StateNeed {
-    S::need()
 }
 
 /// One argument of a declared tool, for its input schema.

@@ -21,7 +21,7 @@ pub use params::{
     elicit_schema, schema_of,
 };
 pub use returns::{Blob, Json, PromptReturn, PromptReturns, ResourceReturn, ResourceReturns, Returns, ToolReturn};
-pub use state::{State, StateParam};
+pub use state::State;
 
 pub use arguments::*;
 pub use checks::*;

@@ -1,13 +1,9 @@
 //! [`State<T>`]: server-wide state a declared fn (or its checks and `with` fns) receives by
 //! type, registered once with [`Server::state`](crate::server::Server::state).
 
-use std::any::Any;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
-
-use crate::error::Error;
-use crate::server::{RequestContext, StateNeed};
 
 /// Server-wide state of type `T`, given to any declared fn, check or `with` fn that takes a
 /// parameter of this type. Register the value with [`Server::state`](crate::server::Server::state);
@@ -50,31 +46,5 @@ impl<T: ?Sized> Clone for State<T> {
 impl<T: ?Sized> fmt::Debug for State<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "State<{}>", std::any::type_name::<T>())
-    }
-}
-
-/// A parameter type the server fills from its registered state (`State<T>`).
-#[doc(hidden)]
-pub trait StateParam: Sized {
-    /// The type to register.
-    fn need() -> StateNeed;
-    /// The value for one request.
-    fn extract(cx: &RequestContext) -> Result<Self, Error>;
-}
-
-impl<T: Any + Send + Sync> StateParam for State<T> {
-    fn need() -> StateNeed {
-        StateNeed::of::<T>()
-    }
-
-    fn extract(cx: &RequestContext) -> Result<Self, Error> {
-        match cx.server().state_of::<T>() {
-            Some(value) => Ok(State(value)),
-            // The server checks every need when it starts; a server that was not started
-            // through serve_* (a hand-made context) can still get here.
-            None => {
-                Err(Error::internal(format!("no State<{}> is registered on the server", std::any::type_name::<T>())))
-            }
-        }
     }
 }
