@@ -155,6 +155,9 @@ use proc_macro::TokenStream;
 /// - `cx: &RequestContext` is the request (progress, logs, cancellation, the client's
 ///   capabilities); at most one.
 /// - `state: State<T>` is the value of type `T` registered with `Server::state`.
+/// - These roles come from the type, as the compiler sees it, not from the name written: an
+///   alias (`type Db = State<Pool>`) or a renamed import of `RequestContext` or `TaskContext`
+///   is given by the server as well, and a type of your own named `State` is an argument.
 ///
 /// # Returns
 ///
