@@ -62,6 +62,9 @@ pub use roundtrip_core::declare::{
     StateNeed, TextArgument, ToolFactory, UrlOutput, ViewFactory, WithReturn, WithValue,
 };
 #[cfg(feature = "server")]
+#[doc(hidden)]
+pub use roundtrip_core::server::IntoDef;
+#[cfg(feature = "server")]
 pub use roundtrip_core::error::{Error, ErrorKind, IntoError};
 #[cfg(feature = "server")]
 pub use roundtrip_macros::{
