@@ -4,9 +4,13 @@
     scripts/layers.py            # per crate: the edges, the rings (strongly connected
                                  # modules), and every import that goes up the order, with file:line
 
-The crates themselves (roundtrip-wire < roundtrip-core < roundtrip) are layered by the compiler:
-a crate cannot name one that depends on it. What the crate graph cannot say is the order of the
-modules inside one crate; that is what this checks. Reads `crate::<module>` paths in a crate's
+The crates themselves are layered by the compiler: a crate cannot name one that depends on it.
+roundtrip-wire < roundtrip-core < roundtrip-tls < roundtrip-redis, roundtrip-auth <
+roundtrip-transport, roundtrip-otel < roundtrip-client, roundtrip-cli < roundtrip (the facade),
+each naming only crates to its left (scripts/test.sh checks some of it by dependency trees).
+What the crate graph cannot say is the order of the modules inside one crate; that is what
+this checks, for every runtime crate of more than one module (roundtrip-tls, -redis, -auth and
+-otel have no module that names another through `crate::`). Reads `crate::<module>` paths in a crate's
 src (in `use` lines, `use crate::{…}` groups and paths in code; comments are skipped) and maps
 each file to its top-level module (`server/…` is `server`; `clock.rs` is `clock`). Every module
 has a place in its crate's order, low to high; a module may import only modules below it (and the

@@ -5,7 +5,9 @@
     scripts/public-api.py [--list] [--max N]
 
 Walks the `roundtrip` crate from its root: every public item a path reaches, re-exports
-followed into the crates they come from (roundtrip-core, roundtrip-wire, roundtrip-macros),
+followed into the crates they come from (roundtrip-core, roundtrip-wire, roundtrip-macros, and
+the crates above the core that the facade re-exports: roundtrip-redis, -auth, -transport,
+-otel, -client, -cli; a crate whose JSON is missing counts as its re-export alone),
 each item counted once (at the first path that reaches it: the prelude adds none), items
 marked `doc(hidden)` left out (rustdoc's JSON does not hold them). Prints the items by
 kind, apart: the wire types (what roundtrip-wire defines, under `roundtrip::protocol` or

@@ -109,6 +109,27 @@ no_deps "server,stdio" axum hyper tower reqwest rustls ring tokio-rustls redis o
 # transport, network, process or particular runtime (of tokio: channels, timers, spawning).
 tree_lacks roundtrip-wire -p roundtrip-wire --all-features -- tokio futures axum hyper reqwest
 tree_lacks roundtrip-core -p roundtrip-core --all-features -- axum hyper hyper-util tower reqwest redis tonic rustls mio socket2
+# Above the core, each crate builds only what its layer needs: the shared TLS set-up no client
+# or redis unless asked; the stores and the resource server no server transport or telemetry;
+# the transports without a feature only the table of requests in flight, a stdio server no HTTP
+# and no TLS, an HTTP server no HTTP client; telemetry no server transport; the client over stdio
+# no core or TLS, over HTTP no core or server transport; the runner none of the optional layers.
+tree_lacks "roundtrip-tls with no feature" -p roundtrip-tls --no-default-features -- reqwest redis rustls-native-certs tokio
+tree_lacks roundtrip-redis -p roundtrip-redis --all-features -- axum hyper reqwest roundtrip-transport opentelemetry
+tree_lacks roundtrip-auth -p roundtrip-auth --all-features -- redis tonic opentelemetry roundtrip-transport
+tree_lacks "roundtrip-transport with no feature" -p roundtrip-transport --no-default-features -- \
+  roundtrip-core axum hyper reqwest redis rustls
+tree_lacks "roundtrip-transport with server,stdio" -p roundtrip-transport --no-default-features --features server,stdio -- \
+  axum hyper tower reqwest rustls redis opentelemetry
+tree_lacks "roundtrip-transport with server,http,playground" -p roundtrip-transport --no-default-features \
+  --features server,http,playground -- reqwest rustls redis opentelemetry jsonwebtoken
+tree_lacks roundtrip-otel -p roundtrip-otel --all-features -- axum redis roundtrip-transport jsonwebtoken
+tree_lacks "roundtrip-client with stdio" -p roundtrip-client --no-default-features --features stdio -- \
+  roundtrip-core axum hyper reqwest rustls aes-gcm
+tree_lacks "roundtrip-client with http" -p roundtrip-client --no-default-features --features http -- \
+  roundtrip-core roundtrip-transport axum aes-gcm
+tree_lacks "roundtrip-cli with no feature" -p roundtrip-cli --no-default-features -- \
+  redis opentelemetry jsonwebtoken reqwest rustls roundtrip-client
 core_tokio="$(cargo tree -p roundtrip-core --all-features -e normal,features -i tokio --prefix none \
   | sed -n 's/^tokio feature "\([^"]*\)".*/\1/p' | sort -u)"
 for feature in net process rt-multi-thread fs io-std signal; do
