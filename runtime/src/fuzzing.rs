@@ -68,15 +68,15 @@ pub fn check_modern_headers(headers: &HeaderMap, request: &Request, tools: &[Too
 /// How the Rust client encodes a header value: plain visible ASCII as-is, anything else as
 /// `=?base64?…?=`.
 pub fn client_encode_header_value(value: &str) -> String {
-    crate::client::wire::encode_header_value(value)
+    crate::client::fuzzing::encode_header_value(value)
 }
 
 /// The `Mcp-Param-*` headers (name, value) the Rust client sends for a call of a tool with
 /// this input schema and these arguments; `Err` when the client refuses the tool's
 /// `x-mcp-header` declarations (it drops such tools from `tools/list`).
 pub fn client_param_headers(schema: &JsonObject, arguments: &Value) -> Result<Vec<(String, String)>, String> {
-    let params = crate::client::params::header_params(schema)?;
-    Ok(crate::client::params::header_values(&params, arguments))
+    let params = crate::client::fuzzing::header_params(schema)?;
+    Ok(crate::client::fuzzing::header_values(&params, arguments))
 }
 
 /// The `x-mcp-header` marks the server checks a call's headers against: (header name, path of

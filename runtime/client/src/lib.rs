@@ -59,14 +59,18 @@ pub(crate) mod http;
 mod line;
 #[cfg(feature = "http")]
 pub mod oauth;
-// The fuzz targets call the header-parameter codec.
-#[doc(hidden)]
-pub mod params;
+mod params;
 #[cfg(feature = "skills")]
 pub mod skills;
 mod tasks;
+mod wire;
+
+/// What roundtrip's fuzz targets call: the client's header codec. Not a public API.
 #[doc(hidden)]
-pub mod wire;
+pub mod fuzzing {
+    pub use crate::params::{HeaderParam, header_params, header_values};
+    pub use crate::wire::encode_header_value;
+}
 
 use std::sync::Arc;
 use std::time::Duration;
