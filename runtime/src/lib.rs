@@ -62,10 +62,10 @@ pub use roundtrip_core::declare::{
     StateNeed, TextArgument, ToolFactory, UrlOutput, ViewFactory, WithReturn, WithValue,
 };
 #[cfg(feature = "server")]
+pub use roundtrip_core::error::{Error, ErrorKind, IntoError};
+#[cfg(feature = "server")]
 #[doc(hidden)]
 pub use roundtrip_core::server::IntoDef;
-#[cfg(feature = "server")]
-pub use roundtrip_core::error::{Error, ErrorKind, IntoError};
 #[cfg(feature = "server")]
 pub use roundtrip_macros::{
     Elicit, prompt, prompts, resource, resource_template, resources, tool, tools, toolset, view,
