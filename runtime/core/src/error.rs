@@ -167,7 +167,7 @@ impl Error {
             ErrorKind::NotFound => ErrorObject::invalid_params(&self.message),
             ErrorKind::Internal => {
                 let detail = match &self.source {
-                    Some(source) => crate::observe::chain(&**source),
+                    Some(source) => crate::protocol::error_chain(&**source),
                     None => self.message.clone(),
                 };
                 tracing::error!(target: "roundtrip", method, target, "internal error: {detail}");

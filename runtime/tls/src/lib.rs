@@ -13,18 +13,10 @@
 /// `e` and its sources, `outer: inner: innermost`, leaving out a source the text already says.
 /// reqwest's own message ("error sending request for url (…)") does not say that the server's
 /// certificate was refused, or why; its sources do ("invalid peer certificate: UnknownIssuer").
+/// (The walk is roundtrip-wire's: the one crate below both this one and the core, which logs
+/// chains too.)
 pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let part = s.to_string();
-        if !part.is_empty() && !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = s.source();
-    }
-    text
+    roundtrip_wire::error_chain(e)
 }
 
 /// The TLS error among `e`'s sources, when a TLS handshake failed: the peer's certificate was

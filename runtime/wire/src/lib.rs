@@ -96,3 +96,22 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for Text<'a> {
         d.deserialize_str(Visitor(std::marker::PhantomData))
     }
 }
+
+// Not a wire type: the one helper every layer shares, here because this is the crate below
+// them all (the core logs error chains, and roundtrip-tls, which has no core, does too).
+/// `e` and its sources, `outer: inner: innermost`, leaving out a source the text already says
+/// (a wrapper's message often repeats its cause's).
+#[doc(hidden)]
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !part.is_empty() && !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}

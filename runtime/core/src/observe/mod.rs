@@ -26,18 +26,6 @@ pub use notes::{
     task, tool_error, traced_task,
 };
 
-/// An error and its sources, for the log: `outer: inner: root`.
-pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
 /// Run a task's body in a span of its own, a child of the request that creates the task (call
 /// it while that request is being handled).
 pub fn in_task<F: Future + Send + 'static>(

@@ -223,7 +223,7 @@ impl Sealer {
                 let mut buf = Vec::with_capacity(stamp.encoded_len() + plaintext.len());
                 stamp.write(now, expires, &mut buf);
                 buf.extend_from_slice(plaintext);
-                let token = codec.seal(&buf).map_err(|e| crate::observe::chain(&*e))?;
+                let token = codec.seal(&buf).map_err(|e| crate::protocol::error_chain(&*e))?;
                 if token.len() > MAX_TOKEN_LEN {
                     tracing::debug!(target: "roundtrip::seal", "the codec produced a {} byte token", token.len());
                     return Err(token::TOO_LARGE.to_owned());
@@ -265,7 +265,7 @@ impl Sealer {
                 Ok(buf)
             }
             Engine::Custom { codec, principal_salt } => {
-                let mut buf = codec.unseal(token).map_err(|e| Reject::Codec(crate::observe::chain(&*e)))?;
+                let mut buf = codec.unseal(token).map_err(|e| Reject::Codec(crate::protocol::error_chain(&*e)))?;
                 let stamp = Stamp::new(binding, &self.audience_digest, principal_salt);
                 let claims_len = stamp.verify(&buf, now)?;
                 buf.drain(..claims_len);

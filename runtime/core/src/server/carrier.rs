@@ -419,7 +419,7 @@ impl Server {
                 crate::observe::state_refused("replayed");
                 Err(ErrorObject::invalid_request_state())
             }
-            Ok(Err(e)) => Err(replay_cache_unavailable(&crate::observe::chain(&*e))),
+            Ok(Err(e)) => Err(replay_cache_unavailable(&crate::protocol::error_chain(&*e))),
             Err(_) => Err(replay_cache_unavailable(&format!("no answer within {REPLAY_CACHE_TIMEOUT:?}"))),
         }
     }

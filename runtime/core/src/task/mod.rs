@@ -147,7 +147,7 @@ fn not_found() -> ErrorObject {
 /// A store that failed, as the caller is told: retry later (`503` over HTTP). Why it failed
 /// goes to the log only.
 fn store_failed(e: StoreError) -> ErrorObject {
-    tracing::warn!(target: "roundtrip::task", "{}", crate::observe::chain(&e));
+    tracing::warn!(target: "roundtrip::task", "{}", crate::protocol::error_chain(&e));
     ErrorObject::unavailable("task_store", "The task store is unavailable; retry later")
 }
 
