@@ -197,7 +197,7 @@ fn client() -> roundtrip::client::ClientBuilder {
         } else {
             json!({"overwrite": true})
         };
-        Ok(ElicitResult { action: ElicitAction::Accept, content: content.as_object().cloned() })
+        Ok(ElicitResult::new(ElicitAction::Accept, content.as_object().cloned()))
     })
 }
 

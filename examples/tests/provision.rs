@@ -243,7 +243,7 @@ async fn backup_asks_first_then_runs_as_a_task_that_asks_while_running_over_http
             } else {
                 json!({"overwrite": true})
             };
-            async move { Ok(ElicitResult { action: ElicitAction::Accept, content: content.as_object().cloned() }) }
+            async move { Ok(ElicitResult::new(ElicitAction::Accept, content.as_object().cloned())) }
         })
         .connect_http(&url)
         .await

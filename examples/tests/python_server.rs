@@ -46,7 +46,7 @@ fn builder(asked: Arc<Mutex<Vec<String>>>) -> ClientBuilder {
             let message = params.message().to_owned();
             asked.lock().unwrap().push(message.clone());
             let content = if message.contains("name") { json!({ "name": "Ada" }) } else { json!({ "color": "green" }) };
-            Ok(ElicitResult { action: ElicitAction::Accept, content: content.as_object().cloned() })
+            Ok(ElicitResult::new(ElicitAction::Accept, content.as_object().cloned()))
         }
     })
 }

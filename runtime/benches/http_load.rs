@@ -425,10 +425,8 @@ async fn client(url: String) -> Client {
     Client::builder("loadgen", "0")
         .mode(Mode::Pinned(ProtocolVersion::V2026_07_28))
         .on_elicit(|_| async {
-            Ok(ElicitResult {
-                action: ElicitAction::Accept,
-                content: elicit_answer().get("content").cloned().and_then(|c| serde_json::from_value(c).ok()),
-            })
+            let content = elicit_answer().get("content").cloned().and_then(|c| serde_json::from_value(c).ok());
+            Ok(ElicitResult::new(ElicitAction::Accept, content))
         })
         .connect_http(&url)
         .await

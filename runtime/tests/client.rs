@@ -10,14 +10,13 @@ use std::time::Duration;
 use roundtrip::Server;
 use roundtrip::client::{Client, ClientBuilder, ClientError, Mode, Step};
 use roundtrip::protocol::{
-    CallToolResult, Content, CreateMessageResult, ElicitAction, ElicitResult, ProtocolVersion, Role, Root,
-    SamplingContent, Tool, empty_input_schema,
+    CallToolResult, CreateMessageResult, ElicitResult, ProtocolVersion, Root, Tool, empty_input_schema,
 };
 use roundtrip::server::{InputRequired, Outcome, ToolDef};
 use serde_json::json;
 
 fn accept(name: &str) -> ElicitResult {
-    ElicitResult { action: ElicitAction::Accept, content: Some(common::object(json!({ "name": name }))) }
+    ElicitResult::accept(common::object(json!({ "name": name })))
 }
 
 fn builder() -> ClientBuilder {
@@ -153,16 +152,11 @@ async fn one_rounds_callbacks_run_concurrently_and_a_failure_cancels_its_sibling
         })
         .on_sample(|_| async {
             tokio::time::sleep(Duration::from_millis(300)).await;
-            Ok(CreateMessageResult {
-                role: Role::Assistant,
-                content: SamplingContent::One(Box::new(Content::text("Paris"))),
-                model: "m".into(),
-                stop_reason: None,
-            })
+            Ok(CreateMessageResult::text("Paris", "m"))
         })
         .on_roots(|| async {
             tokio::time::sleep(Duration::from_millis(300)).await;
-            Ok(vec![Root { uri: "file:///r".into(), name: None, meta: None }])
+            Ok(vec![Root::new("file:///r")])
         })
         .connect_in_memory(common::fixture())
         .await

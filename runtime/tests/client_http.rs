@@ -164,7 +164,7 @@ async fn unsupported_version_not_naming_ours_falls_back_to_the_handshake_in_auto
 #[tokio::test]
 async fn legacy_questions_arrive_on_the_post_stream_and_answers_go_back_as_posts() {
     use roundtrip::client::Mode;
-    use roundtrip::protocol::{ElicitAction, ElicitResult, empty_input_schema};
+    use roundtrip::protocol::{ElicitResult, empty_input_schema};
     use roundtrip::server::InputRequired;
 
     let schema = object(json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}));
@@ -186,9 +186,7 @@ async fn legacy_questions_arrive_on_the_post_stream_and_answers_go_back_as_posts
     tokio::spawn(bound.run());
     let client = Client::builder("legacy", "1")
         .mode(Mode::Legacy)
-        .on_elicit(|_| async {
-            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({"name": "Ada"}))) })
-        })
+        .on_elicit(|_| async { Ok(ElicitResult::accept(object(json!({"name": "Ada"})))) })
         .connect_http(&url)
         .await
         .unwrap();

@@ -167,10 +167,10 @@ async fn a_tasks_answer_no_server_took_is_sent_again_at_the_next_poll_not_asked_
         .on_elicit(move |_| {
             counter.fetch_add(1, Ordering::SeqCst);
             async {
-                Ok(roundtrip::protocol::ElicitResult {
-                    action: roundtrip::protocol::ElicitAction::Accept,
-                    content: serde_json::from_value(json!({"approve": true})).ok(),
-                })
+                Ok(roundtrip::protocol::ElicitResult::new(
+                    roundtrip::protocol::ElicitAction::Accept,
+                    serde_json::from_value(json!({"approve": true})).ok(),
+                ))
             }
         })
         .connect_http(&url)

@@ -34,10 +34,7 @@ fn name_schema() -> JsonObject {
 fn test_server(cancelled: Arc<AtomicBool>) -> Server {
     Server::new("http-test", "1.0.0")
         .resource(ResourceDef::new(Resource::new("test://watched", "watched"), |cx| async move {
-            Ok(Outcome::Complete(ReadResourceResult {
-                contents: vec![ResourceContents::text(cx.target(), None, "watched")],
-                ..ReadResourceResult::default()
-            }))
+            Ok(Outcome::Complete(ReadResourceResult::new(vec![ResourceContents::text(cx.target(), None, "watched")])))
         }))
         .tool(ToolDef::new(Tool::new("hello", empty_input_schema()), |_cx| async {
             Ok(Outcome::Complete(CallToolResult::text("Hello!")))

@@ -12,7 +12,7 @@ use opentelemetry::{KeyValue, Value as OtelValue};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use roundtrip::client::Client;
 use roundtrip::prelude::*;
-use roundtrip::protocol::{ElicitAction, ElicitResult};
+use roundtrip::protocol::ElicitResult;
 use serde_json::json;
 
 /// Two rounds: a name, then an age that mentions it.
@@ -44,7 +44,7 @@ async fn client(connect: impl AsyncFnOnce(roundtrip::client::ClientBuilder) -> C
         } else {
             json!({"region": "eu"})
         };
-        Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content.as_object().unwrap().clone()) })
+        Ok(ElicitResult::accept(content.as_object().unwrap().clone()))
     });
     connect(builder).await
 }

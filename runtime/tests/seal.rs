@@ -72,9 +72,7 @@ fn tool(name: &str, rounds: u32) -> ToolDef {
 fn prompt(name: &str) -> PromptDef {
     PromptDef::new(Prompt::new(name), |cx| async move {
         Ok(match next(&cx, 1) {
-            Ok(text) => {
-                Outcome::Complete(GetPromptResult { messages: vec![PromptMessage::user(text)], ..Default::default() })
-            }
+            Ok(text) => Outcome::Complete(GetPromptResult::new(vec![PromptMessage::user(text)])),
             Err(round) => Outcome::InputRequired(round),
         })
     })
@@ -86,10 +84,7 @@ fn resource(uri: &str) -> ResourceDef {
         let uri = owned.clone();
         async move {
             Ok(match next(&cx, 1) {
-                Ok(text) => Outcome::Complete(ReadResourceResult {
-                    contents: vec![ResourceContents::text(uri, None, text)],
-                    ..Default::default()
-                }),
+                Ok(text) => Outcome::Complete(ReadResourceResult::new(vec![ResourceContents::text(uri, None, text)])),
                 Err(round) => Outcome::InputRequired(round),
             })
         }

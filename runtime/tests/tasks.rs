@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::wait_for;
 use roundtrip::client::{Client, ClientError, Step};
 use roundtrip::prelude::*;
-use roundtrip::protocol::{ElicitAction, ElicitResult, JsonObject, TaskStatus};
+use roundtrip::protocol::{ElicitResult, JsonObject, TaskStatus};
 use roundtrip::testing::TestKit;
 use roundtrip::transport::http::HttpOptions;
 use serde_json::json;
@@ -95,7 +95,7 @@ async fn client(server: Server, tasks: bool) -> Client {
         .on_elicit(|params| async move {
             let property = if params.message().contains("region") { "region" } else { "overwrite" };
             let value = if property == "region" { json!("us") } else { json!(false) };
-            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({ property: value }))) })
+            Ok(ElicitResult::accept(object(json!({ property: value }))))
         })
         .connect_in_memory(server)
         .await
@@ -121,7 +121,7 @@ async fn the_client_follows_a_task_over_http() {
         .on_elicit(|params| async move {
             let property = if params.message().contains("region") { "region" } else { "overwrite" };
             let value = if property == "region" { json!("ap") } else { json!(true) };
-            Ok(ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({ property: value }))) })
+            Ok(ElicitResult::accept(object(json!({ property: value }))))
         })
         .connect_http(&url)
         .await
@@ -201,7 +201,7 @@ async fn tasks_get_carries_the_bodys_latest_progress_as_numbers() {
     let client = Client::builder("tasks-progress", "1")
         .tasks(true)
         .progress_tokens(true)
-        .on_elicit(|_| async { Ok(ElicitResult { action: ElicitAction::Decline, content: None }) })
+        .on_elicit(|_| async { Ok(ElicitResult::decline()) })
         .connect_in_memory(server())
         .await
         .unwrap();
@@ -210,7 +210,7 @@ async fn tasks_get_carries_the_bodys_latest_progress_as_numbers() {
     else {
         panic!("the region comes first")
     };
-    let region = ElicitResult { action: ElicitAction::Accept, content: Some(object(json!({"region": "eu"}))) };
+    let region = ElicitResult::accept(object(json!({"region": "eu"})));
     let answers = object(json!({ "region": region }));
     let step = client.call_tool_step("backup", json!({"database": "orders"}), Some(answers), round.request_state);
     let Step::Task(task) = step.await.unwrap() else { panic!("a task") };

@@ -64,8 +64,7 @@ use roundtrip::client::oauth::{ClientInfo, LoopbackHandler, OAuth};
 use roundtrip::client::{Client, ClientError, Mode, Step};
 use roundtrip::protocol::{
     CallToolResult, Content, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    ErrorObject, InputRequest, JsonObject, ListRootsResult, Notification, Role, Root, SamplingContent, Task,
-    TaskStatus, Tool,
+    ErrorObject, InputRequest, JsonObject, ListRootsResult, Notification, Role, Root, Task, TaskStatus, Tool,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -399,7 +398,8 @@ async fn follow_task(client: &Client, asker: &Asker, task: Task) -> Result<CallT
                     client.update_task(&task.task_id, answers).await?;
                 }
             }
-            TaskStatus::Working => {}
+            // Working, or a status newer than this client: look again.
+            _ => {}
         }
     }
 }
@@ -411,6 +411,7 @@ fn status_word(status: TaskStatus) -> &'static str {
         TaskStatus::Completed => "completed",
         TaskStatus::Failed => "failed",
         TaskStatus::Cancelled => "cancelled",
+        _ => "in a state this client does not know",
     }
 }
 
@@ -572,8 +573,9 @@ impl Asker {
             InputRequest::Elicit(p) => json(serde_json::to_value(self.elicit(Some(key), p).await?)),
             InputRequest::CreateMessage(p) => json(serde_json::to_value(self.sample(Some(key), p).await?)),
             InputRequest::ListRoots(_) => {
-                json(serde_json::to_value(ListRootsResult { roots: self.roots(Some(key)).await? }))
+                json(serde_json::to_value(ListRootsResult::new(self.roots(Some(key)).await?)))
             }
+            other => Err(ClientError::Callback(format!("ask cannot answer `{}`", other.method()))),
         }
     }
 
@@ -613,7 +615,7 @@ impl Asker {
     }
 
     async fn elicit(&self, key: Option<&str>, params: ElicitParams) -> Result<ElicitResult, ClientError> {
-        let result = |action, content| Ok(ElicitResult { action, content });
+        let result = |action, content| Ok(ElicitResult::new(action, content));
         match params {
             ElicitParams::Form(form) => {
                 let outcome = match &self.answers {
@@ -650,6 +652,8 @@ impl Asker {
                 };
                 result(action, None)
             }
+            // A mode newer than this client: it cannot show it, so it declines.
+            _ => result(ElicitAction::Decline, None),
         }
     }
 
@@ -698,6 +702,7 @@ impl Asker {
                     let role = match m.role {
                         Role::User => "user",
                         Role::Assistant => "assistant",
+                        _ => "?",
                     };
                     let text = m
                         .content
@@ -719,29 +724,17 @@ impl Asker {
                 }
             }
         };
-        Ok(CreateMessageResult {
-            role: Role::Assistant,
-            content: SamplingContent::One(Box::new(Content::text(reply))),
-            model: "human (ask)".into(),
-            stop_reason: Some("endTurn".into()),
-        })
+        Ok(CreateMessageResult::text(reply, "human (ask)").with_stop_reason("endTurn"))
     }
 
     async fn roots(&self, key: Option<&str>) -> Result<Vec<Root>, ClientError> {
         let cwd = std::env::current_dir().map_err(|e| ClientError::Callback(e.to_string()))?;
-        let here = Root {
-            uri: format!("file://{}", cwd.display()),
-            name: cwd.file_name().map(|n| n.to_string_lossy().into_owned()),
-            meta: None,
-        };
+        let mut here = Root::new(format!("file://{}", cwd.display()));
+        here.name = cwd.file_name().map(|n| n.to_string_lossy().into_owned());
         match &self.answers {
             Some(a) => match key.and_then(|k| a.get(k)).or_else(|| a.get("roots")) {
                 Some(Value::Bool(false)) => Ok(Vec::new()),
-                Some(Value::Array(uris)) => Ok(uris
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(|u| Root { uri: u.to_owned(), name: None, meta: None })
-                    .collect()),
+                Some(Value::Array(uris)) => Ok(uris.iter().filter_map(Value::as_str).map(Root::new).collect()),
                 _ => Ok(vec![here]),
             },
             None => {

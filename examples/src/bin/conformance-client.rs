@@ -25,9 +25,7 @@ use roundtrip::client::oauth::{
     AssertionSource, AuthorizationHandler, ClientAssertionKey, ClientInfo, EnterpriseIdp, OAuth,
 };
 use roundtrip::client::{Client, ClientError, Step};
-use roundtrip::protocol::{
-    Content, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, JsonObject, Role, SamplingContent, Tool,
-};
+use roundtrip::protocol::{CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, JsonObject, Tool};
 use serde_json::{Value, json};
 
 #[tokio::main]
@@ -139,19 +137,13 @@ async fn connect(url: &str, context: &Value) -> Result<Client, ClientError> {
         .on_elicit(|params| async move {
             let content = match &params {
                 ElicitParams::Form(form) => Some(sample_object(&form.requested_schema, true)),
-                ElicitParams::Url(_) => None,
+                _ => None,
             };
-            Ok(ElicitResult { action: ElicitAction::Accept, content })
+            Ok(ElicitResult::new(ElicitAction::Accept, content))
         })
         .on_sample(|_| async {
-            Ok(CreateMessageResult {
-                role: Role::Assistant,
-                content: SamplingContent::One(Box::new(Content::text(
-                    "This is a sampled reply from the conformance client.",
-                ))),
-                model: "conformance-client".into(),
-                stop_reason: Some("endTurn".into()),
-            })
+            Ok(CreateMessageResult::text("This is a sampled reply from the conformance client.", "conformance-client")
+                .with_stop_reason("endTurn"))
         })
         .on_roots(|| async { Ok(Vec::new()) })
         .connect_http(url)

@@ -201,7 +201,7 @@ async fn client(url: &str) -> Result<Client, ClientError> {
     let client = Client::builder("fleet-load", env!("CARGO_PKG_VERSION"))
         .on_elicit(|params| async move {
             let content: Option<JsonObject> = answer(params.message()).as_object().cloned();
-            Ok(ElicitResult { action: ElicitAction::Accept, content })
+            Ok(ElicitResult::new(ElicitAction::Accept, content))
         })
         .connect_http(url)
         .await?;

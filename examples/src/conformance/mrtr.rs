@@ -137,11 +137,8 @@ struct UserContext {
 async fn test_input_required_result_prompt(
     #[resolve(elicit = "What context should the prompt use?")] user_context: UserContext,
 ) -> GetPromptResult {
-    GetPromptResult {
-        description: Some("A prompt built from the user's context".into()),
-        messages: vec![PromptMessage::user(format!("Prompt with context: {}", user_context.context))],
-        ..GetPromptResult::default()
-    }
+    GetPromptResult::new(vec![PromptMessage::user(format!("Prompt with context: {}", user_context.context))])
+        .with_description("A prompt built from the user's context")
 }
 
 // ---- The manual fixtures ----

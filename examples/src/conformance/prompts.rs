@@ -38,14 +38,14 @@ async fn test_prompt_with_embedded_resource(
     resource_uri: String,
 ) -> Vec<PromptMessage> {
     vec![
-        PromptMessage {
-            role: Role::User,
-            content: Content::resource(ResourceContents::text(
+        PromptMessage::new(
+            Role::User,
+            Content::resource(ResourceContents::text(
                 resource_uri,
                 Some("text/plain"),
                 "Embedded resource content for testing.",
             )),
-        },
+        ),
         PromptMessage::user("Please process the embedded resource above."),
     ]
 }
@@ -54,7 +54,7 @@ async fn test_prompt_with_embedded_resource(
 #[prompt]
 async fn test_prompt_with_image() -> Vec<PromptMessage> {
     vec![
-        PromptMessage { role: Role::User, content: Content::image(PNG_BASE64, "image/png") },
+        PromptMessage::new(Role::User, Content::image(PNG_BASE64, "image/png")),
         PromptMessage::user("Please analyze the image above."),
     ]
 }

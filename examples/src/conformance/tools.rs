@@ -381,6 +381,7 @@ fn elicitation_summary(prefix: &str, result: &ElicitResult) -> String {
         ElicitAction::Accept => "accept",
         ElicitAction::Decline => "decline",
         ElicitAction::Cancel => "cancel",
+        _ => "unknown",
     };
     let content = Value::Object(result.content.clone().unwrap_or_default());
     format!("{prefix}: action={action}, content={content}")

@@ -250,19 +250,18 @@ fn resource_spec(cx: &Cx<'_>, resource: &Resource) -> TokenStream {
 
 fn annotations(a: &Annotations, root: &TokenStream) -> TokenStream {
     let flags = [
-        (a.read_only, quote!(read_only_hint)),
-        (a.destructive, quote!(destructive_hint)),
-        (a.idempotent, quote!(idempotent_hint)),
-        (a.open_world, quote!(open_world_hint)),
+        (a.read_only, quote!(with_read_only_hint)),
+        (a.destructive, quote!(with_destructive_hint)),
+        (a.idempotent, quote!(with_idempotent_hint)),
+        (a.open_world, quote!(with_open_world_hint)),
     ];
     if flags.iter().all(|(on, _)| !on) {
         return quote!(::core::option::Option::None);
     }
-    let set = flags.iter().filter(|(on, _)| *on).map(|(_, f)| quote!(#f: ::core::option::Option::Some(true),));
-    quote!(::core::option::Option::Some(#root::protocol::ToolAnnotations {
-        #(#set)*
-        ..::core::default::Default::default()
-    }))
+    let set = flags.iter().filter(|(on, _)| *on).map(|(_, with)| quote!(.#with(true)));
+    quote!(::core::option::Option::Some(
+        <#root::protocol::ToolAnnotations as ::core::default::Default>::default() #(#set)*
+    ))
 }
 
 /// The parameters the client may send: arguments, flattened structs of them, and the types

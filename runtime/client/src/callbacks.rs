@@ -45,15 +45,14 @@ where
 impl Callbacks {
     /// The capabilities these callbacks declare.
     pub fn capabilities(&self) -> ClientCapabilities {
-        ClientCapabilities {
-            elicitation: self
-                .elicit
-                .as_ref()
-                .map(|_| ElicitationCapability { form: Some(JsonObject::new()), url: Some(JsonObject::new()) }),
-            sampling: self.sample.as_ref().map(|_| Default::default()),
-            roots: self.roots.as_ref().map(|_| JsonObject::new()),
-            ..ClientCapabilities::default()
-        }
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = self
+            .elicit
+            .as_ref()
+            .map(|_| ElicitationCapability::default().with_form(JsonObject::new()).with_url(JsonObject::new()));
+        capabilities.sampling = self.sample.as_ref().map(|_| Default::default());
+        capabilities.roots = self.roots.as_ref().map(|_| JsonObject::new());
+        capabilities
     }
 
     /// Answer one input request (or server-to-client request) with its callback.
@@ -79,10 +78,14 @@ impl Callbacks {
             InputRequest::ListRoots(_) => match &self.roots {
                 Some(cb) => {
                     let fut = cb(());
-                    Box::pin(async move { json(fut.await.map(|roots| ListRootsResult { roots })) })
+                    Box::pin(async move { json(fut.await.map(ListRootsResult::new)) })
                 }
                 None => Box::pin(async { Err(ClientError::RootsNotSupported) }),
             },
+            other => {
+                let method = other.method();
+                Box::pin(async move { Err(ClientError::Callback(format!("this client cannot answer `{method}`"))) })
+            }
         }
     }
 }

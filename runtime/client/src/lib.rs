@@ -7,7 +7,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use roundtrip::client::Client;
-//! use roundtrip::protocol::{CallToolResult, ElicitAction, ElicitResult, Tool, empty_input_schema};
+//! use roundtrip::protocol::{CallToolResult, ElicitResult, Tool, empty_input_schema};
 //! use roundtrip::server::{InputRequired, Outcome, ToolDef};
 //! use roundtrip::Server;
 //!
@@ -32,10 +32,7 @@
 //!
 //! let client = Client::builder("docs", "1.0.0")
 //!     .on_elicit(|_params| async {
-//!         Ok(ElicitResult {
-//!             action: ElicitAction::Accept,
-//!             content: serde_json::from_value(serde_json::json!({"name": "Ada"})).ok(),
-//!         })
+//!         Ok(ElicitResult::accept(serde_json::json!({"name": "Ada"}).as_object().cloned().unwrap_or_default()))
 //!     })
 //!     .connect_in_memory(server)
 //!     .await?;
@@ -132,7 +129,7 @@ impl Client {
     /// Start building a client with this identity.
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
         ClientBuilder {
-            info: Implementation { name: name.into(), version: version.into(), title: None },
+            info: Implementation::new(name, version),
             mode: Mode::Auto,
             callbacks: Callbacks::default(),
             max_rounds: 10,

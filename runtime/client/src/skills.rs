@@ -45,7 +45,7 @@ impl LoadedSkill {
     pub fn files(&self) -> &[SkillResource] {
         match &self.entry.resources {
             SkillResources::Listed(files) => files,
-            SkillResources::Dynamic(_) => &[],
+            _ => &[],
         }
     }
 }
@@ -96,7 +96,7 @@ impl Client {
             SkillResources::Listed(files) => Some(files.iter().find(|f| f.uri == entry.uri).ok_or_else(|| {
                 ClientError::Verification(format!("the listing of {} does not list its SKILL.md", entry.uri))
             })?),
-            SkillResources::Dynamic(_) => None,
+            _ => None,
         };
         let bytes = self.read_verified(&entry.uri, listed).await?;
         let text = String::from_utf8(bytes)
@@ -137,6 +137,10 @@ impl Client {
                 }
                 self.read_verified(uri, None).await
             }
+            _ => Err(ClientError::Verification(format!(
+                "the skill {} lists its files in a way this client does not know",
+                skill.entry.uri
+            ))),
         }
     }
 
@@ -146,7 +150,7 @@ impl Client {
         let contents = result
             .contents
             .iter()
-            .find(|c| content_uri(c) == uri)
+            .find(|c| c.uri() == uri)
             .or_else(|| result.contents.first())
             .ok_or_else(|| ClientError::Verification(format!("reading {uri} gave no contents")))?;
         let bytes = match contents {
@@ -162,6 +166,7 @@ impl Client {
                     .decode(blob)
                     .map_err(|e| ClientError::Verification(format!("{uri}: its blob is not base64: {e}")))?
             }
+            _ => return Err(ClientError::Verification(format!("{uri}: its contents are of an unknown kind"))),
         };
         if let Some(listed) = listed {
             if bytes.len() as u64 != listed.size {
@@ -176,12 +181,6 @@ impl Client {
             }
         }
         Ok(bytes)
-    }
-}
-
-fn content_uri(contents: &ResourceContents) -> &str {
-    match contents {
-        ResourceContents::Text { uri, .. } | ResourceContents::Blob { uri, .. } => uri,
     }
 }
 

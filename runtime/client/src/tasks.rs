@@ -137,6 +137,8 @@ impl Client {
                     guard.client = None;
                     return Err(ClientError::TaskCancelled(got.task.status_message.unwrap_or_default()));
                 }
+                // A status newer than this client: the task is not known to be over, so look again.
+                _ => {}
             }
         }
     }

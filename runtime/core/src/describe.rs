@@ -93,7 +93,7 @@ impl Server {
                 .map(|e| {
                     let files = match &e.resources {
                         crate::protocol::SkillResources::Listed(files) => json!(files),
-                        crate::protocol::SkillResources::Dynamic(_) => json!("dynamic"),
+                        _ => json!("dynamic"),
                     };
                     json!({
                         "uri": e.uri,

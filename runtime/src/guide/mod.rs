@@ -12,7 +12,7 @@
 //! 9. [The request context](context): what a handler sees of its request
 //! 10. [Prompts and resources](prompts_and_resources): `#[prompt]`, `#[resource]`, `#[resource_template]`
 //! 11. [MCP Apps: tools with a view](apps): `#[view]` and a tool's `ui`
-//! 12. [The manual form](manual): building `InputRequiredResult` rounds by hand
+//! 12. [The manual form](manual): building `InputRequiredResult` rounds and protocol values by hand
 //! 13. [Serving](serving): stdio, streamable HTTP, an axum router, and the runner `roundtrip::cli`
 //! 14. [Who is calling](callers): one caller identity, trusted proxies, and the limits a caller meets
 //! 15. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP

@@ -131,36 +131,28 @@ pub fn fixture() -> Server {
             |_| async move { Ok(InputRequired::new().into()) },
         ))
         .prompt(PromptDef::new(
-            roundtrip::protocol::Prompt {
-                arguments: Some(vec![PromptArgument {
-                    name: "name".into(),
-                    title: None,
-                    description: None,
-                    required: Some(true),
-                }]),
-                ..roundtrip::protocol::Prompt::new("greet")
-            },
+            roundtrip::protocol::Prompt::new("greet")
+                .with_arguments(vec![PromptArgument::new("name").with_required(true)]),
             |cx| async move {
                 let name: String = cx.argument("name")?;
-                Ok(Outcome::Complete(GetPromptResult {
-                    messages: vec![PromptMessage::user(format!("Hello, {name}!"))],
-                    ..GetPromptResult::default()
-                }))
+                Ok(Outcome::Complete(GetPromptResult::new(vec![PromptMessage::user(format!("Hello, {name}!"))])))
             },
         ))
         .resource(ResourceDef::new(Resource::new("mem://a", "a"), |cx| async move {
-            Ok(Outcome::Complete(ReadResourceResult {
-                contents: vec![ResourceContents::text(cx.target(), Some("text/plain"), "A")],
-                ..ReadResourceResult::default()
-            }))
+            Ok(Outcome::Complete(ReadResourceResult::new(vec![ResourceContents::text(
+                cx.target(),
+                Some("text/plain"),
+                "A",
+            )])))
         }))
         .resource_template(
             ResourceTemplateDef::new(ResourceTemplate::new("mem://items/{id}", "item"), |cx| async move {
                 let id = cx.uri_variable("id").unwrap_or_default().to_owned();
-                Ok(Outcome::Complete(ReadResourceResult {
-                    contents: vec![ResourceContents::text(cx.target(), None, format!("item {id}"))],
-                    ..ReadResourceResult::default()
-                }))
+                Ok(Outcome::Complete(ReadResourceResult::new(vec![ResourceContents::text(
+                    cx.target(),
+                    None,
+                    format!("item {id}"),
+                )])))
             })
             .unwrap(),
         )

@@ -32,6 +32,7 @@ pub const META_UI_RESOURCE_URI: &str = "ui/resourceUri";
 /// Who may see and call a tool (`_meta.ui.visibility`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Visibility {
     /// The model (the agent's tool list).
     Model,
@@ -42,6 +43,7 @@ pub enum Visibility {
 /// A tool's `_meta.ui`: its view and its visibility.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UiToolMeta {
     /// The `ui://` URI of the view that renders the tool's results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -50,6 +52,11 @@ pub struct UiToolMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility: Option<Vec<Visibility>>,
 }
+
+setters!(UiToolMeta {
+    with_resource_uri => resource_uri: String,
+    with_visibility => visibility: Vec<Visibility>,
+});
 
 impl UiToolMeta {
     /// A tool's `_meta.ui`, read from its `_meta` (the flat `ui/resourceUri` key counts when
@@ -80,6 +87,7 @@ impl UiToolMeta {
 /// A view's `_meta.ui`: what the host's sandbox should allow it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UiResourceMeta {
     /// The origins its Content Security Policy may allow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,6 +108,7 @@ pub struct UiResourceMeta {
 /// the restrictive default of its directive.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UiCsp {
     /// `connect-src`: `fetch`, XHR and WebSocket.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -114,6 +123,13 @@ pub struct UiCsp {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base_uri_domains: Vec<String>,
 }
+
+setters!(UiResourceMeta {
+    with_csp => csp: UiCsp,
+    with_permissions => permissions: UiPermissions,
+    with_domain => domain: String,
+    with_prefers_border => prefers_border: bool,
+});
 
 impl UiCsp {
     /// Whether `s` is an origin a list may hold, by roundtrip's rule (the `#[view]` macro
@@ -199,6 +215,7 @@ impl UiCsp {
 /// The browser features a view asks for; each is `{}` on the wire when asked.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UiPermissions {
     /// The `camera` feature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -213,6 +230,13 @@ pub struct UiPermissions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clipboard_write: Option<JsonObject>,
 }
+
+setters!(UiPermissions {
+    with_camera => camera: JsonObject,
+    with_microphone => microphone: JsonObject,
+    with_geolocation => geolocation: JsonObject,
+    with_clipboard_write => clipboard_write: JsonObject,
+});
 
 impl UiPermissions {
     /// Whether no feature is asked for.

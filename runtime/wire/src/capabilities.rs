@@ -10,6 +10,7 @@ use super::JsonObject;
 /// (`Deserialize` is written out: every 2026-07-28 request carries these, and a derived
 /// `#[serde(flatten)]` reads the whole object into a buffer of serde's own first.)
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Elicitation support (`{}` means form mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,6 +72,7 @@ impl<'de> Deserialize<'de> for ClientCapabilities {
 
 /// The client's elicitation modes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,6 +84,7 @@ pub struct ElicitationCapability {
 
 /// The client's sampling features.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingCapability {
     /// `includeContext` other than `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,6 +128,7 @@ impl ClientCapabilities {
 
 /// What this server offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,6 +156,7 @@ pub struct ServerCapabilities {
 /// `{listChanged?}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListChangedCapability {
     /// Whether list-changed notifications are sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -161,6 +166,7 @@ pub struct ListChangedCapability {
 /// `{subscribe?, listChanged?}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// Whether resource subscriptions are supported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -181,6 +187,32 @@ pub fn capability_value(name: &str) -> Value {
     m.insert(name.to_owned(), Value::Object(JsonObject::new()));
     Value::Object(m)
 }
+
+setters!(ClientCapabilities {
+    with_elicitation => elicitation: ElicitationCapability,
+    with_sampling => sampling: SamplingCapability,
+    with_roots => roots: JsonObject,
+    with_experimental => experimental: JsonObject,
+    with_extensions => extensions: JsonObject,
+});
+
+setters!(ElicitationCapability { with_form => form: JsonObject, with_url => url: JsonObject });
+
+setters!(SamplingCapability { with_context => context: JsonObject, with_tools => tools: JsonObject });
+
+setters!(ServerCapabilities {
+    with_tools => tools: ListChangedCapability,
+    with_prompts => prompts: ListChangedCapability,
+    with_resources => resources: ResourcesCapability,
+    with_completions => completions: JsonObject,
+    with_logging => logging: JsonObject,
+    with_experimental => experimental: JsonObject,
+    with_extensions => extensions: JsonObject,
+});
+
+setters!(ListChangedCapability { with_list_changed => list_changed: bool });
+
+setters!(ResourcesCapability { with_subscribe => subscribe: bool, with_list_changed => list_changed: bool });
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,7 @@ use super::{JsonObject, ResultType};
 /// What is being completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CompletionRef {
     /// A prompt argument.
     #[serde(rename = "ref/prompt")]
@@ -24,6 +25,7 @@ pub enum CompletionRef {
 
 /// The argument being completed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// Its name.
     pub name: String,
@@ -33,6 +35,7 @@ pub struct CompletionArgument {
 
 /// `completion/complete` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteParams {
     /// What is being completed.
     #[serde(rename = "ref")]
@@ -47,6 +50,7 @@ pub struct CompleteParams {
 /// The suggestions.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// At most 100 values.
     pub values: Vec<String>,
@@ -61,6 +65,7 @@ pub struct Completion {
 /// `completion/complete` result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,3 +73,37 @@ pub struct CompleteResult {
     /// The suggestions.
     pub completion: Completion,
 }
+
+impl CompletionArgument {
+    /// The argument `name` as typed so far.
+    pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: name.into(), value: value.into() }
+    }
+}
+
+impl CompleteParams {
+    /// A completion request for one argument of a prompt or a resource template.
+    pub fn new(reference: CompletionRef, argument: CompletionArgument) -> Self {
+        Self { reference, argument, context: None }
+    }
+}
+
+setters!(CompleteParams { with_context => context: JsonObject });
+
+impl Completion {
+    /// Suggested values.
+    pub fn new(values: Vec<String>) -> Self {
+        Self { values, total: None, has_more: None }
+    }
+}
+
+setters!(Completion { with_total => total = u64, with_has_more => has_more: bool });
+
+impl CompleteResult {
+    /// A result holding `completion`.
+    pub fn new(completion: Completion) -> Self {
+        Self { result_type: None, completion }
+    }
+}
+
+setters!(CompleteResult { with_result_type => result_type: ResultType });

@@ -7,6 +7,7 @@ use super::JsonObject;
 /// Who a piece of content is for, and how much it matters.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// `user` and/or `assistant`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -22,6 +23,7 @@ pub struct Annotations {
 /// The speaker of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// The human side.
     User,
@@ -32,6 +34,7 @@ pub enum Role {
 /// A content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// Text.
     Text {
@@ -120,6 +123,7 @@ impl Content {
 /// A `resource_link` block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// The URI.
     pub uri: String,
@@ -142,6 +146,7 @@ pub struct ResourceLink {
 /// The contents of a resource: text or base64 blob.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// Text contents.
     Text {
@@ -181,4 +186,31 @@ impl ResourceContents {
     pub fn blob(uri: impl Into<String>, mime_type: Option<&str>, blob: impl Into<String>) -> Self {
         Self::Blob { uri: uri.into(), mime_type: mime_type.map(Into::into), blob: blob.into(), meta: None }
     }
+
+    /// The URI these contents are of.
+    pub fn uri(&self) -> &str {
+        match self {
+            Self::Text { uri, .. } | Self::Blob { uri, .. } => uri,
+        }
+    }
 }
+
+setters!(Annotations {
+    with_audience => audience: Vec<Role>,
+    with_priority => priority = f64,
+    with_last_modified => last_modified: String,
+});
+
+impl ResourceLink {
+    /// A link to the resource at `uri` called `name`.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self { uri: uri.into(), name: name.into(), title: None, description: None, mime_type: None, annotations: None }
+    }
+}
+
+setters!(ResourceLink {
+    with_title => title: String,
+    with_description => description: String,
+    with_mime_type => mime_type: String,
+    with_annotations => annotations: Annotations,
+});

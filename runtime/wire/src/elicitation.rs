@@ -12,6 +12,7 @@ use super::JsonObject;
 /// Parameters of an elicitation: a form or a URL to open.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ElicitParams {
     /// Out-of-band interaction at a URL.
     Url(ElicitUrlParams),
@@ -47,6 +48,7 @@ impl ElicitParams {
 /// Form-mode params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitFormParams {
     /// `"form"` or absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,6 +68,7 @@ pub struct ElicitFormParams {
 /// leg's answer. It reads as the object it holds (`Deref`), and [`make_mut`](Self::make_mut)
 /// gives a private copy to change, whose text is written anew.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct RequestedSchema(Arc<Shared>);
 
 struct Shared {
@@ -146,6 +149,7 @@ impl<'de> Deserialize<'de> for RequestedSchema {
 /// The literal `"form"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum FormMode {
     /// Form mode.
     Form,
@@ -154,6 +158,7 @@ pub enum FormMode {
 /// URL-mode params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitUrlParams {
     /// Always `"url"`.
     pub mode: UrlMode,
@@ -169,6 +174,7 @@ pub struct ElicitUrlParams {
 /// The literal `"url"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum UrlMode {
     /// URL mode.
     Url,
@@ -177,6 +183,7 @@ pub enum UrlMode {
 /// What the user did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ElicitAction {
     /// Submitted (form) or consented (URL).
     Accept,
@@ -188,12 +195,51 @@ pub enum ElicitAction {
 
 /// The answer to an elicitation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,
     /// The submitted form (accept, form mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<JsonObject>,
+}
+
+impl ElicitFormParams {
+    /// A form: a message and the flat schema of what to fill in.
+    pub fn new(message: impl Into<String>, requested_schema: impl Into<RequestedSchema>) -> Self {
+        Self { mode: None, message: message.into(), requested_schema: requested_schema.into() }
+    }
+}
+
+impl ElicitUrlParams {
+    /// A page to open at `url`, explained by `message`.
+    pub fn new(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self { mode: UrlMode::Url, message: message.into(), url: url.into(), elicitation_id: None }
+    }
+}
+
+setters!(ElicitUrlParams { with_elicitation_id => elicitation_id: String });
+
+impl ElicitResult {
+    /// An answer with `action` and, for `accept` of a form, its `content`.
+    pub fn new(action: ElicitAction, content: Option<JsonObject>) -> Self {
+        Self { action, content }
+    }
+
+    /// The user accepted and filled in `content`.
+    pub fn accept(content: JsonObject) -> Self {
+        Self::new(ElicitAction::Accept, Some(content))
+    }
+
+    /// The user declined.
+    pub fn decline() -> Self {
+        Self::new(ElicitAction::Decline, None)
+    }
+
+    /// The user dismissed the question.
+    pub fn cancel() -> Self {
+        Self::new(ElicitAction::Cancel, None)
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@
 //! Results are era-neutral structs; the fields only one era carries (`resultType`, `ttlMs`,
 //! `cacheScope`) are optional and filled in by the server for the era it answers.
 
+#[macro_use]
+mod setters;
+
 mod answers;
 mod apps;
 mod capabilities;

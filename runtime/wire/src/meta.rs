@@ -24,6 +24,7 @@ pub const META_PROGRESS_TOKEN: &str = "progressToken";
 /// A progress token: a string or a number.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ProgressToken {
     /// An integer token.
     Number(i64),
@@ -33,6 +34,7 @@ pub enum ProgressToken {
 
 /// The parsed `_meta` of one request.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct RequestMeta {
     /// The revision claimed in `_meta`, when it names a known one.
     pub protocol_version: Option<ProtocolVersion>,
@@ -198,6 +200,7 @@ pub fn unsupported_version(requested: &str) -> ErrorObject {
 /// How long a client may cache a result, and for whom (2026-07-28, SEP-2549).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CacheScope {
     /// Any client may share the cached result.
     Public,

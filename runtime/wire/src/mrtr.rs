@@ -11,6 +11,7 @@ use super::{ErrorObject, ProtocolVersion};
 /// The `resultType` of a 2026 result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ResultType {
     /// A final result.
     Complete,
@@ -24,6 +25,7 @@ pub enum ResultType {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params")]
+#[non_exhaustive]
 pub enum InputRequest {
     /// Ask the user (form or URL mode).
     #[serde(rename = "elicitation/create")]
@@ -38,6 +40,7 @@ pub enum InputRequest {
 
 /// `roots/list` params (only `_meta`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListRootsParams {
     /// Metadata.
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
@@ -93,6 +96,7 @@ pub type InputRequests = BTreeMap<String, InputRequest>;
 /// An interim result: the client must answer the input requests and retry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// Always `input_required`.
     pub result_type: ResultType,
@@ -106,3 +110,13 @@ pub struct InputRequiredResult {
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
+
+impl InputRequiredResult {
+    /// A round that asks `input_requests` and carries `request_state` for the retry (either
+    /// may be absent, not both).
+    pub fn new(input_requests: Option<InputRequests>, request_state: Option<String>) -> Self {
+        Self { result_type: ResultType::InputRequired, input_requests, request_state, meta: None }
+    }
+}
+
+setters!(InputRequiredResult { with_meta => meta: JsonObject });

@@ -6,6 +6,7 @@ use super::{CacheScope, Content, Icon, JsonObject, ResultType, Role};
 
 /// A prompt definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Prompt {
     /// Unique name.
     pub name: String,
@@ -33,8 +34,17 @@ impl Prompt {
     }
 }
 
+setters!(Prompt {
+    with_title => title: String,
+    with_description => description: String,
+    with_arguments => arguments: Vec<PromptArgument>,
+    with_icons => icons: Vec<Icon>,
+    with_meta => meta: JsonObject,
+});
+
 /// One argument of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Its name.
     pub name: String,
@@ -49,9 +59,23 @@ pub struct PromptArgument {
     pub required: Option<bool>,
 }
 
+impl PromptArgument {
+    /// An optional argument called `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), title: None, description: None, required: None }
+    }
+}
+
+setters!(PromptArgument {
+    with_title => title: String,
+    with_description => description: String,
+    with_required => required: bool,
+});
+
 /// `prompts/list` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,9 +96,20 @@ pub struct ListPromptsResult {
     pub meta: Option<JsonObject>,
 }
 
+impl ListPromptsResult {
+    /// One page of prompts.
+    pub fn new(prompts: Vec<Prompt>) -> Self {
+        Self { result_type: None, prompts, next_cursor: None, ttl_ms: None, cache_scope: None, meta: None }
+    }
+}
+
+list_setters!(ListPromptsResult);
+setters!(ListPromptsResult { with_meta => meta: JsonObject });
+
 /// `prompts/get` params.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptParams {
     /// The prompt.
     pub name: String,
@@ -89,8 +124,22 @@ pub struct GetPromptParams {
     pub request_state: Option<String>,
 }
 
+impl GetPromptParams {
+    /// A request for the prompt `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), ..Self::default() }
+    }
+}
+
+setters!(GetPromptParams {
+    with_arguments => arguments: JsonObject,
+    with_input_responses => input_responses: JsonObject,
+    with_request_state => request_state: String,
+});
+
 /// A message of a prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Who speaks.
     pub role: Role,
@@ -99,6 +148,11 @@ pub struct PromptMessage {
 }
 
 impl PromptMessage {
+    /// A message with any content.
+    pub fn new(role: Role, content: Content) -> Self {
+        Self { role, content }
+    }
+
     /// A user message with text.
     pub fn user(text: impl Into<String>) -> Self {
         Self { role: Role::User, content: Content::text(text) }
@@ -113,6 +167,7 @@ impl PromptMessage {
 /// `prompts/get` complete result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,3 +181,16 @@ pub struct GetPromptResult {
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
+
+impl GetPromptResult {
+    /// A prompt's messages.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        Self { messages, ..Self::default() }
+    }
+}
+
+setters!(GetPromptResult {
+    with_result_type => result_type: ResultType,
+    with_description => description: String,
+    with_meta => meta: JsonObject,
+});

@@ -7,6 +7,7 @@ use super::{Annotations, CacheScope, Icon, JsonObject, ResourceContents, ResultT
 /// A concrete resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Resource {
     /// Its URI.
     pub uri: String,
@@ -52,9 +53,20 @@ impl Resource {
     }
 }
 
+setters!(Resource {
+    with_title => title: String,
+    with_description => description: String,
+    with_mime_type => mime_type: String,
+    with_annotations => annotations: Annotations,
+    with_size => size = u64,
+    with_icons => icons: Vec<Icon>,
+    with_meta => meta: JsonObject,
+});
+
 /// A parameterised family of resources (RFC 6570 template).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplate {
     /// The URI template.
     pub uri_template: String,
@@ -96,9 +108,19 @@ impl ResourceTemplate {
     }
 }
 
+setters!(ResourceTemplate {
+    with_title => title: String,
+    with_description => description: String,
+    with_mime_type => mime_type: String,
+    with_annotations => annotations: Annotations,
+    with_icons => icons: Vec<Icon>,
+    with_meta => meta: JsonObject,
+});
+
 /// `resources/list` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,9 +141,20 @@ pub struct ListResourcesResult {
     pub meta: Option<JsonObject>,
 }
 
+impl ListResourcesResult {
+    /// One page of resources.
+    pub fn new(resources: Vec<Resource>) -> Self {
+        Self { result_type: None, resources, next_cursor: None, ttl_ms: None, cache_scope: None, meta: None }
+    }
+}
+
+list_setters!(ListResourcesResult);
+setters!(ListResourcesResult { with_meta => meta: JsonObject });
+
 /// `resources/templates/list` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,9 +175,20 @@ pub struct ListResourceTemplatesResult {
     pub meta: Option<JsonObject>,
 }
 
+impl ListResourceTemplatesResult {
+    /// One page of resource templates.
+    pub fn new(resource_templates: Vec<ResourceTemplate>) -> Self {
+        Self { result_type: None, resource_templates, next_cursor: None, ttl_ms: None, cache_scope: None, meta: None }
+    }
+}
+
+list_setters!(ListResourceTemplatesResult);
+setters!(ListResourceTemplatesResult { with_meta => meta: JsonObject });
+
 /// `resources/read` params.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceParams {
     /// The URI.
     pub uri: String,
@@ -156,9 +200,22 @@ pub struct ReadResourceParams {
     pub request_state: Option<String>,
 }
 
+impl ReadResourceParams {
+    /// A read of `uri`.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self { uri: uri.into(), ..Self::default() }
+    }
+}
+
+setters!(ReadResourceParams {
+    with_input_responses => input_responses: JsonObject,
+    with_request_state => request_state: String,
+});
+
 /// `resources/read` complete result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,3 +232,17 @@ pub struct ReadResourceResult {
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
+
+impl ReadResourceResult {
+    /// A resource's contents.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        Self { contents, ..Self::default() }
+    }
+}
+
+setters!(ReadResourceResult {
+    with_result_type => result_type: ResultType,
+    with_ttl_ms => ttl_ms = u64,
+    with_cache_scope => cache_scope: CacheScope,
+    with_meta => meta: JsonObject,
+});

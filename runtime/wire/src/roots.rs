@@ -6,6 +6,7 @@ use super::JsonObject;
 
 /// A root the client exposes (a `file://` URI).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Root {
     /// The URI.
     pub uri: String,
@@ -24,10 +25,9 @@ impl Root {
     ///
     /// ```
     /// use roundtrip_wire::Root;
-    /// let root = |uri: &str| Root { uri: uri.into(), name: None, meta: None };
-    /// assert!(root("file:///home/user/project").is_file_uri());
-    /// assert!(!root("javascript:alert(1)").is_file_uri());
-    /// assert!(!root("https://example.com/repo").is_file_uri());
+    /// assert!(Root::new("file:///home/user/project").is_file_uri());
+    /// assert!(!Root::new("javascript:alert(1)").is_file_uri());
+    /// assert!(!Root::new("https://example.com/repo").is_file_uri());
     /// ```
     pub fn is_file_uri(&self) -> bool {
         self.uri.get(..7).is_some_and(|scheme| scheme.eq_ignore_ascii_case("file://"))
@@ -36,6 +36,7 @@ impl Root {
 
 /// The answer to `roots/list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListRootsResult {
     /// The roots.
     pub roots: Vec<Root>,
@@ -53,5 +54,21 @@ impl ListRootsResult {
                 Err(format!("the root {shown:?} is not a file:// URI, the only kind of root allowed"))
             }
         }
+    }
+}
+
+impl Root {
+    /// A root at `uri` (a `file://` URI).
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self { uri: uri.into(), name: None, meta: None }
+    }
+}
+
+setters!(Root { with_name => name: String, with_meta => meta: JsonObject });
+
+impl ListRootsResult {
+    /// The client's roots.
+    pub fn new(roots: Vec<Root>) -> Self {
+        Self { roots }
     }
 }

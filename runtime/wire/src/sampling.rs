@@ -7,6 +7,7 @@ use super::{Content, JsonObject, Role};
 
 /// A message sent to or from the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Who speaks.
     pub role: Role,
@@ -27,6 +28,7 @@ impl SamplingMessage {
 /// One content block or several.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SamplingContent {
     /// A single block.
     One(Box<Content>),
@@ -47,6 +49,7 @@ impl SamplingContent {
 /// `sampling/createMessage` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageParams {
     /// The conversation.
     pub messages: Vec<SamplingMessage>,
@@ -129,6 +132,7 @@ impl CreateMessageParams {
 /// Which model the server would like: hints by name and priorities from 0 to 1.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelPreferences {
     /// Model names or families, most preferred first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -146,6 +150,7 @@ pub struct ModelPreferences {
 
 /// One model hint.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ModelHint {
     /// A model name or part of one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -155,6 +160,7 @@ pub struct ModelHint {
 /// The model's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// Usually `assistant`.
     pub role: Role,
@@ -166,3 +172,48 @@ pub struct CreateMessageResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
 }
+
+impl SamplingMessage {
+    /// A message of `role` with `content`.
+    pub fn new(role: Role, content: SamplingContent) -> Self {
+        Self { role, content, meta: None }
+    }
+}
+
+setters!(SamplingMessage { with_meta => meta: JsonObject });
+
+setters!(ModelPreferences {
+    with_cost_priority => cost_priority = f64,
+    with_speed_priority => speed_priority = f64,
+    with_intelligence_priority => intelligence_priority = f64,
+});
+
+impl ModelPreferences {
+    /// Adds a model name hint (hints are tried in order).
+    #[must_use]
+    pub fn with_hint(mut self, name: impl Into<String>) -> Self {
+        self.hints.push(ModelHint::new(name));
+        self
+    }
+}
+
+impl ModelHint {
+    /// A hint naming a model (or a family: a substring of model names).
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: Some(name.into()) }
+    }
+}
+
+impl CreateMessageResult {
+    /// A completion by `model`.
+    pub fn new(role: Role, content: SamplingContent, model: impl Into<String>) -> Self {
+        Self { role, content, model: model.into(), stop_reason: None }
+    }
+
+    /// An assistant's text completion by `model`.
+    pub fn text(text: impl Into<String>, model: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, SamplingContent::One(Box::new(Content::text(text))), model)
+    }
+}
+
+setters!(CreateMessageResult { with_stop_reason => stop_reason: String });

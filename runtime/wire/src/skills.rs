@@ -15,6 +15,7 @@ pub const DIRECTORY_MIME_TYPE: &str = "inode/directory";
 /// answers `resources/directory/read`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SkillsCapability {
     /// The server answers `resources/directory/read` on skill directories.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -23,6 +24,7 @@ pub struct SkillsCapability {
 
 /// One skill as `skills/list` and `skills/get` describe it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SkillEntry {
     /// The URI of its `SKILL.md` (`skill://<skill-path>/SKILL.md`).
     pub uri: String,
@@ -53,6 +55,7 @@ impl SkillEntry {
 /// The files of a skill: listed with digests and sizes, or `"dynamic"` (not known ahead).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SkillResources {
     /// Every file, `SKILL.md` included.
     Listed(Vec<SkillResource>),
@@ -62,6 +65,7 @@ pub enum SkillResources {
 
 /// The string `"dynamic"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum Dynamic {
     /// `"dynamic"`.
     #[serde(rename = "dynamic")]
@@ -70,6 +74,7 @@ pub enum Dynamic {
 
 /// One file of a skill.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SkillResource {
     /// Its URI, inside the skill's root.
     pub uri: String,
@@ -82,6 +87,7 @@ pub struct SkillResource {
 /// `skills/list` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListSkillsResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,6 +108,7 @@ pub struct ListSkillsResult {
 /// `skills/get` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetSkillResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,6 +127,7 @@ pub struct GetSkillResult {
 /// resource metadata, subdirectories with the MIME type [`DIRECTORY_MIME_TYPE`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadDirectoryResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,6 +144,53 @@ pub struct ReadDirectoryResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_scope: Option<CacheScope>,
 }
+
+setters!(SkillsCapability { with_directory_read => directory_read: bool });
+
+impl SkillEntry {
+    /// A skill at `uri` (its `SKILL.md`) with its frontmatter and files.
+    pub fn new(uri: impl Into<String>, frontmatter: JsonObject, resources: SkillResources) -> Self {
+        Self { uri: uri.into(), frontmatter, resources }
+    }
+}
+
+impl SkillResource {
+    /// A file of a skill: its URI, `sha256:` digest and size in bytes.
+    pub fn new(uri: impl Into<String>, digest: impl Into<String>, size: u64) -> Self {
+        Self { uri: uri.into(), digest: digest.into(), size }
+    }
+}
+
+impl ListSkillsResult {
+    /// One page of skills.
+    pub fn new(skills: Vec<SkillEntry>) -> Self {
+        Self { result_type: None, skills, next_cursor: None, ttl_ms: None, cache_scope: None }
+    }
+}
+
+list_setters!(ListSkillsResult);
+
+impl GetSkillResult {
+    /// The answer to `skills/get`.
+    pub fn new(skill: SkillEntry) -> Self {
+        Self { result_type: None, skill, ttl_ms: None, cache_scope: None }
+    }
+}
+
+setters!(GetSkillResult {
+    with_result_type => result_type: ResultType,
+    with_ttl_ms => ttl_ms = u64,
+    with_cache_scope => cache_scope: CacheScope,
+});
+
+impl ReadDirectoryResult {
+    /// One page of a directory's entries.
+    pub fn new(resources: Vec<Resource>) -> Self {
+        Self { result_type: None, resources, next_cursor: None, ttl_ms: None, cache_scope: None }
+    }
+}
+
+list_setters!(ReadDirectoryResult);
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,7 @@ pub const TASK_PROGRESS_META: &str = "roundtrip/progress";
 
 /// The latest progress a task's body reported.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TaskProgress {
     /// How far it is.
     pub progress: f64,
@@ -31,6 +32,7 @@ pub struct TaskProgress {
 /// Where a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TaskStatus {
     /// Running.
     Working,
@@ -65,6 +67,7 @@ impl TaskStatus {
 /// How a tool takes part in the extension (`execution.taskSupport`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum TaskSupport {
     /// Never a task (the default).
     #[default]
@@ -78,6 +81,7 @@ pub enum TaskSupport {
 /// `execution` of a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolExecution {
     /// Whether calls may become tasks.
     pub task_support: TaskSupport,
@@ -87,6 +91,7 @@ pub struct ToolExecution {
 /// `notifications/tasks`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Task {
     /// Its identifier (unguessable).
     pub task_id: String,
@@ -109,6 +114,7 @@ pub struct Task {
 /// A task with what its status carries: the outstanding questions, the result or the error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DetailedTask {
     /// The task.
     #[serde(flatten)]
@@ -127,6 +133,7 @@ pub struct DetailedTask {
 /// The answer to a `tools/call` that became a task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateTaskResult {
     /// Always `task`.
     pub result_type: TaskResultType,
@@ -137,6 +144,7 @@ pub struct CreateTaskResult {
 
 /// The `task` discriminator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum TaskResultType {
     /// `"task"`.
     #[default]
@@ -147,6 +155,7 @@ pub enum TaskResultType {
 /// The answer to `tasks/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetTaskResult {
     /// Always `complete`.
     pub result_type: ResultType,
@@ -161,6 +170,7 @@ pub struct GetTaskResult {
 /// `tasks/get` and `tasks/cancel` params.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskIdParams {
     /// The task.
     pub task_id: String,
@@ -169,9 +179,95 @@ pub struct TaskIdParams {
 /// `tasks/update` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UpdateTaskParams {
     /// The task.
     pub task_id: String,
     /// Answers to outstanding questions, by key.
     pub input_responses: JsonObject,
+}
+
+impl TaskProgress {
+    /// `progress` done, of an unknown total.
+    pub fn new(progress: f64) -> Self {
+        Self { progress, total: None }
+    }
+}
+
+setters!(TaskProgress { with_total => total = f64 });
+
+impl ToolExecution {
+    /// How calls of a tool take part in the tasks extension.
+    pub fn new(task_support: TaskSupport) -> Self {
+        Self { task_support }
+    }
+}
+
+impl Task {
+    /// A task's handle: its id, status and RFC 3339 times of creation and last change.
+    pub fn new(
+        task_id: impl Into<String>,
+        status: TaskStatus,
+        created_at: impl Into<String>,
+        last_updated_at: impl Into<String>,
+    ) -> Self {
+        Self {
+            task_id: task_id.into(),
+            status,
+            status_message: None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            ttl_ms: None,
+            poll_interval_ms: None,
+        }
+    }
+}
+
+setters!(Task {
+    with_status_message => status_message: String,
+    with_ttl_ms => ttl_ms = u64,
+    with_poll_interval_ms => poll_interval_ms = u64,
+});
+
+impl DetailedTask {
+    /// A task with nothing beyond its handle (yet).
+    pub fn new(task: Task) -> Self {
+        Self { task, input_requests: None, result: None, error: None }
+    }
+}
+
+setters!(DetailedTask {
+    with_input_requests => input_requests: InputRequests,
+    with_result => result: JsonObject,
+    with_error => error: ErrorObject,
+});
+
+impl CreateTaskResult {
+    /// The answer to a call that became `task`.
+    pub fn new(task: Task) -> Self {
+        Self { result_type: TaskResultType::Task, task }
+    }
+}
+
+impl GetTaskResult {
+    /// The answer to `tasks/get`.
+    pub fn new(task: DetailedTask) -> Self {
+        Self { result_type: ResultType::Complete, task, meta: None }
+    }
+}
+
+setters!(GetTaskResult { with_meta => meta: JsonObject });
+
+impl TaskIdParams {
+    /// Params naming one task.
+    pub fn new(task_id: impl Into<String>) -> Self {
+        Self { task_id: task_id.into() }
+    }
+}
+
+impl UpdateTaskParams {
+    /// `tasks/update` params: answers for a task waiting on input.
+    pub fn new(task_id: impl Into<String>, input_responses: JsonObject) -> Self {
+        Self { task_id: task_id.into(), input_responses }
+    }
 }

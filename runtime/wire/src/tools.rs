@@ -8,6 +8,7 @@ use super::{CacheScope, Content, Icon, JsonObject, ResultType, TaskSupport, Tool
 /// A tool definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// Unique name.
     pub name: String,
@@ -56,13 +57,17 @@ impl Tool {
     pub fn task_support(&self) -> TaskSupport {
         self.execution.map(|e| e.task_support).unwrap_or_default()
     }
-
-    /// Set the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
 }
+
+setters!(Tool {
+    with_title => title: String,
+    with_description => description: String,
+    with_output_schema => output_schema: JsonObject,
+    with_annotations => annotations: ToolAnnotations,
+    with_icons => icons: Vec<Icon>,
+    with_execution => execution: ToolExecution,
+    with_meta => meta: JsonObject,
+});
 
 /// The input schema of a tool without arguments: `{"type":"object","properties":{}}`.
 pub fn empty_input_schema() -> JsonObject {
@@ -75,6 +80,7 @@ pub fn empty_input_schema() -> JsonObject {
 /// Hints about a tool's behaviour.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,9 +99,18 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
 }
 
+setters!(ToolAnnotations {
+    with_title => title: String,
+    with_read_only_hint => read_only_hint: bool,
+    with_destructive_hint => destructive_hint: bool,
+    with_idempotent_hint => idempotent_hint: bool,
+    with_open_world_hint => open_world_hint: bool,
+});
+
 /// `tools/list` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,9 +131,20 @@ pub struct ListToolsResult {
     pub meta: Option<JsonObject>,
 }
 
+impl ListToolsResult {
+    /// One page of tools.
+    pub fn new(tools: Vec<Tool>) -> Self {
+        Self { result_type: None, tools, next_cursor: None, ttl_ms: None, cache_scope: None, meta: None }
+    }
+}
+
+list_setters!(ListToolsResult);
+setters!(ListToolsResult { with_meta => meta: JsonObject });
+
 /// `tools/call` params.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolParams {
     /// The tool.
     pub name: String,
@@ -136,9 +162,24 @@ pub struct CallToolParams {
     pub meta: Option<JsonObject>,
 }
 
+impl CallToolParams {
+    /// A call of the tool `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self { name: name.into(), ..Self::default() }
+    }
+}
+
+setters!(CallToolParams {
+    with_arguments => arguments: JsonObject,
+    with_input_responses => input_responses: JsonObject,
+    with_request_state => request_state: String,
+    with_meta => meta: JsonObject,
+});
+
 /// `tools/call` complete result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// `complete` (2026 only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,3 +213,10 @@ impl CallToolResult {
         Self { content: vec![Content::text(text)], is_error: Some(true), ..Self::default() }
     }
 }
+
+setters!(CallToolResult {
+    with_result_type => result_type: ResultType,
+    with_structured_content => structured_content: Value,
+    with_is_error => is_error: bool,
+    with_meta => meta: JsonObject,
+});

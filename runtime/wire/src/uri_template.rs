@@ -4,6 +4,7 @@ use std::fmt;
 
 /// A parsed level-1 template: literal text and `{name}` variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UriTemplate {
     parts: Vec<Part>,
 }
@@ -16,6 +17,7 @@ enum Part {
 
 /// Why a template does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TemplateError {
     /// A `{` without its `}`.
     #[error("the `{{` at byte {0} is not closed")]

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// A protocol revision this crate speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum ProtocolVersion {
     /// 2025-03-26: the first streamable HTTP revision (batches, no elicitation).
     #[serde(rename = "2025-03-26")]

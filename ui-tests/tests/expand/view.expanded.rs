@@ -59,10 +59,10 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_refresh {
                     description: ::core::option::Option::Some(
                         "Refresh the dashboard: only the view calls it.",
                     ),
-                    annotations: ::core::option::Option::Some(::roundtrip::protocol::ToolAnnotations {
-                        read_only_hint: ::core::option::Option::Some(true),
-                        ..::core::default::Default::default()
-                    }),
+                    annotations: ::core::option::Option::Some(
+                        <::roundtrip::protocol::ToolAnnotations as ::core::default::Default>::default()
+                            .with_read_only_hint(true),
+                    ),
                     task: ::roundtrip::protocol::TaskSupport::Forbidden,
                 },
                 ::roundtrip::__private::input_schema(::std::vec::Vec::from([])),

@@ -19,22 +19,19 @@ where
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Outcome<GetPromptResult>, Error>> + Send + 'static,
 {
-    let prompt = Prompt {
-        title: spec.title.map(Into::into),
-        description: spec.description.map(Into::into),
-        arguments: (!arguments.is_empty()).then(|| {
-            arguments
-                .into_iter()
-                .map(|f| PromptArgument {
-                    name: f.name.into(),
-                    title: None,
-                    description: f.description.map(Into::into),
-                    required: Some(f.required),
-                })
-                .collect()
-        }),
-        ..Prompt::new(spec.name)
-    };
+    let mut prompt = Prompt::new(spec.name);
+    prompt.title = spec.title.map(Into::into);
+    prompt.description = spec.description.map(Into::into);
+    prompt.arguments = (!arguments.is_empty()).then(|| {
+        arguments
+            .into_iter()
+            .map(|f| {
+                let mut argument = PromptArgument::new(f.name).with_required(f.required);
+                argument.description = f.description.map(Into::into);
+                argument
+            })
+            .collect()
+    });
     let graph = Arc::new(graph);
     PromptDef::with_handler(prompt, Handler::boxed(declared(graph.clone(), parse, body, refused_error)))
         .with_graph(graph)

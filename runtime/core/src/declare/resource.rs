@@ -33,12 +33,10 @@ where
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
 {
-    let template = ResourceTemplate {
-        title: spec.title.map(Into::into),
-        description: spec.description.map(Into::into),
-        mime_type: spec.mime_type.map(Into::into),
-        ..ResourceTemplate::new(spec.uri, spec.name)
-    };
+    let mut template = ResourceTemplate::new(spec.uri, spec.name);
+    template.title = spec.title.map(Into::into);
+    template.description = spec.description.map(Into::into);
+    template.mime_type = spec.mime_type.map(Into::into);
     let graph = Arc::new(graph);
     match ResourceTemplateDef::with_handler(
         template,
@@ -57,12 +55,10 @@ where
     F: Fn(RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Outcome<ReadResourceResult>, Error>> + Send + 'static,
 {
-    let resource = Resource {
-        title: spec.title.map(Into::into),
-        description: spec.description.map(Into::into),
-        mime_type: spec.mime_type.map(Into::into),
-        ..Resource::new(spec.uri, spec.name)
-    };
+    let mut resource = Resource::new(spec.uri, spec.name);
+    resource.title = spec.title.map(Into::into);
+    resource.description = spec.description.map(Into::into);
+    resource.mime_type = spec.mime_type.map(Into::into);
     ResourceEntry::Static(ResourceDef::new(resource, static_reader(checks, body)))
 }
 
@@ -109,34 +105,31 @@ pub struct ViewSpec {
 
 impl ViewSpec {
     fn resource(&self) -> Resource {
-        Resource {
-            title: self.title.map(Into::into),
-            description: self.description.map(Into::into),
-            ..Resource::new(self.uri, self.name)
-        }
+        let mut resource = Resource::new(self.uri, self.name);
+        resource.title = self.title.map(Into::into);
+        resource.description = self.description.map(Into::into);
+        resource
     }
 
     fn ui(&self) -> UiResourceMeta {
         let list = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        let csp = UiCsp {
-            connect_domains: list(self.connect_domains),
-            resource_domains: list(self.resource_domains),
-            frame_domains: list(self.frame_domains),
-            base_uri_domains: list(self.base_uri_domains),
-        };
+        let mut csp = UiCsp::default();
+        csp.connect_domains = list(self.connect_domains);
+        csp.resource_domains = list(self.resource_domains);
+        csp.frame_domains = list(self.frame_domains);
+        csp.base_uri_domains = list(self.base_uri_domains);
         let asked = |p: &str| self.permissions.contains(&p).then(JsonObject::new);
-        let permissions = UiPermissions {
-            camera: asked("camera"),
-            microphone: asked("microphone"),
-            geolocation: asked("geolocation"),
-            clipboard_write: asked("clipboardWrite"),
-        };
-        UiResourceMeta {
-            csp: (!csp.is_empty()).then_some(csp),
-            permissions: (!permissions.is_empty()).then_some(permissions),
-            domain: self.domain.map(Into::into),
-            prefers_border: self.prefers_border,
-        }
+        let mut permissions = UiPermissions::default();
+        permissions.camera = asked("camera");
+        permissions.microphone = asked("microphone");
+        permissions.geolocation = asked("geolocation");
+        permissions.clipboard_write = asked("clipboardWrite");
+        let mut ui = UiResourceMeta::default();
+        ui.csp = (!csp.is_empty()).then_some(csp);
+        ui.permissions = (!permissions.is_empty()).then_some(permissions);
+        ui.domain = self.domain.map(Into::into);
+        ui.prefers_border = self.prefers_border;
+        ui
     }
 }
 
@@ -156,6 +149,6 @@ pub fn view_text(spec: ViewSpec, html: &'static str) -> ResourceDef {
     let uri = spec.uri;
     ResourceDef::view(spec.resource(), spec.ui(), move |_cx| async move {
         let contents = ResourceContents::text(uri, None, html);
-        Ok(Outcome::Complete(ReadResourceResult { contents: vec![contents], ..ReadResourceResult::default() }))
+        Ok(Outcome::Complete(ReadResourceResult::new(vec![contents])))
     })
 }

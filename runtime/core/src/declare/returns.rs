@@ -95,11 +95,7 @@ impl<T: Serialize + JsonSchema> ToolReturn for Json<T> {
 
     fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         let value = structured(&self.0)?;
-        Ok(Outcome::Complete(CallToolResult {
-            content: vec![Content::text(value.to_string())],
-            structured_content: Some(value),
-            ..CallToolResult::default()
-        }))
+        Ok(Outcome::Complete(CallToolResult::text(value.to_string()).with_structured_content(value)))
     }
 }
 
@@ -111,11 +107,7 @@ impl<T: Serialize + JsonSchema> ToolReturn for (String, Json<T>) {
 
     fn into_outcome(self) -> Result<Outcome<CallToolResult>, Error> {
         let value = structured(&self.1.0)?;
-        Ok(Outcome::Complete(CallToolResult {
-            content: vec![Content::text(self.0)],
-            structured_content: Some(value),
-            ..CallToolResult::default()
-        }))
+        Ok(Outcome::Complete(CallToolResult::text(self.0).with_structured_content(value)))
     }
 }
 
@@ -199,7 +191,7 @@ impl PromptReturn for GetPromptResult {
 
 impl PromptReturn for Vec<PromptMessage> {
     fn into_outcome(self) -> Result<Outcome<GetPromptResult>, Error> {
-        Ok(Outcome::Complete(GetPromptResult { messages: self, ..GetPromptResult::default() }))
+        Ok(Outcome::Complete(GetPromptResult::new(self)))
     }
 }
 
@@ -284,7 +276,7 @@ impl ResourceReturn for ReadResourceResult {
 
 impl ResourceReturn for Vec<ResourceContents> {
     fn into_outcome(self, _: &str, _: Option<&str>) -> Result<Outcome<ReadResourceResult>, Error> {
-        Ok(Outcome::Complete(ReadResourceResult { contents: self, ..ReadResourceResult::default() }))
+        Ok(Outcome::Complete(ReadResourceResult::new(self)))
     }
 }
 

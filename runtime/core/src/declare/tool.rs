@@ -41,13 +41,11 @@ where
     F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Outcome<CallToolResult>, Error>> + Send + 'static,
 {
-    let tool = Tool {
-        title: spec.title.map(Into::into),
-        description: spec.description.map(Into::into),
-        output_schema,
-        annotations: spec.annotations.clone(),
-        ..Tool::new(spec.name, input_schema)
-    };
+    let mut tool = Tool::new(spec.name, input_schema);
+    tool.title = spec.title.map(Into::into);
+    tool.description = spec.description.map(Into::into);
+    tool.output_schema = output_schema;
+    tool.annotations = spec.annotations.clone();
     let graph = Arc::new(graph);
     let refused = |name: &str, what: &str| {
         Error::new(format!("The user {what} the question for `{name}`, so the tool did not run."))

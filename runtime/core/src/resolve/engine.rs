@@ -447,6 +447,7 @@ fn read_answer(question: &Question, answer: AnswerRef<'_>) -> Result<Resolved, S
                 ElicitAction::Decline => return Ok(Resolved::Declined),
                 ElicitAction::Cancel => return Ok(Resolved::Cancelled),
                 ElicitAction::Accept => {}
+                _ => return Err("the answer's action is not accept, decline or cancel".to_owned()),
             }
             match (params, extract) {
                 (ElicitParams::Form(form_params), Extract::Form | Extract::Property(_)) => {
@@ -479,6 +480,7 @@ fn read_answer(question: &Question, answer: AnswerRef<'_>) -> Result<Resolved, S
             result.check()?;
             serde_json::to_value(result.roots).map_err(|e| e.to_string())?
         }
+        _ => return Err("the server cannot read an answer to this kind of question".to_owned()),
     };
     Ok(Resolved::Accepted(value))
 }

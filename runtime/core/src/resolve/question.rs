@@ -258,12 +258,11 @@ impl SampleOptions {
         if !self.stop_sequences.is_empty() {
             params = params.stop_sequences(self.stop_sequences.iter().copied());
         }
-        let preferences = ModelPreferences {
-            hints: self.model_hints.iter().map(|h| ModelHint { name: Some((*h).to_owned()) }).collect(),
-            cost_priority: self.cost_priority,
-            speed_priority: self.speed_priority,
-            intelligence_priority: self.intelligence_priority,
-        };
+        let mut preferences = ModelPreferences::default();
+        preferences.hints = self.model_hints.iter().map(|h| ModelHint::new(*h)).collect();
+        preferences.cost_priority = self.cost_priority;
+        preferences.speed_priority = self.speed_priority;
+        preferences.intelligence_priority = self.intelligence_priority;
         if preferences != ModelPreferences::default() {
             params = params.model_preferences(preferences);
         }

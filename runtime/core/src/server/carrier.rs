@@ -17,7 +17,7 @@ use super::result_json::ResultJson;
 use crate::protocol::{
     Answers, CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult,
     InputRequest, InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, Method, ProgressToken,
-    ProtocolVersion, ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, Taken, TaskResultType, TaskSupport,
+    ProtocolVersion, ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, Taken, TaskSupport,
     capability_value, codes,
 };
 use crate::request::{LogFilter, RequestContext, Session};
@@ -354,9 +354,7 @@ impl Server {
                 result.mark_modern(self);
                 Ok(Routed::Json(to_json(&result)?))
             }
-            Outcome::Task(task) => {
-                Ok(Routed::Json(to_json(&CreateTaskResult { result_type: TaskResultType::Task, task })?))
-            }
+            Outcome::Task(task) => Ok(Routed::Json(to_json(&CreateTaskResult::new(task))?)),
             Outcome::InputRequired(round) => {
                 let (requests, state) = round.into_parts();
                 crate::observe::leg(requests.len(), answered, state.as_ref().map_or(0, Vec::len));
@@ -375,13 +373,8 @@ impl Server {
                         Some(sealer.seal(&binding(carrier, principal.as_deref()), &plaintext)?)
                     }
                 };
-                let result = InputRequiredResult {
-                    result_type: ResultType::InputRequired,
-                    input_requests: (!requests.is_empty()).then_some(requests),
-                    // Written into the text as it is (see `serialize_with_state`).
-                    request_state: None,
-                    meta: None,
-                };
+                // The state is written into the text as it is (see `serialize_with_state`).
+                let result = InputRequiredResult::new((!requests.is_empty()).then_some(requests), None);
                 let json = ResultJson::serialize_with_state(&result, request_state.as_deref());
                 Ok(Routed::Json(json.map_err(serialize_failure)?))
             }
@@ -560,6 +553,7 @@ pub(crate) fn check_capabilities(requests: &InputRequests, caps: Answerable) -> 
             }
             InputRequest::CreateMessage(_) => (caps.sampling, "sampling", || capability_value("sampling")),
             InputRequest::ListRoots(_) => (caps.roots, "roots", || capability_value("roots")),
+            other => return Err(ErrorObject::internal(format!("no capability is known for `{}`", other.method()))),
         };
         if !ok {
             return Err(ErrorObject::missing_capability(name, required()));

@@ -449,12 +449,8 @@ impl Server {
             .unwrap_or(ProtocolVersion::LATEST_LEGACY);
         let session_id = inbound.session.as_ref().and_then(|s| s.id.clone());
         let session = Arc::new(Session::new(session_id, version, params.capabilities, params.client_info));
-        let result = InitializeResult {
-            protocol_version: version.as_str().to_owned(),
-            capabilities: self.capabilities(version),
-            server_info: self.inner.info.clone(),
-            instructions: self.inner.instructions.clone(),
-        };
+        let mut result = InitializeResult::new(version.as_str(), self.capabilities(version), self.inner.info.clone());
+        result.instructions = self.inner.instructions.clone();
         Ok(Routed::NewSession(to_value(result)?, session))
     }
 
@@ -507,20 +503,20 @@ impl Server {
     /// The capabilities this server declares at `version`.
     pub fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         let changes = (!self.withholds(super::Capability::ListChanged)).then_some(true);
-        let list_changed = Some(ListChangedCapability { list_changed: changes });
-        ServerCapabilities {
-            tools: self.offers_tools().then(|| list_changed.clone()).flatten(),
-            prompts: self.offers_prompts().then(|| list_changed.clone()).flatten(),
-            resources: self.offers_resources().then_some(ResourcesCapability {
-                subscribe: (!version.is_modern() && !self.withholds(super::Capability::ResourceSubscriptions))
-                    .then_some(true),
-                list_changed: changes,
-            }),
-            completions: self.offers_completions().then(JsonObject::new),
-            logging: (self.may_log() && !self.withholds(super::Capability::Logging)).then(JsonObject::new),
-            experimental: None,
-            extensions: self.extensions(version),
-        }
+        let mut list_changed = ListChangedCapability::default();
+        list_changed.list_changed = changes;
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe =
+            (!version.is_modern() && !self.withholds(super::Capability::ResourceSubscriptions)).then_some(true);
+        resources.list_changed = changes;
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.tools = self.offers_tools().then(|| list_changed.clone());
+        capabilities.prompts = self.offers_prompts().then_some(list_changed);
+        capabilities.resources = self.offers_resources().then_some(resources);
+        capabilities.completions = self.offers_completions().then(JsonObject::new);
+        capabilities.logging = (self.may_log() && !self.withholds(super::Capability::Logging)).then(JsonObject::new);
+        capabilities.extensions = self.extensions(version);
+        capabilities
     }
 
     /// The extensions this server declares at `version`: the tasks extension (2026-07-28
@@ -596,7 +592,7 @@ impl Server {
             tasks.update(&update.task_id, owner.as_deref(), &update.input_responses).await?;
             return Ok(json!({ "resultType": "complete" }));
         }
-        let TaskIdParams { task_id } =
+        let TaskIdParams { task_id, .. } =
             params.cloned().and_then(|p| serde_json::from_value(p).ok()).ok_or_else(|| {
                 Failure::rejected(ErrorObject::invalid_params(format!("{method} needs taskId (a string)")))
             })?;
@@ -610,15 +606,15 @@ impl Server {
     fn discover(&self) -> DiscoverResult {
         let mut meta = JsonObject::new();
         meta.insert(META_SERVER_INFO.into(), json!(self.inner.info));
-        DiscoverResult {
-            result_type: ResultType::Complete,
-            supported_versions: ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
-            capabilities: self.capabilities(ProtocolVersion::LATEST),
-            instructions: self.inner.instructions.clone(),
-            ttl_ms: self.inner.caching.list_ttl_ms,
-            cache_scope: self.inner.caching.list_scope,
-            meta,
-        }
+        let mut result = DiscoverResult::new(
+            ProtocolVersion::MODERN.iter().map(|v| v.as_str().to_owned()).collect(),
+            self.capabilities(ProtocolVersion::LATEST),
+            self.inner.caching.list_ttl_ms,
+            self.inner.caching.list_scope,
+        );
+        result.instructions = self.inner.instructions.clone();
+        result.meta = meta;
+        result
     }
 
     fn complete(&self, params: Option<&Value>, version: ProtocolVersion) -> Result<CompleteResult, Failure> {
@@ -633,11 +629,13 @@ impl Server {
             CompletionRef::Resource { uri } => {
                 self.inner.templates.iter().find(|t| t.template.uri_template == *uri).and_then(|t| t.completer.clone())
             }
+            _ => None,
         };
         let mut completion = match own {
             Some(complete) => {
                 let values = complete.complete(&params.argument.name, &params.argument.value);
-                Completion { total: Some(values.len() as u64), has_more: Some(values.len() > 100), values }
+                let (total, has_more) = (values.len() as u64, values.len() > 100);
+                Completion::new(values).with_total(total).with_has_more(has_more)
             }
             None => self.inner.completer.as_ref().map(|c| c(&params)).unwrap_or_default(),
         };
@@ -648,7 +646,9 @@ impl Server {
         if completion.has_more.is_none() {
             completion.has_more = Some(false);
         }
-        Ok(CompleteResult { result_type: version.is_modern().then_some(ResultType::Complete), completion })
+        let mut result = CompleteResult::new(completion);
+        result.result_type = version.is_modern().then_some(ResultType::Complete);
+        Ok(result)
     }
 }
 

@@ -289,7 +289,7 @@ impl ToolDef {
         }
         self.tool.execution = match support {
             crate::protocol::TaskSupport::Forbidden => None,
-            other => Some(roundtrip_wire::ToolExecution { task_support: other }),
+            other => Some(roundtrip_wire::ToolExecution::new(other)),
         };
         self
     }
@@ -411,10 +411,10 @@ impl ResourceDef {
     /// use roundtrip::server::{Outcome, ResourceDef};
     /// use roundtrip::protocol::{ReadResourceResult, Resource, ResourceContents, UiResourceMeta};
     ///
-    /// let ui = UiResourceMeta { prefers_border: Some(true), ..UiResourceMeta::default() };
+    /// let ui = UiResourceMeta::default().with_prefers_border(true);
     /// let view = ResourceDef::view(Resource::new("ui://demo/dashboard", "dashboard"), ui, |_cx| async {
     ///     let html = ResourceContents::text("ui://demo/dashboard", None, "<!doctype html><p>Hello</p>");
-    ///     Ok(Outcome::Complete(ReadResourceResult { contents: vec![html], ..Default::default() }))
+    ///     Ok(Outcome::Complete(ReadResourceResult::new(vec![html])))
     /// });
     /// assert_eq!(view.resource.mime_type.as_deref(), Some("text/html;profile=mcp-app"));
     /// ```
@@ -458,7 +458,10 @@ impl ResourceDef {
 /// A view's content item: its MIME type (unless the handler chose one) and `_meta.ui`
 /// (unless the handler set one).
 fn dress_view(contents: &mut ResourceContents, ui: &serde_json::Value) {
-    let (ResourceContents::Text { mime_type, meta, .. } | ResourceContents::Blob { mime_type, meta, .. }) = contents;
+    let (ResourceContents::Text { mime_type, meta, .. } | ResourceContents::Blob { mime_type, meta, .. }) = contents
+    else {
+        return;
+    };
     mime_type.get_or_insert_with(|| VIEW_MIME_TYPE.to_owned());
     if ui.as_object().is_some_and(|o| !o.is_empty()) {
         meta.get_or_insert_with(JsonObject::new).entry(META_UI).or_insert_with(|| ui.clone());

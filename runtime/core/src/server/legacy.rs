@@ -29,12 +29,11 @@ impl Server {
         let mut input_responses = std::mem::take(&mut carrier.input_responses);
         let mut state: Option<Vec<u8>> = None;
         let max_rounds = self.inner.legacy_max_rounds;
-        let meta = Arc::new(RequestMeta {
-            client_capabilities: session.client_capabilities.clone(),
-            client_info: Some(session.client_info.clone()),
-            progress_token: carrier.progress_token.clone(),
-            ..RequestMeta::default()
-        });
+        let mut meta = RequestMeta::default();
+        meta.client_capabilities = session.client_capabilities.clone();
+        meta.client_info = Some(session.client_info.clone());
+        meta.progress_token = carrier.progress_token.clone();
+        let meta = Arc::new(meta);
         let owner = self.owner(inbound);
         // The pause before a state-only round is run again, as the client's retry loop takes it.
         let mut pause = Duration::from_millis(50);

@@ -93,12 +93,13 @@ impl Server {
         if self.inner.tools.iter().all(|d| d.scopes.is_empty()) {
             return Ok(None);
         }
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
         let tools =
             self.tools_seen(version, capabilities.supports_ui(), |scopes| auth.missing_scopes(scopes).is_empty());
-        let cache_scope = cache_scope.map(|_| CacheScope::Private);
-        let meta = self.list_meta_value();
-        Ok(Some(to_json(&ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta })?))
+        let mut result = ListToolsResult::new(tools);
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+        result.cache_scope = result.cache_scope.map(|_| CacheScope::Private);
+        result.meta = self.list_meta_value();
+        Ok(Some(to_json(&result)?))
     }
 
     fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
@@ -128,46 +129,38 @@ impl Server {
     }
 
     fn list_tools(&self, version: ProtocolVersion, hosts_views: bool) -> ListToolsResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let tools = self.tools_seen(version, hosts_views, |_| true);
-        ListToolsResult { result_type, tools, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
+        let mut result = ListToolsResult::new(self.tools_seen(version, hosts_views, |_| true));
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+        result.meta = self.list_meta_value();
+        result
     }
 
     fn list_prompts(&self, version: ProtocolVersion) -> ListPromptsResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let prompts = self.inner.prompts.iter().map(|d| d.prompt.clone()).collect();
-        ListPromptsResult { result_type, prompts, next_cursor: None, ttl_ms, cache_scope, meta: self.list_meta_value() }
+        let mut result = ListPromptsResult::new(self.inner.prompts.iter().map(|d| d.prompt.clone()).collect());
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+        result.meta = self.list_meta_value();
+        result
     }
 
     fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
         #[allow(unused_mut)]
         let mut resources: Vec<_> = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
         #[cfg(feature = "skills")]
         if let Some(skills) = self.skill_set() {
             resources.extend(skills.resources().cloned());
         }
-        ListResourcesResult {
-            result_type,
-            resources,
-            next_cursor: None,
-            ttl_ms,
-            cache_scope,
-            meta: self.list_meta_value(),
-        }
+        let mut result = ListResourcesResult::new(resources);
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+        result.meta = self.list_meta_value();
+        result
     }
 
     fn list_templates(&self, version: ProtocolVersion) -> ListResourceTemplatesResult {
-        let (result_type, ttl_ms, cache_scope) = self.cache_hints(version);
-        let resource_templates = self.inner.templates.iter().map(|d| d.template.clone()).collect();
-        ListResourceTemplatesResult {
-            result_type,
-            resource_templates,
-            next_cursor: None,
-            ttl_ms,
-            cache_scope,
-            meta: self.list_meta_value(),
-        }
+        let mut result =
+            ListResourceTemplatesResult::new(self.inner.templates.iter().map(|d| d.template.clone()).collect());
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+        result.meta = self.list_meta_value();
+        result
     }
 }
 

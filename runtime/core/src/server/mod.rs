@@ -204,7 +204,7 @@ impl Server {
         let tasks = Tasks::new(Arc::new(MemoryStore::new()), TaskOptions::default(), &name);
         Self {
             inner: Arc::new(Inner {
-                info: Implementation { name, version: version.into(), title: None },
+                info: Implementation::new(name, version),
                 instructions: None,
                 tools: Vec::new(),
                 tool_index: NameIndex::default(),

@@ -283,15 +283,13 @@ impl Skills {
             let mut resources = Vec::with_capacity(mine.len());
             for (path, bytes) in &mine {
                 let uri = uri_of(path);
-                resources.push(SkillResource { uri: uri.clone(), digest: digest(bytes), size: bytes.len() as u64 });
+                resources.push(SkillResource::new(uri.clone(), digest(bytes), bytes.len() as u64));
                 index_files.insert(uri, SkillFile { bytes: (*bytes).clone(), mime_type: mime_type(path) });
             }
-            let resource = Resource {
-                description,
-                mime_type: Some("text/markdown".into()),
-                size: Some(files.get(&skill_md).map_or(0, |b| b.len() as u64)),
-                ..Resource::new(skill_uri.clone(), name)
-            };
+            let mut resource = Resource::new(skill_uri.clone(), name)
+                .with_mime_type("text/markdown")
+                .with_size(files.get(&skill_md).map_or(0, |b| b.len() as u64));
+            resource.description = description;
             // Every directory from the tree's top down to each file knows its children.
             for (path, bytes) in &mine {
                 let segments: Vec<&str> = path.split('/').collect();
@@ -303,22 +301,17 @@ impl Skills {
                         if **path == skill_md {
                             resource.clone()
                         } else {
-                            Resource {
-                                mime_type: Some(mime_type(path).into()),
-                                size: Some(bytes.len() as u64),
-                                ..Resource::new(uri_of(&child_path), child_name.clone())
-                            }
+                            Resource::new(uri_of(&child_path), child_name.clone())
+                                .with_mime_type(mime_type(path))
+                                .with_size(bytes.len() as u64)
                         }
                     } else {
-                        Resource {
-                            mime_type: Some(DIRECTORY_MIME_TYPE.into()),
-                            ..Resource::new(uri_of(&child_path), child_name.clone())
-                        }
+                        Resource::new(uri_of(&child_path), child_name.clone()).with_mime_type(DIRECTORY_MIME_TYPE)
                     };
                     dirs.entry(dir).or_default().entry(child_name).or_insert(child);
                 }
             }
-            let entry = SkillEntry { uri: skill_uri, frontmatter: fm, resources: SkillResources::Listed(resources) };
+            let entry = SkillEntry::new(skill_uri, fm, SkillResources::Listed(resources));
             let entry_json = serde_json::value::to_raw_value(&entry)
                 .map_err(|e| SkillsError::new(shown(&skill_md), format!("cannot serialize its entry: {e}")))?;
             skills.push(SkillData { entry, entry_json, resource });

@@ -183,7 +183,7 @@ impl Skills {
                 base64::engine::general_purpose::STANDARD.encode(&file.bytes),
             ),
         };
-        Some(Ok(ReadResourceResult { contents: vec![contents], ..Default::default() }))
+        Some(Ok(ReadResourceResult::new(vec![contents])))
     }
 }
 

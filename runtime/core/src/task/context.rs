@@ -208,8 +208,11 @@ impl Peer for TaskPeer {
             (None, Some(p), None) => format!("{p}"),
             _ => return,
         };
-        let progress =
-            params["progress"].as_f64().map(|progress| TaskProgress { progress, total: params["total"].as_f64() });
+        let progress = params["progress"].as_f64().map(|progress| {
+            let mut progress = TaskProgress::new(progress);
+            progress.total = params["total"].as_f64();
+            progress
+        });
         self.0.status_message(message, progress);
     }
 

@@ -8,8 +8,8 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::{
-    DetailedTask, ErrorObject, GetTaskResult, InputRequests, JsonObject, ResultType, TASK_PROGRESS_META, Task,
-    TaskProgress, TaskStatus,
+    DetailedTask, ErrorObject, GetTaskResult, InputRequests, JsonObject, TASK_PROGRESS_META, Task, TaskProgress,
+    TaskStatus,
 };
 
 /// Everything the server keeps about one task.
@@ -61,12 +61,11 @@ impl TaskRecord {
 
     /// The wire view (`tasks/get`, `notifications/tasks`).
     pub fn detailed(&self) -> DetailedTask {
-        DetailedTask {
-            task: self.task(),
-            input_requests: (self.status == TaskStatus::InputRequired).then(|| self.pending.clone()),
-            result: if self.status == TaskStatus::Completed { self.result.clone() } else { None },
-            error: if self.status == TaskStatus::Failed { self.error.clone() } else { None },
-        }
+        let mut detailed = DetailedTask::new(self.task());
+        detailed.input_requests = (self.status == TaskStatus::InputRequired).then(|| self.pending.clone());
+        detailed.result = if self.status == TaskStatus::Completed { self.result.clone() } else { None };
+        detailed.error = if self.status == TaskStatus::Failed { self.error.clone() } else { None };
+        detailed
     }
 
     /// The `tasks/get` result.
@@ -76,20 +75,19 @@ impl TaskRecord {
             meta.insert(TASK_PROGRESS_META.into(), serde_json::to_value(p).unwrap_or_default());
             meta
         });
-        GetTaskResult { result_type: ResultType::Complete, task: self.detailed(), meta }
+        let mut result = GetTaskResult::new(self.detailed());
+        result.meta = meta;
+        result
     }
 
     /// The base fields.
     pub fn task(&self) -> Task {
-        Task {
-            task_id: self.id.clone(),
-            status: self.status,
-            status_message: self.status_message.clone(),
-            created_at: iso8601(self.created_at_ms),
-            last_updated_at: iso8601(self.updated_at_ms),
-            ttl_ms: Some(self.ttl_ms),
-            poll_interval_ms: Some(self.poll_interval_ms),
-        }
+        let mut task =
+            Task::new(self.id.clone(), self.status, iso8601(self.created_at_ms), iso8601(self.updated_at_ms))
+                .with_ttl_ms(self.ttl_ms)
+                .with_poll_interval_ms(self.poll_interval_ms);
+        task.status_message = self.status_message.clone();
+        task
     }
 }
 

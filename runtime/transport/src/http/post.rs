@@ -388,7 +388,7 @@ async fn initialize(state: Arc<State>, parts: Parts, request: Request, addr: Opt
         Some(id.clone()),
         ProtocolVersion::LATEST_LEGACY,
         ClientCapabilities::default(),
-        Implementation { name: String::new(), version: String::new(), title: None },
+        Implementation::new("", ""),
     );
     let owner = super::identity(&parts);
     let caller = super::caller(&parts, addr);

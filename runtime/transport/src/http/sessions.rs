@@ -336,7 +336,7 @@ mod tests {
             None,
             ProtocolVersion::LATEST_LEGACY,
             ClientCapabilities::default(),
-            Implementation { name: "t".into(), version: "1".into(), title: None },
+            Implementation::new("t", "1"),
         ))
     }
 
