@@ -39,7 +39,7 @@ fn tool(name: &'static str, graph: Graph) -> ToolDef {
     ToolDef::new(Tool::new(name, empty_input_schema()), move |cx| {
         let graph = graph.clone();
         async move {
-            Ok(match evaluate(&graph, &cx).await.map_err(|e| e.to_error_object(&cx))? {
+            Ok(match evaluate(&graph, &cx).await? {
                 Leg::Ask(round) => Outcome::InputRequired(round),
                 Leg::Refused { name, outcome } => {
                     Outcome::Complete(CallToolResult::error(format!("`{name}` was {outcome:?}; nothing was done")))
@@ -48,9 +48,9 @@ fn tool(name: &'static str, graph: Graph) -> ToolDef {
                     let mut parts = Vec::new();
                     for node in graph.nodes() {
                         let text = if node.refusable {
-                            format!("{:?}", values.answer::<Value>(node.name).map_err(|e| e.to_error_object(&cx))?)
+                            format!("{:?}", values.answer::<Value>(node.name)?)
                         } else {
-                            values.take::<Value>(node.name).map_err(|e| e.to_error_object(&cx))?.to_string()
+                            values.take::<Value>(node.name)?.to_string()
                         };
                         parts.push(format!("{}={text}", node.name));
                     }

@@ -234,6 +234,45 @@ async fn a_typed_error_chooses_what_the_client_sees() {
     assert_eq!((e.code, e.message, e.data), expected);
 }
 
+#[tokio::test]
+async fn a_hand_written_handler_fails_as_a_declared_one_does() {
+    use roundtrip::protocol::{ErrorObject, Tool, empty_input_schema};
+    use roundtrip::server::ToolDef;
+
+    fn lookup(id: &str) -> Result<String, ErrorObject> {
+        Err(ErrorObject::new(-32050, "Entry taken").with_data(json!({ "id": id })))
+    }
+    let server = Server::new("manual", "1")
+        // `?` on an ErrorObject answers it as it is (not as an internal error).
+        .tool(ToolDef::new(Tool::new("reserve", empty_input_schema()), |cx| async move {
+            let id: String = cx.argument("id")?;
+            Ok(Outcome::Complete(CallToolResult::text(lookup(&id)?)))
+        }))
+        // A refusal is the model's isError result, as a declared tool's is.
+        .tool(ToolDef::new(
+            Tool::new("refuse", empty_input_schema()),
+            |_cx| async move { Err(Error::new("not today")) },
+        ))
+        // Any other error is internal, its detail logged only.
+        .tool(ToolDef::new(Tool::new("parse", empty_input_schema()), |_cx| async move {
+            let n: u32 = "twelve".parse()?;
+            Ok(Outcome::Complete(CallToolResult::text(n.to_string())))
+        }));
+    let kit = TestKit::new(server);
+    let err = kit.call_tool("reserve", json!({"id": "7"})).await.unwrap_err();
+    let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
+    assert_eq!((e.code, e.message.as_str(), e.data), (-32050, "Entry taken", Some(json!({"id": "7"}))));
+    // A bad argument is -32602 naming it.
+    let err = kit.call_tool("reserve", json!({"id": 7})).await.unwrap_err();
+    let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
+    assert!(e.code == -32602 && e.message.contains("`id`"), "{e:?}");
+    let flow = kit.call_tool("refuse", json!({})).await.unwrap();
+    assert_eq!((flow.result.is_error, flow.text()), (Some(true), "not today".to_owned()));
+    let err = kit.call_tool("parse", json!({})).await.unwrap_err();
+    let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
+    assert_eq!((e.code, e.message.as_str()), (-32603, "Internal error"));
+}
+
 /// Summarize with options chosen at run time.
 #[tool]
 async fn brief(topic: String, #[resolve(with = brief_request(topic))] text: String) -> String {

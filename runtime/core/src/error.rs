@@ -143,13 +143,6 @@ impl Error {
         self.source.as_deref()
     }
 
-    /// The JSON-RPC error this becomes for the request in `cx` (for handlers written by hand
-    /// that use the resolver engine). A refusal is `-32602` here; declared tools turn it into
-    /// an `isError` result instead.
-    pub fn to_error_object(&self, cx: &crate::request::RequestContext) -> ErrorObject {
-        self.to_rpc(cx.method(), cx.target(), cx.protocol_version())
-    }
-
     /// The JSON-RPC error for a request of `method` on `target` at `version`.
     pub(crate) fn to_rpc(&self, method: &str, target: &str, version: ProtocolVersion) -> ErrorObject {
         if let Some(rpc) = &self.rpc {
@@ -187,10 +180,20 @@ impl fmt::Debug for Error {
     }
 }
 
+/// `?` on any error: an [`ErrorObject`] is answered as it is ([`Error::jsonrpc`]); any other
+/// error is an internal one that keeps it as its [`source`](Error::source).
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
     fn from(e: E) -> Self {
-        let message = e.to_string();
-        Self { source: Some(Box::new(e)), ..Self::internal(message) }
+        // One blanket impl serves both: coherence allows no second `From<ErrorObject>` beside
+        // it (the wire crate could implement `std::error::Error` for more of its types).
+        let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(e);
+        match boxed.downcast::<ErrorObject>() {
+            Ok(rpc) => Self::jsonrpc(*rpc),
+            Err(other) => {
+                let message = other.to_string();
+                Self { source: Some(other), ..Self::internal(message) }
+            }
+        }
     }
 }
 

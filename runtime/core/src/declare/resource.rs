@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use super::declared::{LegFuture, Site, declared, refused_error};
+use super::declared::{LegFuture, declared, refused_error};
 use super::graph;
 use crate::error::Error;
 use crate::protocol::{
@@ -73,14 +73,10 @@ where
     move |cx: RequestContext| {
         let (checks, body) = (checks.clone(), body.clone());
         Box::pin(async move {
-            let site = Site::of(&cx);
-            let run = async {
-                if !checks.checks().is_empty() {
-                    evaluate(&checks, &cx).await?;
-                }
-                body(cx).await
-            };
-            site.finish(run.await)
+            if !checks.checks().is_empty() {
+                evaluate(&checks, &cx).await?;
+            }
+            body(cx).await
         })
     }
 }

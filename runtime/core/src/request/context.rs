@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 use super::caller::AuthPrincipal;
 use super::peer::{Peer, Session, Transport};
 use crate::protocol::{
-    AnswerRef, Answers, ClientCapabilities, CreateMessageResult, ElicitResult, ErrorObject, JsonObject,
-    ListRootsResult, LoggingLevel, Notification, ProgressToken, ProtocolVersion, RequestMeta,
+    AnswerRef, Answers, ClientCapabilities, CreateMessageResult, ElicitResult, JsonObject, ListRootsResult,
+    LoggingLevel, Notification, ProgressToken, ProtocolVersion, RequestMeta,
 };
 
 /// Which log notifications a request gets.
@@ -156,10 +156,10 @@ impl RequestContext {
     }
 
     /// One argument, deserialized; a missing or ill-typed one is `-32602` naming it.
-    pub fn argument<T: DeserializeOwned>(&self, name: &str) -> Result<T, ErrorObject> {
+    pub fn argument<T: DeserializeOwned>(&self, name: &str) -> Result<T, crate::error::Error> {
         let value = self.arguments.get(name).cloned().unwrap_or(Value::Null);
         serde_json::from_value(value)
-            .map_err(|e| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {e}")))
+            .map_err(|e| crate::error::Error::invalid_params(format!("Invalid argument `{name}`: {e}")))
     }
 
     /// What a declared item's parameters are read from: the arguments, or for a resource

@@ -46,6 +46,15 @@ pub(crate) trait CompleteResult: Serialize + Send + 'static {
     fn is_error(&self) -> bool {
         false
     }
+
+    /// What a handler's refusal ([`Error::new`](crate::error::Error::new)) becomes, if not an error: a tool's is an
+    /// `isError` result the model reads.
+    fn refusal(_message: &str) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl CompleteResult for CallToolResult {
@@ -55,6 +64,31 @@ impl CompleteResult for CallToolResult {
 
     fn is_error(&self) -> bool {
         self.is_error == Some(true)
+    }
+
+    fn refusal(message: &str) -> Option<Self> {
+        Some(Self::error(message))
+    }
+}
+
+impl Carrier {
+    /// A handler's result as the protocol answers it at `version`: a refusal a tool's
+    /// `isError` result, any other error the JSON-RPC error for this method and target.
+    pub(crate) fn settle<T: CompleteResult>(
+        &self,
+        result: HandlerResult<T>,
+        version: ProtocolVersion,
+    ) -> Result<Outcome<T>, ErrorObject> {
+        let error = match result {
+            Ok(outcome) => return Ok(outcome),
+            Err(error) => error,
+        };
+        if error.kind() == crate::error::ErrorKind::Refused
+            && let Some(result) = T::refusal(error.message())
+        {
+            return Ok(Outcome::Complete(result));
+        }
+        Err(error.to_rpc(self.method, &self.target, version))
     }
 }
 
@@ -269,10 +303,11 @@ impl Server {
         async move {
             let Started { calling, principal, answerable, answered } = started?;
             let mut calling = std::pin::pin!(async {
-                match calling {
-                    Calling::Now(calling) => calling.await.map_err(Failure::from),
-                    Calling::AfterUse(calling) => calling.await,
-                }
+                let result = match calling {
+                    Calling::Now(calling) => calling.await,
+                    Calling::AfterUse(calling) => calling.await?,
+                };
+                carrier.settle(result, ProtocolVersion::V2026_07_28).map_err(Failure::from)
             });
             // A cancelled request is not run further, and no draw decides it (a seeded
             // simulation replays exactly). For speed, the handler is polled before waiting for
@@ -328,7 +363,7 @@ impl Server {
                 let (server, token) = (self.clone(), token.clone());
                 Calling::AfterUse(Box::pin(async move {
                     server.use_once(&token).await.map_err(Failure::rejected)?;
-                    Ok(handler.call(cx).await?)
+                    Ok(handler.call(cx).await)
                 }))
             }
             _ => Calling::Now(handler.call(cx)),
@@ -393,7 +428,7 @@ struct Started<T> {
 /// The handler's future; for a single-use state, recording the state as used first.
 enum Calling<T> {
     Now(BoxFuture<'static, HandlerResult<T>>),
-    AfterUse(BoxFuture<'static, Result<Outcome<T>, Failure>>),
+    AfterUse(BoxFuture<'static, Result<HandlerResult<T>, Failure>>),
 }
 
 impl Server {

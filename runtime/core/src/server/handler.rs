@@ -10,8 +10,8 @@ use futures::future::BoxFuture;
 use super::StateNeed;
 use super::uri_template::UriTemplate;
 use crate::protocol::{
-    CallToolResult, ErrorObject, GetPromptResult, JsonObject, META_UI, META_UI_RESOURCE_URI, Prompt,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool, UiResourceMeta, VIEW_MIME_TYPE, Visibility,
+    CallToolResult, GetPromptResult, JsonObject, META_UI, META_UI_RESOURCE_URI, Prompt, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, Tool, UiResourceMeta, VIEW_MIME_TYPE, Visibility,
 };
 use crate::request::{InputRequired, RequestContext};
 use crate::resolve::Graph;
@@ -34,8 +34,11 @@ impl<T> From<InputRequired> for Outcome<T> {
     }
 }
 
-/// What a handler returns.
-pub type HandlerResult<T> = Result<Outcome<T>, ErrorObject>;
+/// What a handler returns: an outcome, or an [`Error`](crate::error::Error). Declared and
+/// hand-written handlers fail alike: `Error::new` ends a tool call with an `isError` result
+/// (a prompt or a resource with `-32602`), `?` on an [`ErrorObject`](crate::protocol::ErrorObject) answers that JSON-RPC
+/// error as it is, and `?` on any other error is an internal error (logged, `-32603`).
+pub type HandlerResult<T> = Result<Outcome<T>, crate::error::Error>;
 
 /// Suggests values for one argument of a prompt or variable of a template: given the
 /// argument's name and what was typed so far, the candidates (at most 100 are sent).

@@ -42,7 +42,7 @@ impl Server {
             let log = LogFilter::Session(session.log_level());
             let cx = carrier.context(self, inbound, answers, (meta.clone(), owner.clone()), session.version, log);
             let outcome = tokio::select! {
-                outcome = handler.call(cx) => outcome?,
+                result = handler.call(cx) => carrier.settle(result, session.version)?,
                 () = inbound.cancel.cancelled() => return Ok(None),
             };
             let round = match outcome {
