@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::task::Poll;
 
-use futures::future::{BoxFuture, Either};
+use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -240,7 +240,9 @@ impl Server {
         }
     }
 
-    /// A 2026-07-28 carrier request: its leg, ready to run (see [`leg`](Self::leg)).
+    /// A 2026-07-28 carrier request, routed to its target; its leg (see [`leg`](Self::leg))
+    /// starts when the future is first polled. A plain `async` block: the hand-built `Either`
+    /// of one future per target it replaced saved 0.3 k of 65 k instructions per request.
     pub(crate) fn modern_carrier(
         &self,
         method: Method,
@@ -249,15 +251,16 @@ impl Server {
         inbound: Inbound,
         taken: Taken,
     ) -> Result<impl Future<Output = Result<Routed, Failure>> + Send + use<>, Failure> {
-        Ok(match self.target(method, params, Era::Modern(&meta), taken)? {
-            Target::Tool(handler, carrier) => Either::Left(self.leg(handler, carrier, meta, inbound)),
-            Target::Prompt(handler, carrier) => Either::Right(Either::Left(self.leg(handler, carrier, meta, inbound))),
-            Target::Resource(handler, carrier) => {
-                let leg = self.leg(handler, carrier, meta, inbound);
-                Either::Right(Either::Right(Either::<_, std::future::Ready<Result<Routed, Failure>>>::Left(leg)))
+        let target = self.target(method, params, Era::Modern(&meta), taken)?;
+        let server = self.clone();
+        Ok(async move {
+            match target {
+                Target::Tool(handler, carrier) => server.leg(handler, carrier, meta, inbound).await,
+                Target::Prompt(handler, carrier) => server.leg(handler, carrier, meta, inbound).await,
+                Target::Resource(handler, carrier) => server.leg(handler, carrier, meta, inbound).await,
+                #[cfg(feature = "skills")]
+                Target::Answered(routed) => Ok(routed),
             }
-            #[cfg(feature = "skills")]
-            Target::Answered(routed) => Either::Right(Either::Right(Either::Right(std::future::ready(Ok(routed))))),
         })
     }
 
