@@ -33,7 +33,7 @@ CRATES = {
     # handler's error; resolve: the resolver engine; task: the tasks extension; skills: SKILL.md
     # trees; server: the registry and dispatch; declare: what the macros' expansions call;
     # describe: the schema documentation.
-    "core": ["clock", "observe", "seal", "request", "error", "resolve", "task", "skills", "server", "declare", "describe"],
+    "core": ["clock", "observe", "seal", "error", "request", "resolve", "task", "skills", "server", "declare", "describe"],
     # pending: requests in flight on a connection; connection: the newline-delimited loop
     # (stdio, in memory); http: streamable HTTP.
     "transport": ["pending", "connection", "http"],

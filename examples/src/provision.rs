@@ -8,12 +8,14 @@ use std::sync::{Arc, Mutex};
 
 use roundtrip::prelude::*;
 
-/// Provision a database. Asks which region to put it in.
+/// Provision a database. Asks which region to put it in, unless given as an argument.
 #[tool(idempotent)]
 pub async fn provision(
     /// Name of the database.
     name: String,
-    #[resolve(elicit = "Which region should {name} live in?")] region: String,
+    /// The region to put it in (`eu-west-1`, `us-east-1`, …).
+    #[resolve(elicit = "Which region should {name} live in?", or_argument)]
+    region: String,
 ) -> String {
     format!("Provisioned '{name}' in {region}.")
 }

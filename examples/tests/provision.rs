@@ -32,14 +32,38 @@ async fn provision_declined_is_an_error_result() {
 }
 
 #[tokio::test]
-async fn the_region_is_not_an_argument() {
+async fn the_region_is_also_an_optional_argument() {
     let tools = server();
     let provision = tools.tool_defs().iter().find(|t| t.tool.name == "provision").unwrap();
     let schema = serde_json::to_value(&provision.tool.input_schema).unwrap();
-    assert_eq!(schema["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["name"]);
+    assert_eq!(schema["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["name", "region"]);
     assert_eq!(schema["properties"]["name"]["description"], "Name of the database.");
+    assert_eq!(schema["properties"]["region"]["type"], "string");
     assert_eq!(schema["required"], json!(["name"]));
-    assert_eq!(provision.tool.description.as_deref(), Some("Provision a database. Asks which region to put it in."));
+    assert!(provision.tool.description.as_deref().unwrap().starts_with("Provision a database. Asks which region"));
+}
+
+#[tokio::test]
+async fn a_given_region_is_not_asked() {
+    let flow = kit().call_tool("provision", json!({"name": "orders", "region": "eu-west-1"})).await.unwrap();
+    assert!(flow.rounds.is_empty(), "{:?}", flow.questions());
+    assert_eq!(flow.text(), "Provisioned 'orders' in eu-west-1.");
+}
+
+#[tokio::test]
+async fn a_host_that_cannot_ask_passes_the_region_or_is_told_to() {
+    let kit = kit().without_elicitation();
+    let flow = kit.call_tool("provision", json!({"name": "orders", "region": "eu-west-1"})).await.unwrap();
+    assert_eq!(flow.text(), "Provisioned 'orders' in eu-west-1.");
+    let flow = kit.call_tool("provision", json!({"name": "orders"})).await.unwrap();
+    assert!(flow.is_error());
+    assert_eq!(
+        flow.text(),
+        "This client cannot be asked for `region`: it does not support elicitation. Pass `region` as an argument instead."
+    );
+    // An ill-typed region is the caller's mistake, said as an argument's is.
+    let flow = kit.call_tool("provision", json!({"name": "orders", "region": 7})).await.unwrap();
+    assert!(flow.is_error() && flow.text().starts_with("Invalid arguments for provision: `region`"), "{}", flow.text());
 }
 
 #[tokio::test]

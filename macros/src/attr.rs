@@ -187,7 +187,8 @@ impl FromMeta for TaskArg {
 /// `#[resolve(elicit = "…")]`, `#[resolve(elicit_url = "…", message = "…")]`,
 /// `#[resolve(sample = "…", max_tokens = N, system = "…", temperature = T, stop = ["…"],
 /// model_hints = ["…"], cost_priority = P, speed_priority = P, intelligence_priority = P,
-/// include_context = "…")]`, `#[resolve(roots)]`, `#[resolve(with = f(a, b))]`
+/// include_context = "…")]`, `#[resolve(roots)]`, `#[resolve(with = f(a, b))]`; each with the
+/// fallbacks `or_argument` and `or_default = expr` for clients that cannot answer.
 #[derive(Debug, Default, FromAttributes)]
 #[darling(attributes(resolve))]
 pub struct ResolveArgs {
@@ -206,6 +207,10 @@ pub struct ResolveArgs {
     pub include_context: Option<syn::LitStr>,
     pub roots: Flag,
     pub with: Option<syn::Expr>,
+    /// The parameter is also an optional argument (tools).
+    pub or_argument: Flag,
+    /// The value when the client cannot answer.
+    pub or_default: Option<syn::Expr>,
 }
 
 /// `#[prompt(name = "…", title = "…", description = "…", complete = path::to::fn, check = f(a))]`

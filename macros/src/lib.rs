@@ -193,6 +193,8 @@ use proc_macro::TokenStream;
 /// | `roots` | `Vec<Root>` | the client's roots |
 /// | `with = f(a, b)` or `with = self.f(a)` | `T: Serialize + Deserialize` | nothing, or the one `Question` `f` returns |
 ///
+/// Each may add a fallback, `or_argument` or `or_default = expr` (below).
+///
 /// The options of `sample`, checked at compile time:
 ///
 /// | option | on the wire | value |
@@ -257,6 +259,17 @@ use proc_macro::TokenStream;
 /// `Answer<T>` (as `confirm` above) lets the body see `Answer::Declined` and
 /// `Answer::Cancelled`; with a bare `T`, a decline or cancel ends the call with an `isError`
 /// result naming the parameter, and the body does not run.
+///
+/// Fallbacks, for a client that cannot answer the question (it declares no elicitation, no
+/// URL mode, no sampling or no roots), written after the resolver:
+///
+/// | fallback | what happens |
+/// |---|---|
+/// | `or_argument` (tools) | the parameter is also an optional argument of the input schema (of its value's type, with its doc comment); given, it is the value and nothing is asked; missing where the client cannot answer, the call ends with an `isError` result saying to pass it |
+/// | `or_default = expr` | `expr` (of the value's type: `T` of `Answer<T>`) is the value when the client cannot answer |
+/// | neither | the call is refused with `-32021`, naming the capability |
+///
+/// Both together: the argument first, then the question, then the default.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     declare(Which::Tool, args, input)

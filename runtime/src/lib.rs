@@ -115,7 +115,7 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::protocol::JsonObject;
-    pub use crate::resolve::{Check, Graph, Node, Part, Resolver, SampleOptions, Template, Values};
+    pub use crate::resolve::{Check, Fallback, Graph, Node, Part, Resolver, SampleOptions, Template, Values};
     pub use futures::future::BoxFuture;
     pub use roundtrip_core::declare::*;
     pub use roundtrip_core::error::Error;

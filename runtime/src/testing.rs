@@ -71,6 +71,16 @@ pub struct TestKit {
     by_property: JsonObject,
     max_rounds: usize,
     log_level: LoggingLevel,
+    /// The capabilities the kit's client declares (all unless told otherwise).
+    declares: Declares,
+}
+
+/// What the kit's client declares it can answer.
+#[derive(Debug, Clone, Copy)]
+struct Declares {
+    elicitation: bool,
+    sampling: bool,
+    roots: bool,
 }
 
 /// A completed flow: the result, the questions of each round and the notifications of each
@@ -261,7 +271,27 @@ impl TestKit {
             by_property: JsonObject::new(),
             max_rounds: 10,
             log_level: LoggingLevel::Debug,
+            declares: Declares { elicitation: true, sampling: true, roots: true },
         }
+    }
+
+    /// Play a client that does not declare elicitation (as the MCP Inspector's CLI): a
+    /// question it would need is refused, or takes its `or_argument`/`or_default` fallback.
+    pub fn without_elicitation(mut self) -> Self {
+        self.declares.elicitation = false;
+        self
+    }
+
+    /// Play a client that does not declare sampling.
+    pub fn without_sampling(mut self) -> Self {
+        self.declares.sampling = false;
+        self
+    }
+
+    /// Play a client that does not declare roots.
+    pub fn without_roots(mut self) -> Self {
+        self.declares.roots = false;
+        self
     }
 
     /// The log level each leg asks for (default `debug`: every log is recorded).
@@ -362,11 +392,18 @@ impl TestKit {
         let log = Recorder::default();
         log.set_tasks(self.server.tasks().observe());
         let sink = log.clone();
-        // Declare every capability: the kit answers from its script, not from callbacks.
-        let client = Client::builder("roundtrip-testing", env!("CARGO_PKG_VERSION"))
-            .on_elicit(|_| async { Err(ClientError::Callback("answered by the test kit".into())) })
-            .on_sample(|_| async { Err(ClientError::Callback("answered by the test kit".into())) })
-            .on_roots(|| async { Err(ClientError::Callback("answered by the test kit".into())) })
+        // Declare the capabilities: the kit answers from its script, not from callbacks.
+        let mut client = Client::builder("roundtrip-testing", env!("CARGO_PKG_VERSION"));
+        if self.declares.elicitation {
+            client = client.on_elicit(|_| async { Err(ClientError::Callback("answered by the test kit".into())) });
+        }
+        if self.declares.sampling {
+            client = client.on_sample(|_| async { Err(ClientError::Callback("answered by the test kit".into())) });
+        }
+        if self.declares.roots {
+            client = client.on_roots(|| async { Err(ClientError::Callback("answered by the test kit".into())) });
+        }
+        let client = client
             .progress_tokens(true)
             .log_level(self.log_level)
             .on_notification(move |n| sink.push(n))

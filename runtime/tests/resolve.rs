@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use roundtrip::Server;
 use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
-use roundtrip::resolve::{Answer, Graph, Leg, Node, Part, Question, Resolution, Resolver, Template, evaluate};
+use roundtrip::resolve::{
+    Answer, Fallback, Graph, Leg, Node, Part, Question, Resolution, Resolver, Template, evaluate,
+};
 use roundtrip::server::{Outcome, ToolDef};
 use roundtrip::testing::{Scripted, TestKit};
 use serde_json::{Value, json};
@@ -30,6 +32,7 @@ fn ask(name: &'static str, message: &'static [Part], property_type: &str) -> Nod
         refusable: false,
         check: any,
         static_pin: name,
+        fallback: Fallback::default(),
     }
 }
 
@@ -206,6 +209,7 @@ async fn a_with_resolver_that_knows_the_answer_causes_no_round_trip_and_runs_onc
         refusable: false,
         check: string,
         static_pin: "zone",
+        fallback: Fallback::default(),
     };
     let a = ask("a", &[Part::Lit("A in "), Part::Ref("zone"), Part::Lit("?")], "string");
     let b = ask("b", &[Part::Lit("B in "), Part::Ref("zone"), Part::Lit("?")], "string");
@@ -239,6 +243,7 @@ async fn a_with_resolver_may_ask_exactly_one_question() {
         refusable: false,
         check: string,
         static_pin: "pick",
+        fallback: Fallback::default(),
     };
     let flow = TestKit::new(server(Graph::new(vec![], vec![with]).unwrap()))
         .property("pick", json!("left"))
@@ -262,8 +267,16 @@ async fn sampling_and_roots_answers_are_recorded_and_asked_once() {
         refusable: false,
         check: string,
         static_pin: "summary",
+        fallback: Fallback::default(),
     };
-    let roots = Node { name: "roots", resolver: Resolver::Roots, refusable: false, check: any, static_pin: "roots" };
+    let roots = Node {
+        name: "roots",
+        resolver: Resolver::Roots,
+        refusable: false,
+        check: any,
+        static_pin: "roots",
+        fallback: Fallback::default(),
+    };
     let ok = ask("ok", &[Part::Lit("Publish "), Part::Ref("summary"), Part::Lit("?")], "boolean");
     let flow = TestKit::new(server(Graph::new(vec!["text"], vec![sample, roots, ok]).unwrap()))
         .script("summary", Scripted::Sample("short".into()))

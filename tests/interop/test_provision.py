@@ -75,7 +75,7 @@ async def call(target, mode, user: User, tool: str, args: dict[str, Any] | None 
         return await client.call_tool(tool, args or {})
 
 
-async def test_the_resolved_parameter_is_not_an_argument(target, mode):
+async def test_the_tools_and_their_arguments(target, mode):
     async with connect(target, mode, User()) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     # `drop_database` is for the databases view only (MCP Apps visibility "app"): a client that
@@ -85,8 +85,24 @@ async def test_the_resolved_parameter_is_not_an_argument(target, mode):
         "databases",
     }
     assert tools["databases"].meta is None, "no link to a view for a client without the extension"
-    assert list(tools["provision"].input_schema["properties"]) == ["name"]
-    assert tools["provision"].description == "Provision a database. Asks which region to put it in."
+    # `region` is asked, and an optional argument too (`or_argument`): for hosts that cannot ask.
+    assert list(tools["provision"].input_schema["properties"]) == ["name", "region"]
+    assert tools["provision"].input_schema["required"] == ["name"]
+    assert tools["provision"].description == "Provision a database. Asks which region to put it in, unless given as an argument."
+
+
+async def test_provision_on_a_host_that_cannot_ask(target, mode):
+    # No elicitation callback: the client declares no elicitation, as many hosts do.
+    async with Client(target, mode=mode, read_timeout_seconds=20) as client:
+        result = await client.call_tool("provision", {"name": "orders", "region": "eu-west-1"})
+        assert not result.is_error
+        assert text(result) == "Provisioned 'orders' in eu-west-1."
+        result = await client.call_tool("provision", {"name": "orders"})
+    assert result.is_error
+    assert text(result) == (
+        "This client cannot be asked for `region`: it does not support elicitation. "
+        "Pass `region` as an argument instead."
+    )
 
 
 async def test_provision(target, mode):

@@ -24,6 +24,23 @@ pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator, asserts:
         return;
     }
     if which != Which::Tool {
+        for p in &decl.params {
+            if let Role::Resolved(r) = &p.role
+                && let Some(span) = r.or_argument
+            {
+                errors.push(
+                    syn::Error::new(
+                        span,
+                        format!(
+                            "`or_argument` makes a tool's question an optional argument too; a {}'s arguments are \
+                         text the user gives: use `or_default = …`, or remove it",
+                            &which.attribute()[2..which.attribute().len() - 1]
+                        ),
+                    )
+                    .into(),
+                );
+            }
+        }
         for p in decl.params.iter().filter(|p| matches!(p.role, Role::Flattened)) {
             errors.push(err_at(
                 &p.ident,

@@ -287,6 +287,18 @@ fn fields(cx: &Cx<'_>) -> TokenStream {
         let field = quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: #required, flatten: #flatten });
         if plain { quote!(::core::option::Option::Some(#field)) } else { field }
     });
+    // A question declared `or_argument` is an optional argument too, of its answer's type.
+    let also_arguments = cx.decl.params.iter().filter_map(|p| match &p.role {
+        Role::Resolved(r) if r.or_argument.is_some() => {
+            let (key, ty) = (&p.wire, r.value_type(&p.ty));
+            let description = opt_str(p.doc.as_deref());
+            let schema = quote_spanned!(ty.span()=> #rt::argument_schema::<#ty>());
+            let field = quote!(#rt::Field { name: #key, schema: #schema, description: #description, required: false, flatten: false });
+            Some(if plain { quote!(::core::option::Option::Some(#field)) } else { field })
+        }
+        _ => None,
+    });
+    let fields = fields.chain(also_arguments);
     if plain {
         quote!(::std::vec::Vec::from([#(#fields),*]).into_iter().flatten().collect::<::std::vec::Vec<_>>())
     } else {

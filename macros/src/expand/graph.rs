@@ -204,12 +204,23 @@ fn node(cx: &Cx<'_>, p: &Param) -> Option<TokenStream> {
     parts.extend(pin_parts.iter().map(String::as_str));
     let pin = docs::digest(&parts);
     let refusable = r.answer_of.is_some();
+    let argument = r.or_argument.is_some();
+    let default = match &r.or_default {
+        // A closure that captures nothing: the field is a fn pointer. The value's type is
+        // checked against the parameter's at the expression.
+        Some(expr) => {
+            let value = quote_spanned!(expr.span()=> #rt::fallback_value::<#ty>(#expr));
+            quote!(::core::option::Option::Some(|| #value))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     Some(quote!(#rt::Node {
         name: #key,
         resolver: #resolver,
         refusable: #refusable,
         check: #rt::check::<#ty>,
         static_pin: #pin,
+        fallback: #rt::Fallback { argument: #argument, default: #default },
     }))
 }
 

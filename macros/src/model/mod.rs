@@ -129,6 +129,10 @@ pub struct Resolved {
     /// The type is surely a value (`String`, `Answer<…>`…), never what the server gives: no
     /// need to ask the compiler.
     pub surely_value: bool,
+    /// `or_argument`, where it is written.
+    pub or_argument: Option<Span>,
+    /// `or_default = expr`.
+    pub or_default: Option<syn::Expr>,
 }
 
 impl Resolved {

@@ -149,13 +149,18 @@ pub(super) fn read_param(
             ));
             return None;
         }
-        (Some(args), Some(attr), None) => match kind(args, attr, method, errors) {
-            Some(kind) => {
-                let surely_value = answer_of.is_some() || certainly_argument(&ty);
-                Role::Resolved(Box::new(Resolved { kind, answer_of, attr: attr.pound_token.span, surely_value }))
+        (Some(mut args), Some(attr), None) => {
+            let or_argument = args.or_argument.is_present().then(|| args.or_argument.span());
+            let or_default = args.or_default.take();
+            match kind(args, attr, method, errors) {
+                Some(kind) => {
+                    let surely_value = answer_of.is_some() || certainly_argument(&ty);
+                    let attr = attr.pound_token.span;
+                    Role::Resolved(Box::new(Resolved { kind, answer_of, attr, surely_value, or_argument, or_default }))
+                }
+                None => return None,
             }
-            None => return None,
-        },
+        }
         (None, Some(_), None) => return None, // the attribute did not parse; reported
         (_, None, None) => {
             if answer_of.is_some() {

@@ -124,6 +124,13 @@ fn questions(graph: &Graph) -> Value {
                     "dependsOn": n.resolver.deps(),
                     "refusable": n.refusable,
                 });
+                if !n.fallback.is_none() {
+                    let mut fallback = json!({ "argument": n.fallback.argument });
+                    if let Some(default) = n.fallback.default {
+                        fallback["default"] = default();
+                    }
+                    q["fallback"] = fallback;
+                }
                 match &n.resolver {
                     Resolver::Elicit { message, schema, .. } => {
                         q["message"] = json!(message.source());
@@ -491,6 +498,15 @@ fn question(md: &mut String, q: &Value) {
         ),
     };
     let _ = writeln!(md, "- round {round}: `{key}` {what}{after}");
+    if let Some(fallback) = q.get("fallback") {
+        let argument = fallback["argument"] == true;
+        let given = if argument { "Also an argument: given, nothing is asked. " } else { "" };
+        let otherwise = match fallback.get("default") {
+            Some(default) => format!("gets `{default}`"),
+            None => "is told to pass it".to_owned(),
+        };
+        let _ = writeln!(md, "  ({given}A client that cannot answer {otherwise}.)");
+    }
     if let Some(schema) = q.get("requestedSchema") {
         let _ = writeln!(md, "\n  ```json\n  {}\n  ```", pretty(schema).replace('\n', "\n  "));
     }

@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use roundtrip::__private::{self, Check, Graph, Node, Part, Resolver, SampleOptions, Template, ToolSpec};
+use roundtrip::__private::{self, Check, Fallback, Graph, Node, Part, Resolver, SampleOptions, Template, ToolSpec};
 use roundtrip::protocol::{CallToolResult, JsonObject};
 use roundtrip::resolve::{Question, Resolution};
 use roundtrip::server::{Outcome, ToolDef};
@@ -350,7 +350,14 @@ pub fn build(spec: &Spec, probe: &Arc<Probe>, redeployed: bool) -> ToolDef {
             _ => check_any,
         };
         let static_pin = if redeployed { REDEPLOYED[i] } else { name };
-        nodes.push(Node { name, resolver, refusable: spec.refusable(i), check, static_pin });
+        nodes.push(Node {
+            name,
+            resolver,
+            refusable: spec.refusable(i),
+            check,
+            static_pin,
+            fallback: Fallback::default(),
+        });
     }
     let mut arguments = vec!["a"];
     let mut checks = Vec::new();

@@ -40,6 +40,10 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_provision {
                     refusable: false,
                     check: ::roundtrip::__private::check::<String>,
                     static_pin: "e8f835910bc55bad",
+                    fallback: ::roundtrip::__private::Fallback {
+                        argument: false,
+                        default: ::core::option::Option::None,
+                    },
                 },
             ]),
             ::std::vec::Vec::from([]),

@@ -32,6 +32,10 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_wizard {
                     refusable: false,
                     check: ::roundtrip::__private::check::<String>,
                     static_pin: "dd9bfcae279d6d4a",
+                    fallback: ::roundtrip::__private::Fallback {
+                        argument: false,
+                        default: ::core::option::Option::None,
+                    },
                 },
                 ::roundtrip::__private::Node {
                     name: "age",
@@ -53,6 +57,10 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_wizard {
                     refusable: true,
                     check: ::roundtrip::__private::check::<u32>,
                     static_pin: "a9ef25ae96b85134",
+                    fallback: ::roundtrip::__private::Fallback {
+                        argument: false,
+                        default: ::core::option::Option::None,
+                    },
                 },
             ]),
             ::std::vec::Vec::from([]),

@@ -169,6 +169,11 @@ fn unwrap_nullable(schema: &mut Value) {
 
 pub use crate::resolve::schema_of;
 
+/// An `or_default = …` value of a parameter of type `T`, as the engine keeps values (JSON).
+pub fn fallback_value<T: serde::Serialize>(value: T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
 /// Whether an extracted answer converts into `T`.
 pub fn check<T: DeserializeOwned>(value: &Value) -> Result<(), String> {
     T::deserialize(value).map(drop).map_err(|_| "does not fit the expected type".to_owned())

@@ -9,11 +9,13 @@
 //! defined in `server/`, reaches the server through a handle this layer keeps opaque.
 //! Everything here is re-exported at its public path, `roundtrip::server::…`.
 
+mod answerable;
 pub mod caller;
 mod context;
 mod peer;
 mod round;
 
+pub(crate) use answerable::Answerable;
 pub use caller::AuthPrincipal;
 pub use caller::caller_key;
 pub(crate) use context::LogFilter;

@@ -19,7 +19,7 @@ use crate::protocol::{
     AnswerRef, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, InputRequest,
     JsonObject, ListRootsParams, ListRootsResult, Text,
 };
-use crate::request::{InputRequired, RequestContext};
+use crate::request::{Answerable, InputRequired, RequestContext};
 
 /// The plaintext state a declarative flow carries between legs (sealed on the wire).
 ///
@@ -134,10 +134,21 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
     let mut next = FlowState { rounds: previous.rounds + 1, ..FlowState::default() };
     let mut round = InputRequired::new();
     let mut reasked = 0;
+    // What the client can answer, read when a node with a fallback first needs it.
+    let mut answerable: Option<Answerable> = None;
     for (i, node) in graph.nodes().iter().enumerate() {
         let known = Known { graph, arguments: &inputs, values: &values };
         if !node.resolver.each_dep().all(|d| known.get(d).is_some()) {
             continue; // waits for an answer of this round
+        }
+        // Given as an argument: that is the value, and nothing is asked.
+        if node.fallback.argument
+            && let Some(given) = inputs.get(node.name).filter(|v| !v.is_null())
+        {
+            (node.check)(given)
+                .map_err(|why| Error::new(format!("Invalid arguments for {}: `{}`: {why}", cx.target(), node.name)))?;
+            values.0.insert(node.name, Resolved::Accepted(given.clone()));
+            continue;
         }
         // A `with` fn's outcome is recorded under a pin of its inputs, so it runs once.
         let input_pin = match &node.resolver {
@@ -172,6 +183,18 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
                 Resolution::Ask(q) => q,
             },
         };
+        if !node.fallback.is_none()
+            && let Some(lack) =
+                answerable.get_or_insert_with(|| Answerable::of(&cx.meta.client_capabilities)).lacks(&question.request)
+        {
+            match node.fallback.default {
+                Some(default) => {
+                    values.0.insert(node.name, Resolved::Accepted(default()));
+                    continue;
+                }
+                None => return Err(cannot_ask(node.name, lack.name)),
+            }
+        }
         let pin = match (graph.schema_digest(i), &question.request) {
             // A declared elicitation: its schema is the node's, digested once.
             (Some(schema), InputRequest::Elicit(ElicitParams::Form(form))) => {
@@ -246,6 +269,15 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
         }
     }
     Ok(Leg::Ask(round.state(&next)))
+}
+
+/// The end of a call whose question for `name` the client cannot answer (it lacks
+/// `capability`), where the parameter may be given as an argument instead.
+fn cannot_ask(name: &str, capability: &str) -> Error {
+    Error::new(format!(
+        "This client cannot be asked for `{name}`: it does not support {capability}. \
+         Pass `{name}` as an argument instead."
+    ))
 }
 
 /// Take a recorded outcome: the value becomes known and travels on in the state; a refusal of

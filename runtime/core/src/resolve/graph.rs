@@ -154,6 +154,25 @@ impl Resolver {
 /// Checks that an extracted answer converts into the parameter's Rust type.
 pub type CheckFn = fn(&Value) -> Result<(), String>;
 
+/// What a resolved parameter takes instead of an answer: declared with `or_argument` and
+/// `or_default = …` on `#[resolve]`, for the clients that cannot answer its question.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fallback {
+    /// The parameter is also an optional argument of its name. Given, it is the value and
+    /// nothing is asked; missing, the question is asked if the client can answer it, and
+    /// otherwise the call ends saying which argument to pass.
+    pub argument: bool,
+    /// The value (as JSON) when the client cannot answer the question.
+    pub default: Option<fn() -> Value>,
+}
+
+impl Fallback {
+    /// Neither: a client that cannot answer is refused (`-32021`, naming the capability).
+    pub fn is_none(&self) -> bool {
+        !self.argument && self.default.is_none()
+    }
+}
+
 /// One resolved parameter.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -167,6 +186,8 @@ pub struct Node {
     pub check: CheckFn,
     /// A digest of the declaration, computed by the macro; part of every pin.
     pub static_pin: &'static str,
+    /// What it takes when its question cannot be asked.
+    pub fallback: Fallback,
 }
 
 /// The graph of one tool, prompt or resource template.

@@ -25,7 +25,7 @@ pub use engine::{Leg, Resolved, Values, ask_again, evaluate, interpret, requeste
 #[doc(hidden)]
 pub use form::{form_schema, schema_of, single_property_form, validate};
 #[doc(hidden)]
-pub use graph::{Check, CheckFn, Graph, GuardFn, Node, Resolution, Resolver, WithFn};
+pub use graph::{Check, CheckFn, Fallback, Graph, GuardFn, Node, Resolution, Resolver, WithFn};
 #[doc(hidden)]
 pub use question::{Extract, SampleOptions};
 #[doc(hidden)]

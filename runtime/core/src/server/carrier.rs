@@ -15,12 +15,11 @@ use super::handler::{Handler, HandlerResult, Outcome};
 use super::peer::Inbound;
 use super::result_json::ResultJson;
 use crate::protocol::{
-    Answers, CallToolResult, ClientCapabilities, CreateTaskResult, ElicitParams, ErrorObject, GetPromptResult,
-    InputRequest, InputRequests, InputRequiredResult, JsonObject, META_PROGRESS_TOKEN, Method, ProgressToken,
-    ProtocolVersion, ReadResourceResult, RequestMeta, ResultType, TASKS_EXTENSION, Taken, TaskSupport,
-    capability_value, codes,
+    Answers, CallToolResult, CreateTaskResult, ErrorObject, GetPromptResult, InputRequests, InputRequiredResult,
+    JsonObject, META_PROGRESS_TOKEN, Method, ProgressToken, ProtocolVersion, ReadResourceResult, RequestMeta,
+    ResultType, TASKS_EXTENSION, Taken, TaskSupport, codes,
 };
-use crate::request::{LogFilter, RequestContext, Session};
+use crate::request::{Answerable, LogFilter, RequestContext, Session};
 use crate::seal::Binding;
 
 /// A carrier request, parsed. The target, arguments and URI variables are shared with the
@@ -551,51 +550,10 @@ fn required_str<'a>(value: Option<&'a Value>, key: &str) -> Result<&'a str, Fail
         .ok_or_else(|| Failure::rejected(ErrorObject::invalid_params(format!("params.{key} must be a string"))))
 }
 
-/// What a client said it can answer: its capabilities as [`check_capabilities`] reads them,
-/// taken before they move into the request's context (a copy of five flags, where the
-/// capabilities themselves are maps).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Answerable {
-    elicitation_form: bool,
-    elicitation_url: bool,
-    sampling: bool,
-    sampling_tools: bool,
-    roots: bool,
-}
-
-impl Answerable {
-    pub(crate) fn of(caps: &ClientCapabilities) -> Self {
-        Self {
-            elicitation_form: caps.elicitation_form(),
-            elicitation_url: caps.elicitation_url(),
-            sampling: caps.sampling(),
-            sampling_tools: caps.sampling_tools(),
-            roots: caps.roots(),
-        }
-    }
-}
-
 /// `-32021` for the first input request the client did not declare support for.
 pub(crate) fn check_capabilities(requests: &InputRequests, caps: Answerable) -> Result<(), ErrorObject> {
-    for request in requests.values() {
-        // What is missing is built only when something is (each is a small `Value` tree).
-        let (ok, name, required): (bool, &str, fn() -> Value) = match request {
-            InputRequest::Elicit(ElicitParams::Form(_)) => {
-                (caps.elicitation_form, "elicitation", || json!({"elicitation": {}}))
-            }
-            InputRequest::Elicit(ElicitParams::Url(_)) => {
-                (caps.elicitation_url, "elicitation (url mode)", || json!({"elicitation": {"url": {}}}))
-            }
-            InputRequest::CreateMessage(p) if p.tools.is_some() || p.tool_choice.is_some() => {
-                (caps.sampling_tools, "sampling (with tools)", || json!({"sampling": {"tools": {}}}))
-            }
-            InputRequest::CreateMessage(_) => (caps.sampling, "sampling", || capability_value("sampling")),
-            InputRequest::ListRoots(_) => (caps.roots, "roots", || capability_value("roots")),
-            other => return Err(ErrorObject::internal(format!("no capability is known for `{}`", other.method()))),
-        };
-        if !ok {
-            return Err(ErrorObject::missing_capability(name, required()));
-        }
+    match requests.values().find_map(|request| caps.lacks(request)) {
+        Some(lack) => Err(lack.error()),
+        None => Ok(()),
     }
-    Ok(())
 }

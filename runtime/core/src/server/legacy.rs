@@ -9,11 +9,12 @@ use std::time::Duration;
 use futures::future::try_join_all;
 
 use super::Server;
-use super::carrier::{Answerable, Carrier, CompleteResult, check_capabilities};
+use super::carrier::{Carrier, CompleteResult, check_capabilities};
 use super::dispatch::Failure;
 use super::handler::{Handler, Outcome};
 use super::peer::Inbound;
 use crate::protocol::{Answers, ErrorObject, JsonObject, RequestMeta};
+use crate::request::Answerable;
 use crate::request::LogFilter;
 use crate::request::Session;
 

@@ -1,0 +1,110 @@
+//! Fallbacks (`or_argument`, `or_default`): what a resolved parameter takes when the client
+//! cannot answer its question, in both eras.
+
+#![allow(clippy::unwrap_used)] // a test fails loudly
+use roundtrip::client::{Client, ClientError, Mode};
+use roundtrip::prelude::*;
+use roundtrip::protocol::Root;
+use roundtrip::testing::TestKit;
+use serde_json::json;
+
+/// Greet someone.
+#[tool]
+async fn greet(#[resolve(elicit = "Your name?", or_default = "friend".to_owned())] name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Plan a goal.
+#[tool]
+async fn plan(
+    goal: String,
+    #[resolve(sample = "Plan: {goal}", max_tokens = 50, or_default = "no plan".to_owned())] steps: String,
+) -> String {
+    format!("{goal}: {steps}")
+}
+
+/// Count the roots.
+#[tool]
+async fn count_roots(#[resolve(roots, or_default = Vec::new())] roots: Vec<Root>) -> String {
+    format!("{} roots", roots.len())
+}
+
+/// Delete, if confirmed (a declinable answer's fallback is of its value's type).
+#[tool]
+async fn delete(
+    path: String,
+    #[resolve(elicit = "Delete {path}?", or_argument, or_default = false)] confirm: Answer<bool>,
+) -> String {
+    match confirm {
+        Answer::Accepted(true) => format!("Deleted {path}."),
+        _ => format!("Kept {path}."),
+    }
+}
+
+/// Deploy where asked: no fallback.
+#[tool]
+async fn deploy(#[resolve(elicit = "Where?")] target: String) -> String {
+    format!("Deployed to {target}.")
+}
+
+fn server() -> Server {
+    Server::new("fallbacks", "1").tools(tools![greet, plan, count_roots, delete, deploy])
+}
+
+#[tokio::test]
+async fn a_client_that_can_answer_is_asked_as_before() {
+    let flow = TestKit::new(server()).property("name", json!("Ada")).call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(flow.questions(), vec![vec!["name"]]);
+    assert_eq!(flow.text(), "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn a_default_stands_in_for_each_kind_of_question() {
+    let kit = TestKit::new(server()).without_elicitation().without_sampling().without_roots();
+    let flow = kit.call_tool("greet", json!({})).await.unwrap();
+    assert!(flow.rounds.is_empty());
+    assert_eq!(flow.text(), "Hello, friend!");
+    assert_eq!(kit.call_tool("plan", json!({"goal": "ship"})).await.unwrap().text(), "ship: no plan");
+    assert_eq!(kit.call_tool("count_roots", json!({})).await.unwrap().text(), "0 roots");
+    // An argument comes first, then the question, then the default.
+    assert_eq!(kit.call_tool("delete", json!({"path": "/x", "confirm": true})).await.unwrap().text(), "Deleted /x.");
+    assert_eq!(kit.call_tool("delete", json!({"path": "/x"})).await.unwrap().text(), "Kept /x.");
+}
+
+#[tokio::test]
+async fn without_a_fallback_the_missing_capability_is_named() {
+    let err = TestKit::new(server()).without_elicitation().call_tool("deploy", json!({})).await.unwrap_err();
+    let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
+    assert_eq!(e.code, -32021);
+    assert!(e.message.contains("elicitation"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn a_legacy_session_takes_the_same_fallbacks() {
+    let legacy = Client::builder("legacy", "1").mode(Mode::Legacy).connect_in_memory(server()).await.unwrap();
+    let result = legacy.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("Hello, friend!"));
+    let result = legacy.call_tool("delete", json!({"path": "/x", "confirm": true})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("Deleted /x."));
+    let ClientError::Rpc(e) = legacy.call_tool("deploy", json!({})).await.unwrap_err() else { panic!() };
+    assert_eq!(e.code, -32021);
+}
+
+#[test]
+fn describe_shows_each_fallback() {
+    let description = server().describe();
+    let tools = description.to_json()["tools"].as_array().unwrap().clone();
+    let question = |tool: &str| {
+        let tool = tools.iter().find(|t| t["name"] == tool).unwrap();
+        tool["questions"][0].clone()
+    };
+    assert_eq!(question("greet")["fallback"], json!({"argument": false, "default": "friend"}));
+    assert_eq!(question("delete")["fallback"], json!({"argument": true, "default": false}));
+    assert!(question("deploy").get("fallback").is_none());
+    let markdown = description.to_markdown();
+    assert!(markdown.contains("  (A client that cannot answer gets `\"friend\"`.)"), "{markdown}");
+    assert!(
+        markdown.contains("  (Also an argument: given, nothing is asked. A client that cannot answer gets `false`.)"),
+        "{markdown}"
+    );
+}
