@@ -7,10 +7,41 @@ use crate::protocol::JsonObject;
 
 const STRING_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
-/// The JSON schema of a type, with sub-schemas inlined.
+/// The formats JSON Schema 2020-12 defines (§7.3). schemars also writes its own for numbers
+/// (`uint32`, `int64`, `double`…), which validators warn about and some model APIs refuse;
+/// a number's range is in its `minimum` and `maximum` instead.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The JSON schema of a type, with sub-schemas inlined and only standard `format`s.
 pub fn schema_of<T: schemars::JsonSchema>() -> Value {
+    let standard_formats = schemars::transform::RecursiveTransform(|schema: &mut schemars::Schema| {
+        if schema.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
+            schema.remove("format");
+        }
+    });
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = true)
+        .with_transform(standard_formats)
         .into_generator()
         .into_root_schema_for::<T>();
     serde_json::to_value(schema).unwrap_or(Value::Null)
@@ -256,6 +287,30 @@ mod tests {
 
     fn obj(v: Value) -> JsonObject {
         v.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn schemas_keep_only_standard_formats() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Order {
+            count: u32,
+            price: f64,
+            placed: Option<u64>,
+            contact: Contact,
+        }
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Contact {
+            #[schemars(email)]
+            email: String,
+        }
+        let schema = schema_of::<Order>();
+        let props = &schema["properties"];
+        assert_eq!(props["count"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(props["price"], json!({"type": "number"}));
+        assert_eq!(props["placed"], json!({"type": ["integer", "null"], "minimum": 0}));
+        assert_eq!(props["contact"]["properties"]["email"]["format"], "email");
     }
 
     #[test]
