@@ -266,7 +266,7 @@ use proc_macro::TokenStream;
 /// | fallback | what happens |
 /// |---|---|
 /// | `or_argument` (tools) | the parameter is also an optional argument of the input schema (of its value's type, with its doc comment); given, it is the value and nothing is asked; missing where the client cannot answer, the call ends with an `isError` result saying to pass it |
-/// | `or_default = expr` | `expr` (of the value's type: `T` of `Answer<T>`) is the value when the client cannot answer |
+/// | `or_default = expr` | `expr` (of the value's type: `T` of `Answer<T>`, `Serialize`) is the value when the client cannot answer, and a form's fields' `default`s |
 /// | neither | the call is refused with `-32021`, naming the capability |
 ///
 /// Both together: the argument first, then the question, then the default.

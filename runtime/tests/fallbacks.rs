@@ -47,8 +47,25 @@ async fn deploy(#[resolve(elicit = "Where?")] target: String) -> String {
     format!("Deployed to {target}.")
 }
 
+/// A volume's shape.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, Elicit)]
+struct Volume {
+    /// Size in GiB.
+    size: u32,
+    /// Encrypt it.
+    encrypted: bool,
+}
+
+/// Create a volume (a struct's default fills each field's).
+#[tool]
+async fn create_volume(
+    #[resolve(elicit = "Which volume?", or_default = Volume { size: 20, encrypted: true })] volume: Volume,
+) -> String {
+    format!("{} GiB, encrypted {}", volume.size, volume.encrypted)
+}
+
 fn server() -> Server {
-    Server::new("fallbacks", "1").tools(tools![greet, plan, count_roots, delete, deploy])
+    Server::new("fallbacks", "1").tools(tools![greet, plan, count_roots, delete, deploy, create_volume])
 }
 
 #[tokio::test]
@@ -56,6 +73,33 @@ async fn a_client_that_can_answer_is_asked_as_before() {
     let flow = TestKit::new(server()).property("name", json!("Ada")).call_tool("greet", json!({})).await.unwrap();
     assert_eq!(flow.questions(), vec![vec!["name"]]);
     assert_eq!(flow.text(), "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn a_default_is_also_the_forms_default() {
+    let kit = || TestKit::new(server()).property("name", json!("Ada")).property("confirm", json!(true));
+    let flow = kit().call_tool("greet", json!({})).await.unwrap();
+    let asked = serde_json::to_value(&flow.rounds[0]["name"]).unwrap();
+    assert_eq!(asked["params"]["requestedSchema"]["properties"]["name"]["default"], "friend");
+    // A yes/no question shows its "no" (an Answer<bool>'s default is of its value's type).
+    let flow = kit().call_tool("delete", json!({"path": "/x"})).await.unwrap();
+    let asked = serde_json::to_value(&flow.rounds[0]["confirm"]).unwrap();
+    assert_eq!(
+        asked["params"]["requestedSchema"]["properties"]["confirm"],
+        json!({"type": "boolean", "default": false})
+    );
+    assert_eq!(flow.text(), "Deleted /x.");
+    let flow =
+        kit().answer("volume", json!({"size": 5, "encrypted": false})).call_tool("create_volume", json!({})).await;
+    let flow = flow.unwrap();
+    let asked = serde_json::to_value(&flow.rounds[0]["volume"]).unwrap();
+    let fields = &asked["params"]["requestedSchema"]["properties"];
+    assert_eq!((fields["size"]["default"].clone(), fields["encrypted"]["default"].clone()), (json!(20), json!(true)));
+    assert_eq!(flow.text(), "5 GiB, encrypted false");
+    // Without a default, none.
+    let flow = TestKit::new(server()).property("target", json!("eu")).call_tool("deploy", json!({})).await.unwrap();
+    let asked = serde_json::to_value(&flow.rounds[0]["target"]).unwrap();
+    assert!(asked["params"]["requestedSchema"]["properties"]["target"].get("default").is_none());
 }
 
 #[tokio::test]

@@ -191,7 +191,7 @@ fn node(cx: &Cx<'_>, p: &Param) -> Option<TokenStream> {
     let ty = r.value_type(&p.ty);
     let ty_text = quote!(#ty).to_string();
     let (resolver, pin_parts) = match &r.kind {
-        Kind::Elicit { message } => elicit(cx, ty, &key, message),
+        Kind::Elicit { message } => elicit(cx, ty, &key, message, r.or_default.is_some()),
         Kind::ElicitUrl { url, message } => elicit_url(cx, ty, url, message),
         Kind::Sample { prompt, max_tokens, options } => sample(cx, ty, prompt, *max_tokens, options),
         Kind::Roots => {
@@ -205,37 +205,46 @@ fn node(cx: &Cx<'_>, p: &Param) -> Option<TokenStream> {
     let pin = docs::digest(&parts);
     let refusable = r.answer_of.is_some();
     let argument = r.or_argument.is_some();
-    let default = match &r.or_default {
-        // A closure that captures nothing: the field is a fn pointer. The value's type is
-        // checked against the parameter's at the expression.
-        Some(expr) => {
-            let value = quote_spanned!(expr.span()=> #rt::fallback_value::<#ty>(#expr));
-            quote!(::core::option::Option::Some(|| #value))
-        }
-        None => quote!(::core::option::Option::None),
+    let node = |default: TokenStream| {
+        quote!(#rt::Node {
+            name: #key,
+            resolver: #resolver,
+            refusable: #refusable,
+            check: #rt::check::<#ty>,
+            static_pin: #pin,
+            fallback: #rt::Fallback { argument: #argument, default: #default },
+        })
     };
-    Some(quote!(#rt::Node {
-        name: #key,
-        resolver: #resolver,
-        refusable: #refusable,
-        check: #rt::check::<#ty>,
-        static_pin: #pin,
-        fallback: #rt::Fallback { argument: #argument, default: #default },
+    let Some(expr) = &r.or_default else { return Some(node(quote!(::core::option::Option::None))) };
+    // The default is written once, as a closure that captures nothing (a fn pointer), which a
+    // form also reads for its fields' defaults. Its type is checked against the value's at the
+    // expression.
+    let value = quote_spanned!(expr.span()=> #rt::fallback_value::<#ty>(#expr));
+    let node = node(quote!(__default));
+    Some(quote!({
+        let __default: ::core::option::Option<fn() -> #rt::serde_json::Value> =
+            ::core::option::Option::Some(|| #value);
+        #node
     }))
 }
 
 /// A resolver, and what its pin covers beyond its kind, name and type.
 type Resolver = (TokenStream, Vec<String>);
 
-fn elicit(cx: &Cx<'_>, ty: &syn::Type, key: &str, message: &Template) -> Resolver {
+/// `defaulted`: the node's `or_default` (the `__default` fn in scope) fills the form's defaults.
+fn elicit(cx: &Cx<'_>, ty: &syn::Type, key: &str, message: &Template, defaulted: bool) -> Resolver {
     let rt = cx.rt;
     let m = template(cx, message);
     let root = respan(cx.root, ty.span());
     let bound = quote_spanned!(ty.span()=> <#ty as #root::Elicit>::SINGLE);
+    let mut schema = quote!(#rt::elicit_schema::<#ty>(#key));
+    if defaulted {
+        schema = quote!(#rt::form_defaults(#schema, #key, #bound, __default));
+    }
     (
         quote!(#rt::Resolver::Elicit {
             message: #m,
-            schema: #rt::elicit_schema::<#ty>(#key),
+            schema: #schema,
             property: if #bound { ::core::option::Option::Some(#key) } else { ::core::option::Option::None },
         }),
         vec![message.lit.value()],

@@ -18,7 +18,7 @@ mod with;
 pub use crate::server::StateNeed;
 pub use params::{
     Argument, Choice, Elicit, FormField, FormSchema, RootsOutput, SampleOutput, TextArgument, UrlOutput, check,
-    elicit_schema, fallback_value, schema_of,
+    elicit_schema, fallback_value, form_defaults, schema_of,
 };
 pub use returns::{Blob, Json, PromptReturn, PromptReturns, ResourceReturn, ResourceReturns, Returns, ToolReturn};
 pub use state::State;

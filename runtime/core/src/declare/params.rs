@@ -148,6 +148,32 @@ pub fn elicit_schema<T: Elicit + FormSchema>(param: &str) -> RequestedSchema {
     }
 }
 
+/// An elicited parameter's form with its `or_default` value as the form's `default`s (so a
+/// yes/no question shows its "no"): the one field of a primitive's form (`single`), or each
+/// field of a struct's form that the value names. Without a default, the form as it is.
+pub fn form_defaults(
+    mut schema: RequestedSchema,
+    param: &str,
+    single: bool,
+    default: Option<fn() -> Value>,
+) -> RequestedSchema {
+    let Some(default) = default else { return schema };
+    let value = default();
+    let form = schema.make_mut();
+    let Some(Value::Object(properties)) = form.get_mut("properties") else { return schema };
+    let mut set = |name: &str, value: &Value| {
+        if let (Some(Value::Object(field)), false) = (properties.get_mut(name), value.is_null()) {
+            field.insert("default".into(), value.clone());
+        }
+    };
+    match &value {
+        _ if single => set(param, &value),
+        Value::Object(fields) => fields.iter().for_each(|(name, value)| set(name, value)),
+        _ => {}
+    }
+    schema
+}
+
 /// An optional field whose type's schema has subschemas (a titled enum's `oneOf`) is
 /// generated as `{"anyOf": [<T>, {"type": "null"}], <the field's keywords>}`; in a form it is
 /// simply not required, so it becomes `<T>` with the field's keywords (its description).
