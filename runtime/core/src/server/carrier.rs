@@ -82,12 +82,24 @@ impl Carrier {
             Ok(outcome) => return Ok(outcome),
             Err(error) => error,
         };
-        if error.kind() == crate::error::ErrorKind::Refused
+        let kind = error.kind();
+        if kind == crate::error::ErrorKind::Refused
             && let Some(result) = T::refusal(error.message())
         {
+            self.log_refusal(version, error.message());
             return Ok(Outcome::Complete(result));
         }
+        // An internal error is logged with its cause where it becomes one (`Error::to_rpc`).
+        if kind != crate::error::ErrorKind::Internal {
+            self.log_refusal(version, error.message());
+        }
         Err(error.to_rpc(self.method, &self.target, version))
+    }
+
+    /// Say in the log why a call ended without its result (the client is told too, in its
+    /// own words); never anything about a `requestState`, whose reasons stay in `roundtrip::seal`.
+    pub(crate) fn log_refusal(&self, version: ProtocolVersion, why: &str) {
+        tracing::info!(target: "roundtrip::server", method = self.method, target_name = %self.target, %version, "refused: {why}");
     }
 }
 
@@ -395,7 +407,10 @@ impl Server {
             Outcome::InputRequired(round) => {
                 let (requests, state) = round.into_parts();
                 crate::observe::leg(requests.len(), answered, state.as_ref().map_or(0, Vec::len));
-                check_capabilities(&requests, answerable).map_err(Failure::rejected)?;
+                check_capabilities(&requests, answerable).map_err(|e| {
+                    carrier.log_refusal(ProtocolVersion::V2026_07_28, &e.message);
+                    Failure::rejected(e)
+                })?;
                 if requests.is_empty() && state.is_none() {
                     return Err(ErrorObject::internal(format!(
                         "{} `{}` answered input_required with neither input requests nor state",

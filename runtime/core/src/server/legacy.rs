@@ -77,14 +77,7 @@ impl Server {
             }
             // The same `-32021` as on 2026-07-28, naming the capability the session lacks.
             check_capabilities(&requests, Answerable::of(&session.client_capabilities)).map_err(|mut e| {
-                tracing::info!(
-                    target: "roundtrip::server",
-                    method = carrier.method,
-                    target_name = %carrier.target,
-                    version = %session.version,
-                    "refused: {}",
-                    e.message
-                );
+                carrier.log_refusal(session.version, &e.message);
                 e.message = format!("{}; the client declared no such capability at initialize", e.message);
                 e
             })?;
