@@ -57,13 +57,17 @@ async fn each_refusal_is_logged_with_its_reason() {
     assert!(kit.call_tool("refuse", json!({})).await.unwrap().is_error());
     assert!(kit.call_tool("lookup", json!({"id": "7"})).await.is_err());
     assert!(kit.call_tool("deploy", json!({})).await.is_err());
+    // What a caller sends is capped in the log: a megabyte id makes a line of a few KiB.
+    assert!(kit.call_tool("lookup", json!({"id": "x".repeat(1 << 20)})).await.is_err());
     let legacy = Client::builder("legacy", "1").mode(Mode::Legacy).connect_in_memory(server).await.unwrap();
     assert!(legacy.call_tool("deploy", json!({})).await.is_err());
     let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     let refused: Vec<&str> = log.lines().filter(|l| l.contains("refused:")).collect();
-    assert_eq!(refused.len(), 4, "{log}");
+    assert_eq!(refused.len(), 5, "{log}");
+    assert!(refused.iter().all(|line| line.len() < 2 * 2048 + 256), "a line holds what a caller sent, uncapped");
     assert!(refused[0].contains("refused: not on a Friday") && refused[0].contains("target_name=refuse"), "{log}");
     assert!(refused[1].contains("refused: no entry 7") && refused[1].contains("target_name=lookup"), "{log}");
     assert!(refused[2].contains("elicitation") && refused[2].contains("version=2026-07-28"), "{log}");
-    assert!(refused[3].contains("elicitation") && refused[3].contains("version=2025-11-25"), "{log}");
+    assert!(refused[3].contains("refused: no entry xxx") && refused[3].contains("target_name=lookup"), "{log}");
+    assert!(refused[4].contains("elicitation") && refused[4].contains("version=2025-11-25"), "{log}");
 }

@@ -24,30 +24,25 @@ pub fn rules(decl: &Declared, errors: &mut darling::error::Accumulator, asserts:
         return;
     }
     if which != Which::Tool {
+        // "prompt", "resource", "resource_template": the attribute's name.
+        let kind = &which.attribute()[2..which.attribute().len() - 1];
         for p in &decl.params {
             if let Role::Resolved(r) = &p.role
                 && let Some(span) = r.or_argument
             {
-                errors.push(
-                    syn::Error::new(
-                        span,
-                        format!(
-                            "`or_argument` makes a tool's question an optional argument too; a {}'s arguments are \
-                         text the user gives: use `or_default = …`, or remove it",
-                            &which.attribute()[2..which.attribute().len() - 1]
-                        ),
-                    )
-                    .into(),
+                let message = format!(
+                    "`or_argument` makes a tool's question an optional argument too; a {kind}'s arguments are \
+                     text the user gives: use `or_default = …`, or remove it"
                 );
+                errors.push(syn::Error::new(span, message).into());
             }
         }
         for p in decl.params.iter().filter(|p| matches!(p.role, Role::Flattened)) {
             errors.push(err_at(
                 &p.ident,
                 format!(
-                    "#[arg(flatten)] is for tools, whose arguments are an object; a {}'s arguments are strings: \
-                     declare each as its own parameter",
-                    &which.attribute()[2..which.attribute().len() - 1]
+                    "#[arg(flatten)] is for tools, whose arguments are an object; a {kind}'s arguments are strings: \
+                     declare each as its own parameter"
                 ),
             ));
         }

@@ -85,6 +85,12 @@ impl Error {
         Self::of(ErrorKind::Internal, detail.into())
     }
 
+    /// An argument `name` of the call of `item` that is missing or does not fit: the same
+    /// words for a declared argument and a question given as an argument (`or_argument`).
+    pub(crate) fn invalid_argument(item: &str, name: &str, why: impl fmt::Display) -> Self {
+        Self::new(format!("Invalid arguments for {item}: `{name}`: {why}"))
+    }
+
     fn of(kind: ErrorKind, message: String) -> Self {
         Self { kind, message, rpc: None, source: None }
     }

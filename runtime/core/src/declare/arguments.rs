@@ -95,7 +95,7 @@ pub fn flattened<T: Argument>(item: &str, args: &JsonObject) -> Result<T, Error>
 pub fn argument<T: Argument>(item: &str, args: &JsonObject, name: &str) -> Result<T, Error> {
     T::deserialize(args.get(name).unwrap_or(&Value::Null)).map_err(|e| {
         let why = if args.contains_key(name) { e.to_string() } else { "it is missing".to_owned() };
-        Error::new(format!("Invalid arguments for {item}: `{name}`: {why}"))
+        Error::invalid_argument(item, name, why)
     })
 }
 

@@ -26,6 +26,26 @@ pub use notes::{
     task, tool_error, traced_task,
 };
 
+/// The longest string a caller sent that a span attribute or a log line carries, in bytes: a
+/// resource URI, a request id, an error message. These are per span or line and never labels,
+/// so they may be long enough to be useful (a URI with its query, a handler's message); 2 KiB
+/// holds those, while a span or the log can no longer be made to hold megabytes that a caller
+/// sent (a request id, an unknown name echoed in an error).
+pub const MAX_ATTRIBUTE_BYTES: usize = 2048;
+
+/// `s` cut to at most `max` bytes, on a character boundary; the cost is that of the part
+/// kept, never of the whole.
+pub fn capped(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_owned()
+}
+
 /// Run a task's body in a span of its own, a child of the request that creates the task (call
 /// it while that request is being handled).
 pub fn in_task<F: Future + Send + 'static>(

@@ -64,29 +64,12 @@ pub const OTHER: &str = "_OTHER";
 /// name and keeps a span's name from carrying a caller's payload.
 pub const MAX_NAME_BYTES: usize = 256;
 
-/// The longest string attribute, in bytes: a resource URI, a request id, an error message.
-/// These are per span and never labels, so they may be long enough to be useful (a URI with
-/// its query, a handler's message); 2 KiB holds those, while a span can no longer be made to
-/// hold megabytes that a caller sent (a request id, an unknown name echoed in an error).
-pub const MAX_ATTRIBUTE_BYTES: usize = 2048;
+pub use super::{MAX_ATTRIBUTE_BYTES, capped};
 
 /// `method` as a label: itself when MCP defines it ([`Method`]: both eras, the extensions
 /// roundtrip serves), else [`OTHER`].
 pub fn method_label(method: &str) -> &'static str {
     Method::parse(method).map_or(OTHER, Method::as_str)
-}
-
-/// `s` cut to at most `max` bytes, on a character boundary; the cost is that of the part
-/// kept, never of the whole.
-pub fn capped(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_owned()
 }
 
 #[cfg(test)]

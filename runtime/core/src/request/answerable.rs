@@ -16,9 +16,9 @@ pub(crate) struct Answerable {
 
 /// A capability a question needs and the client did not declare.
 #[derive(Debug, Clone, Copy)]
-pub struct Lack {
+pub(crate) struct Lack {
     /// Its name, as an error and a refusal say it (`elicitation (url mode)`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The capabilities object that would declare it, built only when an error says so.
     required: fn() -> Value,
 }

@@ -145,8 +145,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
         if node.fallback.argument
             && let Some(given) = inputs.get(node.name).filter(|v| !v.is_null())
         {
-            (node.check)(given)
-                .map_err(|why| Error::new(format!("Invalid arguments for {}: `{}`: {why}", cx.target(), node.name)))?;
+            (node.check)(given).map_err(|why| Error::invalid_argument(cx.target(), node.name, why))?;
             values.0.insert(node.name, Resolved::Accepted(given.clone()));
             continue;
         }

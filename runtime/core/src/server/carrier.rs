@@ -98,8 +98,18 @@ impl Carrier {
 
     /// Say in the log why a call ended without its result (the client is told too, in its
     /// own words); never anything about a `requestState`, whose reasons stay in `roundtrip::seal`.
+    /// The target (a resource's URI) and the reason may echo what the caller sent: both are
+    /// capped.
     pub(crate) fn log_refusal(&self, version: ProtocolVersion, why: &str) {
-        tracing::info!(target: "roundtrip::server", method = self.method, target_name = %self.target, %version, "refused: {why}");
+        use crate::observe::{MAX_ATTRIBUTE_BYTES, capped};
+        tracing::info!(
+            target: "roundtrip::server",
+            method = self.method,
+            target_name = %capped(&self.target, MAX_ATTRIBUTE_BYTES),
+            %version,
+            "refused: {}",
+            capped(why, MAX_ATTRIBUTE_BYTES)
+        );
     }
 }
 
