@@ -83,9 +83,9 @@ impl ToolReturn for Vec<Content> {
 
 impl<T: Serialize + JsonSchema> ToolReturn for Json<T> {
     fn output_schema() -> Option<JsonObject> {
-        let schema = schemars::generate::SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<T>();
-        match serde_json::to_value(schema) {
-            Ok(serde_json::Value::Object(mut o)) => {
+        // As the input schema: sub-schemas inlined, standard `format`s only.
+        match crate::resolve::schema_of::<T>() {
+            serde_json::Value::Object(mut o) => {
                 o.remove("$schema");
                 Some(o)
             }

@@ -42,6 +42,16 @@ pub enum Problem {
         /// Its MIME type.
         mime_type: Option<String>,
     },
+    /// A tool's schema cannot be written in the strict profile
+    /// ([`Server::strict_schemas`](super::Server::strict_schemas)).
+    NotStrict {
+        /// `inputSchema` or `outputSchema`.
+        schema: &'static str,
+        /// Where in it (a JSON pointer; empty for the whole schema).
+        at: String,
+        /// What the profile does not allow there.
+        why: &'static str,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -63,6 +73,13 @@ impl fmt::Display for Problem {
                  declare it with #[view(\"ui://…\")]",
                 mime_type.as_deref().unwrap_or("none")
             ),
+            Self::NotStrict { schema, at, why } => write!(
+                f,
+                "has an {schema} that the strict schema profile cannot take: at `{}` it {why}. \
+                 Give the value a type that is not recursive and has one JSON type, or serve \
+                 the server without `.strict_schemas()`",
+                if at.is_empty() { "/" } else { at }
+            ),
         }
     }
 }
@@ -83,7 +100,17 @@ pub(super) fn check(server: &Server) -> Result<(), CheckError> {
         .or_else(|| inner.prompts.iter().find_map(|d| state("prompt", &d.prompt.name, &d.needs)))
         .or_else(|| inner.resources.iter().find_map(|d| state("resource", &d.resource.uri, &d.needs)))
         .or_else(|| inner.templates.iter().find_map(|d| state("resource template", &d.template.uri_template, &d.needs)))
-        .or_else(|| inner.tools.iter().find_map(|d| view(server, &d.tool.name, d.tool.meta.as_ref())));
+        .or_else(|| inner.tools.iter().find_map(|d| view(server, &d.tool.name, d.tool.meta.as_ref())))
+        .or_else(|| {
+            inner.tools.iter().filter(|_| inner.strict_schemas).find_map(|d| {
+                let (schema, at, why) = super::strict_schema::tool_violation(&d.tool)?;
+                Some(CheckError {
+                    kind: "tool",
+                    name: d.tool.name.clone(),
+                    problem: Problem::NotStrict { schema, at, why },
+                })
+            })
+        });
     match missing {
         Some(m) => Err(m),
         None => Ok(()),

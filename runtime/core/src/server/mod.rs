@@ -26,6 +26,7 @@ mod peer;
 mod per_caller;
 mod result_json;
 mod state;
+mod strict_schema;
 mod subscriptions;
 pub use roundtrip_wire::uri_template;
 
@@ -99,6 +100,8 @@ struct Inner {
     list_meta: Option<crate::protocol::JsonObject>,
     /// Capabilities the application said the server does not offer.
     withheld: Vec<Capability>,
+    /// The tools' schemas are written in the strict profile ([`Server::strict_schemas`]).
+    strict_schemas: bool,
 }
 
 /// A capability a server may decline to announce, whatever it registered
@@ -225,6 +228,7 @@ impl Server {
                 skills: None,
                 list_meta: None,
                 withheld: Vec::new(),
+                strict_schemas: false,
             }),
         }
     }
@@ -269,8 +273,11 @@ impl Server {
         }
         // The schema may have changed since the marks were found (`tool` is a public field).
         #[cfg(feature = "http")]
-        let def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
+        let mut def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
         let inner = self.inner_mut();
+        if inner.strict_schemas {
+            strict_schema::apply(&mut def.tool);
+        }
         match inner.tool_index.get(def.tool.name.as_str()) {
             Some(&i) => inner.tools[i] = def,
             None => {
@@ -354,6 +361,34 @@ impl Server {
     /// Answer `completion/complete` with `completer` (without one, no suggestions).
     pub fn completer(mut self, completer: impl Fn(&CompleteParams) -> Completion + Send + Sync + 'static) -> Self {
         self.inner_mut().completer = Some(Arc::new(completer));
+        self
+    }
+
+    /// Write the tools' input and output schemas in the strict profile, for hosts whose model
+    /// API refuses `$ref`, `type` lists or `anyOf` for an optional value: those registered
+    /// already and those registered later. An optional value is written as its value's schema
+    /// (whether it may be left out is the object's `required`), a local reference as its
+    /// definition; a schema that cannot be written so (a recursive type, a value of two JSON
+    /// types) stops the server at [`check`](Self::check), naming the tool and the place.
+    ///
+    /// ```
+    /// use roundtrip::prelude::*;
+    /// use serde_json::json;
+    ///
+    /// /// Open a ticket.
+    /// #[tool]
+    /// async fn open(title: String, note: Option<String>) -> String {
+    ///     format!("{title}: {}", note.unwrap_or_default())
+    /// }
+    ///
+    /// let server = Server::new("tickets", "1.0.0").tools(tools![open]).strict_schemas();
+    /// assert_eq!(server.tool_defs()[0].tool.input_schema["properties"]["note"]["type"], "string");
+    /// assert!(server.check().is_ok());
+    /// ```
+    pub fn strict_schemas(mut self) -> Self {
+        let inner = self.inner_mut();
+        inner.strict_schemas = true;
+        inner.tools.iter_mut().for_each(|def| strict_schema::apply(&mut def.tool));
         self
     }
 
