@@ -188,7 +188,8 @@ impl FromMeta for TaskArg {
 /// `#[resolve(sample = "…", max_tokens = N, system = "…", temperature = T, stop = ["…"],
 /// model_hints = ["…"], cost_priority = P, speed_priority = P, intelligence_priority = P,
 /// include_context = "…")]`, `#[resolve(roots)]`, `#[resolve(with = f(a, b))]`; each with the
-/// fallbacks `or_argument` and `or_default = expr` for clients that cannot answer.
+/// fallbacks `or_argument`, `or_default = expr` and (`elicit_url`) `or_form` for clients that
+/// cannot answer.
 #[derive(Debug, Default, FromAttributes)]
 #[darling(attributes(resolve))]
 pub struct ResolveArgs {
@@ -211,6 +212,9 @@ pub struct ResolveArgs {
     pub or_argument: Flag,
     /// The value when the client cannot answer.
     pub or_default: Option<syn::Expr>,
+    /// An `elicit_url` question is asked as a form carrying its link where the client has no
+    /// URL mode.
+    pub or_form: Flag,
 }
 
 /// `#[prompt(name = "…", title = "…", description = "…", complete = path::to::fn, check = f(a))]`

@@ -193,7 +193,8 @@ use proc_macro::TokenStream;
 /// | `roots` | `Vec<Root>` | the client's roots |
 /// | `with = f(a, b)` or `with = self.f(a)` | `T: Serialize + Deserialize` | nothing, or the one `Question` `f` returns |
 ///
-/// Each may add a fallback, `or_argument` or `or_default = expr` (below).
+/// Each may add a fallback, `or_argument`, `or_default = expr` or (`elicit_url`) `or_form`
+/// (below).
 ///
 /// The options of `sample`, checked at compile time:
 ///
@@ -267,9 +268,11 @@ use proc_macro::TokenStream;
 /// |---|---|
 /// | `or_argument` (tools) | the parameter is also an optional argument of the input schema (of its value's type, with its doc comment); given, it is the value and nothing is asked; missing where the client cannot answer, the call ends with an `isError` result saying to pass it |
 /// | `or_default = expr` | `expr` (of the value's type: `T` of `Answer<T>`, `Serialize`) is the value when the client cannot answer, and a form's fields' `default`s |
-/// | neither | the call is refused with `-32021`, naming the capability |
+/// | `or_form` (`elicit_url`) | a client that answers forms but has no URL mode is asked with a form without fields whose message carries the link; accepting it consents |
+/// | none | the call is refused with `-32021`, naming the capability |
 ///
-/// Both together: the argument first, then the question, then the default.
+/// Together: the argument first, then the question (as a form where `or_form` says so), then
+/// the default.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     declare(Which::Tool, args, input)

@@ -79,6 +79,8 @@ pub struct TestKit {
 #[derive(Debug, Clone, Copy)]
 struct Declares {
     elicitation: bool,
+    /// URL-mode elicitation (besides forms).
+    url_elicitation: bool,
     sampling: bool,
     roots: bool,
 }
@@ -271,7 +273,7 @@ impl TestKit {
             by_property: JsonObject::new(),
             max_rounds: 10,
             log_level: LoggingLevel::Debug,
-            declares: Declares { elicitation: true, sampling: true, roots: true },
+            declares: Declares { elicitation: true, url_elicitation: true, sampling: true, roots: true },
         }
     }
 
@@ -279,6 +281,13 @@ impl TestKit {
     /// question it would need is refused, or takes its `or_argument`/`or_default` fallback.
     pub fn without_elicitation(mut self) -> Self {
         self.declares.elicitation = false;
+        self
+    }
+
+    /// Play a client that answers form questions but declares no URL mode (as some hosts
+    /// do): a URL question is refused, or takes its `or_form`/`or_default` fallback.
+    pub fn without_url_elicitation(mut self) -> Self {
+        self.declares.url_elicitation = false;
         self
     }
 
@@ -396,6 +405,9 @@ impl TestKit {
         let mut client = Client::builder("roundtrip-testing", env!("CARGO_PKG_VERSION"));
         if self.declares.elicitation {
             client = client.on_elicit(|_| async { Err(ClientError::Callback("answered by the test kit".into())) });
+            if !self.declares.url_elicitation {
+                client = client.without_url_elicitation();
+            }
         }
         if self.declares.sampling {
             client = client.on_sample(|_| async { Err(ClientError::Callback("answered by the test kit".into())) });

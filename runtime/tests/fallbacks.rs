@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)] // a test fails loudly
 use roundtrip::client::{Client, ClientError, Mode};
 use roundtrip::prelude::*;
-use roundtrip::protocol::Root;
+use roundtrip::protocol::{ElicitParams, ElicitResult, Root};
 use roundtrip::testing::TestKit;
 use serde_json::json;
 
@@ -64,8 +64,21 @@ async fn create_volume(
     format!("{} GiB, encrypted {}", volume.size, volume.encrypted)
 }
 
+/// Link an account: a URL question, shown as a form carrying the link where the client has
+/// no URL mode.
+#[tool]
+async fn link(
+    #[resolve(elicit_url = "https://id.example.com/link", message = "Sign in to link your account", or_form)]
+    consent: Answer<Consent>,
+) -> String {
+    match consent {
+        Answer::Accepted(_) => "Linked.".to_owned(),
+        _ => "Not linked.".to_owned(),
+    }
+}
+
 fn server() -> Server {
-    Server::new("fallbacks", "1").tools(tools![greet, plan, count_roots, delete, deploy, create_volume])
+    Server::new("fallbacks", "1").tools(tools![greet, plan, count_roots, delete, deploy, create_volume, link])
 }
 
 #[tokio::test]
@@ -134,6 +147,53 @@ async fn a_legacy_session_takes_the_same_fallbacks() {
     assert_eq!(e.code, -32021);
 }
 
+#[tokio::test]
+async fn a_url_question_is_a_form_carrying_its_link_where_the_client_has_no_url_mode() {
+    // With URL mode: the URL question.
+    let flow = TestKit::new(server()).answer("consent", json!({})).call_tool("link", json!({})).await.unwrap();
+    let asked = serde_json::to_value(&flow.rounds[0]["consent"]).unwrap();
+    assert_eq!(asked["params"]["mode"], "url");
+    assert_eq!(flow.text(), "Linked.");
+    // Forms only: a form with no fields whose message carries the link; accepting it consents.
+    let kit = || TestKit::new(server()).without_url_elicitation();
+    let flow = kit().answer("consent", json!({})).call_tool("link", json!({})).await.unwrap();
+    let asked = serde_json::to_value(&flow.rounds[0]["consent"]).unwrap();
+    assert_eq!(asked["method"], "elicitation/create");
+    assert_eq!(asked["params"]["requestedSchema"], json!({"type": "object", "properties": {}}));
+    assert_eq!(
+        asked["params"]["message"],
+        "Sign in to link your account\n\nOpen this link, then accept here when you are done: https://id.example.com/link"
+    );
+    assert_eq!(flow.text(), "Linked.");
+    let flow = kit().decline("consent").call_tool("link", json!({})).await.unwrap();
+    assert_eq!(flow.text(), "Not linked.");
+    // No elicitation at all: refused, naming what the client lacks.
+    let err = TestKit::new(server()).without_elicitation().call_tool("link", json!({})).await.unwrap_err();
+    let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
+    assert_eq!(e.code, -32021);
+    assert!(e.message.contains("elicitation"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn a_legacy_session_without_url_mode_gets_the_form_too() {
+    let legacy = Client::builder("legacy", "1")
+        .mode(Mode::Legacy)
+        .on_elicit(|params| async move {
+            match params {
+                ElicitParams::Form(form) if form.message.contains("https://id.example.com/link") => {
+                    Ok(ElicitResult::accept(Default::default()))
+                }
+                other => Err(ClientError::Callback(format!("unexpected {other:?}"))),
+            }
+        })
+        .without_url_elicitation()
+        .connect_in_memory(server())
+        .await
+        .unwrap();
+    let result = legacy.call_tool("link", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("Linked."));
+}
+
 #[test]
 fn describe_shows_each_fallback() {
     let description = server().describe();
@@ -145,10 +205,12 @@ fn describe_shows_each_fallback() {
     assert_eq!(question("greet")["fallback"], json!({"argument": false, "default": "friend"}));
     assert_eq!(question("delete")["fallback"], json!({"argument": true, "default": false}));
     assert!(question("deploy").get("fallback").is_none());
+    assert_eq!(question("link")["fallback"], json!({"argument": false, "form": true}));
     let markdown = description.to_markdown();
     assert!(markdown.contains("  (A client that cannot answer gets `\"friend\"`.)"), "{markdown}");
     assert!(
         markdown.contains("  (Also an argument: given, nothing is asked. A client that cannot answer gets `false`.)"),
         "{markdown}"
     );
+    assert!(markdown.contains("  (A client without URL mode is asked with a form carrying the link.)"), "{markdown}");
 }

@@ -205,6 +205,7 @@ fn node(cx: &Cx<'_>, p: &Param) -> Option<TokenStream> {
     let pin = docs::digest(&parts);
     let refusable = r.answer_of.is_some();
     let argument = r.or_argument.is_some();
+    let form = r.or_form;
     let node = |default: TokenStream| {
         quote!(#rt::Node {
             name: #key,
@@ -212,7 +213,7 @@ fn node(cx: &Cx<'_>, p: &Param) -> Option<TokenStream> {
             refusable: #refusable,
             check: #rt::check::<#ty>,
             static_pin: #pin,
-            fallback: #rt::Fallback { argument: #argument, default: #default },
+            fallback: #rt::Fallback { argument: #argument, form: #form, default: #default },
         })
     };
     let Some(expr) = &r.or_default else { return Some(node(quote!(::core::option::Option::None))) };

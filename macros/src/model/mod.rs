@@ -133,6 +133,8 @@ pub struct Resolved {
     pub or_argument: Option<Span>,
     /// `or_default = expr`.
     pub or_default: Option<syn::Expr>,
+    /// `or_form` (an `elicit_url` question).
+    pub or_form: bool,
 }
 
 impl Resolved {

@@ -152,11 +152,29 @@ pub(super) fn read_param(
         (Some(mut args), Some(attr), None) => {
             let or_argument = args.or_argument.is_present().then(|| args.or_argument.span());
             let or_default = args.or_default.take();
+            let or_form = args.or_form.is_present().then(|| args.or_form.span());
             match kind(args, attr, method, errors) {
                 Some(kind) => {
+                    if let Some(span) = or_form.filter(|_| !matches!(kind, Kind::ElicitUrl { .. })) {
+                        let message = format!(
+                            "`or_form` asks a URL question as a form carrying its link; `{ident}` is asked with `{}`, \
+                             not `elicit_url`: remove `or_form`",
+                            kind.word()
+                        );
+                        errors.push(syn::Error::new(span, message).into());
+                    }
                     let surely_value = answer_of.is_some() || certainly_argument(&ty);
                     let attr = attr.pound_token.span;
-                    Role::Resolved(Box::new(Resolved { kind, answer_of, attr, surely_value, or_argument, or_default }))
+                    let or_form = or_form.is_some();
+                    Role::Resolved(Box::new(Resolved {
+                        kind,
+                        answer_of,
+                        attr,
+                        surely_value,
+                        or_argument,
+                        or_default,
+                        or_form,
+                    }))
                 }
                 None => return None,
             }

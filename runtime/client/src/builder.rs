@@ -71,6 +71,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Declare form elicitation only, not URL mode (as some hosts do): the `on_elicit`
+    /// callback is never given a URL question.
+    pub fn without_url_elicitation(mut self) -> Self {
+        self.callbacks.forms_only = true;
+        self
+    }
+
     /// Answer sampling requests; declares the `sampling` capability.
     pub fn on_sample<F, Fut>(mut self, f: F) -> Self
     where

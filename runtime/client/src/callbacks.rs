@@ -19,6 +19,8 @@ type Callback<P, R> = Arc<dyn Fn(P) -> BoxFuture<'static, Result<R, ClientError>
 #[derive(Clone, Default)]
 pub(crate) struct Callbacks {
     pub elicit: Option<Callback<ElicitParams, ElicitResult>>,
+    /// The elicitation callback takes forms only: URL mode is not declared.
+    pub forms_only: bool,
     pub sample: Option<Callback<CreateMessageParams, CreateMessageResult>>,
     pub roots: Option<Callback<(), Vec<Root>>>,
     pub notification: Option<Arc<dyn Fn(Notification) + Send + Sync>>,
@@ -28,6 +30,7 @@ impl fmt::Debug for Callbacks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Callbacks")
             .field("elicit", &self.elicit.is_some())
+            .field("forms_only", &self.forms_only)
             .field("sample", &self.sample.is_some())
             .field("roots", &self.roots.is_some())
             .finish()
@@ -46,10 +49,10 @@ impl Callbacks {
     /// The capabilities these callbacks declare.
     pub fn capabilities(&self) -> ClientCapabilities {
         let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = self
-            .elicit
-            .as_ref()
-            .map(|_| ElicitationCapability::default().with_form(JsonObject::new()).with_url(JsonObject::new()));
+        capabilities.elicitation = self.elicit.as_ref().map(|_| {
+            let forms = ElicitationCapability::default().with_form(JsonObject::new());
+            if self.forms_only { forms } else { forms.with_url(JsonObject::new()) }
+        });
         capabilities.sampling = self.sample.as_ref().map(|_| Default::default());
         capabilities.roots = self.roots.as_ref().map(|_| JsonObject::new());
         capabilities
@@ -62,6 +65,9 @@ impl Callbacks {
         }
         match request {
             InputRequest::Elicit(params) => match &self.elicit {
+                Some(_) if self.forms_only && matches!(params, ElicitParams::Url(_)) => {
+                    Box::pin(async { Err(ClientError::ElicitationNotSupported) })
+                }
                 Some(cb) => {
                     let fut = cb(params);
                     Box::pin(async move { json(fut.await) })

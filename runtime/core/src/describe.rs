@@ -126,6 +126,9 @@ fn questions(graph: &Graph) -> Value {
                 });
                 if !n.fallback.is_none() {
                     let mut fallback = json!({ "argument": n.fallback.argument });
+                    if n.fallback.form {
+                        fallback["form"] = json!(true);
+                    }
                     if let Some(default) = n.fallback.default {
                         fallback["default"] = default();
                     }
@@ -501,11 +504,19 @@ fn question(md: &mut String, q: &Value) {
     if let Some(fallback) = q.get("fallback") {
         let argument = fallback["argument"] == true;
         let given = if argument { "Also an argument: given, nothing is asked. " } else { "" };
-        let otherwise = match fallback.get("default") {
-            Some(default) => format!("gets `{default}`"),
-            None => "is told to pass it".to_owned(),
+        let form = if fallback["form"] == true {
+            "A client without URL mode is asked with a form carrying the link. "
+        } else {
+            ""
         };
-        let _ = writeln!(md, "  ({given}A client that cannot answer {otherwise}.)");
+        let otherwise = match fallback.get("default") {
+            Some(default) => Some(format!("gets `{default}`")),
+            None if argument => Some("is told to pass it".to_owned()),
+            None => None,
+        };
+        let otherwise = otherwise.map(|o| format!("A client that cannot answer {o}.")).unwrap_or_default();
+        let note = format!("{given}{form}{otherwise}");
+        let _ = writeln!(md, "  ({})", note.trim_end());
     }
     if let Some(schema) = q.get("requestedSchema") {
         let _ = writeln!(md, "\n  ```json\n  {}\n  ```", pretty(schema).replace('\n', "\n  "));

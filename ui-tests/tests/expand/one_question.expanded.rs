@@ -42,6 +42,7 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_provision {
                     static_pin: "e8f835910bc55bad",
                     fallback: ::roundtrip::__private::Fallback {
                         argument: false,
+                        form: false,
                         default: ::core::option::Option::None,
                     },
                 },

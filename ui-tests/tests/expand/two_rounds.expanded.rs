@@ -34,6 +34,7 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_wizard {
                     static_pin: "dd9bfcae279d6d4a",
                     fallback: ::roundtrip::__private::Fallback {
                         argument: false,
+                        form: false,
                         default: ::core::option::Option::None,
                     },
                 },
@@ -59,6 +60,7 @@ impl ::roundtrip::__private::ToolFactory for __roundtrip_tool_wizard {
                     static_pin: "a9ef25ae96b85134",
                     fallback: ::roundtrip::__private::Fallback {
                         argument: false,
+                        form: false,
                         default: ::core::option::Option::None,
                     },
                 },

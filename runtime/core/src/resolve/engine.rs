@@ -163,7 +163,7 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             }
             _ => None,
         };
-        let question = match recorded_with {
+        let mut question = match recorded_with {
             Some(record) => {
                 if let Some(leg) = settle(node, record, &mut values, &mut next) {
                     return Ok(leg);
@@ -183,15 +183,20 @@ pub async fn evaluate(graph: &Graph, cx: &RequestContext) -> Result<Leg, Error> 
             },
         };
         if !node.fallback.is_none()
-            && let Some(lack) =
-                answerable.get_or_insert_with(|| Answerable::of(&cx.meta.client_capabilities)).lacks(&question.request)
+            && let answerable = answerable.get_or_insert_with(|| Answerable::of(&cx.meta.client_capabilities))
+            && let Some(lack) = answerable.lacks(&question.request)
         {
-            match node.fallback.default {
-                Some(default) => {
+            let as_form = node.fallback.form.then(|| question.url_as_form()).flatten();
+            match (as_form.filter(|form| answerable.lacks(&form.request).is_none()), node.fallback.default) {
+                (Some(form), _) => question = form,
+                (None, Some(default)) => {
                     values.0.insert(node.name, Resolved::Accepted(default()));
                     continue;
                 }
-                None => return Err(cannot_ask(node.name, lack.name)),
+                (None, None) if node.fallback.argument => return Err(cannot_ask(node.name, lack.name)),
+                // `or_form` alone, on a client without forms either: refused as any question
+                // the client cannot answer is (`-32021`).
+                (None, None) => {}
             }
         }
         let pin = match (graph.schema_digest(i), &question.request) {

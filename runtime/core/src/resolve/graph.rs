@@ -162,14 +162,17 @@ pub struct Fallback {
     /// nothing is asked; missing, the question is asked if the client can answer it, and
     /// otherwise the call ends saying which argument to pass.
     pub argument: bool,
+    /// A URL question is asked as a form question carrying its link where the client answers
+    /// forms but has no URL mode (`or_form`).
+    pub form: bool,
     /// The value (as JSON) when the client cannot answer the question.
     pub default: Option<fn() -> Value>,
 }
 
 impl Fallback {
-    /// Neither: a client that cannot answer is refused (`-32021`, naming the capability).
+    /// None: a client that cannot answer is refused (`-32021`, naming the capability).
     pub fn is_none(&self) -> bool {
-        !self.argument && self.default.is_none()
+        !self.argument && !self.form && self.default.is_none()
     }
 }
 

@@ -186,6 +186,18 @@ impl Question {
         Self { request: InputRequest::Elicit(ElicitParams::url(message, url)), extract: Extract::Consent }
     }
 
+    /// A URL question asked as a form with no fields whose message carries the link, for a
+    /// client that answers forms but has no URL mode (`or_form`). Accepting it is the consent
+    /// a URL question's accept is; `None` for any other question.
+    pub(crate) fn url_as_form(&self) -> Option<Self> {
+        let InputRequest::Elicit(ElicitParams::Url(url)) = &self.request else { return None };
+        let message = format!("{}\n\nOpen this link, then accept here when you are done: {}", url.message, url.url);
+        let mut schema = crate::protocol::JsonObject::new();
+        schema.insert("type".into(), "object".into());
+        schema.insert("properties".into(), crate::protocol::JsonObject::new().into());
+        Some(Self { request: InputRequest::Elicit(ElicitParams::form(message, schema)), extract: Extract::Consent })
+    }
+
     /// A prompt for the client's model; the answer is the reply's text.
     pub fn sample(prompt: impl Into<String>, max_tokens: u32) -> Self {
         Self::sampling(CreateMessageParams::prompt(prompt, max_tokens))
