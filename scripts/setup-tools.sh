@@ -10,6 +10,8 @@
 #                       esbuild, pinned; its AppBridge and Client bundled into one ES module
 #                       (host-bundle.mjs) for the browser test of the example's view under the
 #                       official host (the package has no self-contained AppBridge build)
+#   .tools/inspector    @modelcontextprotocol/inspector (the MCP Inspector: web UI and CLI), pinned;
+#                       tests/inspector drives its CLI and, in chromium, its web UI
 #   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
 #                       pexpect (drives `ask` through a pseudo-terminal)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
@@ -33,6 +35,7 @@ EXT_APPS_VERSION="${EXT_APPS_VERSION:-2.0.4}"
 MCP_TS_VERSION="${MCP_TS_VERSION:-2.4.0}"
 ZOD_VERSION="${ZOD_VERSION:-4.6.7}"
 ESBUILD_VERSION="${ESBUILD_VERSION:-0.25.12}"
+INSPECTOR_VERSION="${INSPECTOR_VERSION:-2.12.0}"
 CARGO_DENY_VERSION="${CARGO_DENY_VERSION:-0.20.2}"
 CARGO_SEMVER_CHECKS_VERSION="${CARGO_SEMVER_CHECKS_VERSION:-0.51.0}"
 TOOLS="$PWD/.tools"
@@ -76,6 +79,15 @@ if ! cmp -s "$APPS_DIR/node_modules/@modelcontextprotocol/ext-apps/dist/src/app-
   "examples/views/vendor/ext-apps-$EXT_APPS_VERSION/app-with-deps.js"; then
   echo "setup-tools: examples/views/vendor/ext-apps-$EXT_APPS_VERSION/app-with-deps.js is not the npm package's" >&2
   exit 1
+fi
+
+INSPECTOR_DIR="$TOOLS/inspector"
+INSPECTOR_PKG="$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/package.json"
+if [ "$("$NODE" -p "require('$INSPECTOR_PKG').version" 2>/dev/null)" != "$INSPECTOR_VERSION" ]; then
+  echo "setup-tools: installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+  mkdir -p "$INSPECTOR_DIR"
+  PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund \
+    --prefix "$INSPECTOR_DIR" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
 fi
 
 VENV="$PWD/.venv"
@@ -142,4 +154,5 @@ fi
 echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2), $(cargo deny --version), $(cargo semver-checks --version)"
 echo "setup-tools: $(chromium --version 2>/dev/null || echo 'chromium: missing')"
 echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"
+echo "setup-tools: MCP Inspector $INSPECTOR_VERSION: $INSPECTOR_DIR"
 echo "setup-tools: ext-apps $EXT_APPS_VERSION (client $MCP_TS_VERSION, zod $ZOD_VERSION, esbuild $ESBUILD_VERSION): $APPS_BUNDLE"

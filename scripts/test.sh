@@ -19,7 +19,10 @@
 #      https://…` through nginx terminating TLS with a CA made in the test), and the
 #      playground's browser tests (Debian's chromium, headless, driven by Playwright; also the
 #      playground as an MCP Apps host, and the provision example's view under the official
-#      AppBridge of @modelcontextprotocol/ext-apps, which setup-tools.sh bundles)
+#      AppBridge of @modelcontextprotocol/ext-apps, which setup-tools.sh bundles), and the
+#      official MCP Inspector as a client: its CLI over HTTP and stdio in both protocol eras
+#      (the calls it can complete without answering a question), its web UI in chromium
+#      answering the provision example's question in both eras over HTTP and stdio
 #   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
 #      mode (scripts/conformance-client.sh), every scenario it has (extensions with --force; a
 #      skipped scenario fails)
@@ -34,7 +37,7 @@ section() {
   printf '\n==================== %s ====================\n' "$1"
 }
 
-section "setup: Node 22, conformance suite, Python venv"
+section "setup: Node 22, conformance suite, MCP Inspector, Python venv"
 scripts/setup-tools.sh
 
 section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny, cargo package, the public API"
@@ -158,6 +161,10 @@ cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin prov
 section "browser: the playground in headless chromium (pytest tests/browser)"
 cargo build --quiet -p roundtrip-examples --bin provision --bin ops --bin conformance
 .venv/bin/python -m pytest tests/browser
+
+section "inspector: the MCP Inspector 2.12.0, CLI and web UI (pytest tests/inspector)"
+cargo build --quiet -p roundtrip-examples --bin provision
+.venv/bin/python -m pytest tests/inspector
 
 section "conformance suite: server"
 scripts/conformance.sh

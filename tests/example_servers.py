@@ -1,5 +1,6 @@
-"""What the Python test suites (tests/interop, tests/browser) share: building an example
-binary, running it over HTTP on a free loopback port until a block ends, and nginx in front."""
+"""What the Python test suites (tests/interop, tests/browser, tests/inspector) share: building
+an example binary, running it over HTTP on a free loopback port until a block ends, nginx in
+front, and Debian's chromium driven by Playwright."""
 
 from __future__ import annotations
 
@@ -101,3 +102,25 @@ def serving_nginx(work: Path, server: str) -> Iterator[int]:
     with stopped_at_exit(proc):
         wait_port("nginx", port, proc, log)
         yield port
+
+
+def chromium_path() -> str:
+    """Debian's chromium (or the binary CHROMIUM names): Playwright drives it, and never
+    downloads a browser of its own."""
+    for candidate in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "/usr/lib/chromium/chromium"):
+        if candidate and (shutil.which(candidate) or Path(candidate).is_file()):
+            return shutil.which(candidate) or candidate
+    pytest.fail("no chromium found: scripts/setup-tools.sh installs Debian's `chromium` (or set CHROMIUM)")
+
+
+@contextlib.contextmanager
+def headless_chromium() -> Iterator:
+    """A headless chromium for the block (a conftest makes it a session fixture)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        # Headless: no display needed. The sandbox needs user namespaces, which containers
+        # (and root) often lack.
+        b = p.chromium.launch(executable_path=chromium_path(), headless=True, args=["--no-sandbox"])
+        yield b
+        b.close()

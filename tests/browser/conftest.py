@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import shutil
 from pathlib import Path
 from typing import Iterator
 
@@ -35,23 +34,10 @@ def serving(binary: str, log: Path) -> Iterator[str]:
         yield base + "/playground"
 
 
-def chromium_path() -> str:
-    for candidate in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "/usr/lib/chromium/chromium"):
-        if candidate and (shutil.which(candidate) or Path(candidate).is_file()):
-            return shutil.which(candidate) or candidate
-    pytest.fail("no chromium found: scripts/setup-tools.sh installs Debian's `chromium` (or set CHROMIUM)")
-
-
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        # Headless: no display needed. The sandbox needs user namespaces, which containers
-        # (and root) often lack.
-        b = p.chromium.launch(executable_path=chromium_path(), headless=True, args=["--no-sandbox"])
+    with example_servers.headless_chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -62,17 +48,47 @@ def playground(request, tmp_path_factory: pytest.TempPathFactory) -> Iterator[st
         yield url
 
 
+def watch_console(page) -> list[str]:
+    """Collect what would make the browser's console unclean: errors logged, requests that
+    failed, and responses with an HTTP error status (the page's and its frames'). A test that
+    provokes one on purpose adds a substring of it to `page.expected_console`."""
+    problems: list[str] = []
+    page.expected_console = []
+
+    def console(message) -> None:
+        if message.type == "error":
+            problems.append(f"console error: {message.text} ({message.location.get('url', '')})")
+
+    def response(r) -> None:
+        if r.status >= 400:
+            problems.append(f"HTTP {r.status}: {r.request.method} {r.url}")
+
+    page.on("console", console)
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.method} {r.url}: {r.failure}"))
+    page.on("response", response)
+    return problems
+
+
+def unexpected(page, problems: list[str]) -> list[str]:
+    """The problems `watch_console` saw that the test did not provoke on purpose."""
+    return [p for p in problems if not any(e in p for e in page.expected_console)]
+
+
 @pytest.fixture
 def page(browser, playground: str):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    problems = watch_console(page)
     page.goto(playground)
     page.wait_for_selector("body[data-ready=true]")
     yield page
+    # What happened before the page closes (closing cancels what is still in flight).
+    unclean = unexpected(page, problems)
     context.close()
     assert not errors, f"the page threw: {errors}"
+    assert not unclean, "the console is not clean:\n" + "\n".join(unclean)
 
 
 def screenshot(page, name: str) -> Path:

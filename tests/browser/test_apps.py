@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import REPO, screenshot
+from conftest import REPO, screenshot, unexpected, watch_console
 
 EXAMPLE = "provision"
 SCHEMA = json.loads((REPO / "runtime/tests/data/ext-apps-2.0.4-schema.json").read_text())
@@ -39,11 +39,14 @@ def page(browser, playground: str):
     sandboxes: list[dict] = []
     page.on("response", lambda r: sandboxes.append(r.headers) if "/playground/sandbox?" in r.url else None)
     page.sandbox_headers = sandboxes
+    problems = watch_console(page)
     page.goto(playground)
     page.wait_for_selector("body[data-ready=true]")
     yield page
+    unclean = unexpected(page, problems)
     context.close()
     assert not errors, f"the page threw: {errors}"
+    assert not unclean, "the console is not clean:\n" + "\n".join(unclean)
 
 
 def open_databases(page):
@@ -148,7 +151,9 @@ def test_the_views_csp_comes_from_its_metadata_and_blocks_a_fetch(page):
     assert "connect-src 'none'" in policy and "frame-src 'none'" in policy
     assert "frame-ancestors 'self'" in policy
     # A fetch from the view is refused by that policy (not by the network: the violation is
-    # reported, with its directive), and the view tells the host, which shows it.
+    # reported, with its directive), and the view tells the host, which shows it. The browser
+    # logs the refusal as an error: expected here.
+    page.expected_console.append("https://example.com/data.json")
     got = view.evaluate("fetch('https://example.com/data.json').then(() => 'fetched', (e) => 'refused: ' + e)")
     assert got.startswith("refused")
     page.wait_for_function(

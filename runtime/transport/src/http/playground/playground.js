@@ -16,6 +16,7 @@
       "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
     },
   };
+  const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
   const TASKS_PROGRESS = "roundtrip/progress";
   const MAX_LEGS = 20;
   const $ = (id) => document.getElementById(id);
@@ -209,28 +210,55 @@
     } catch (_) {
       // Graphs are drawn only when the description is there.
     }
+    // What the server offers (`capabilities` of server/discover); unknown if discover failed.
+    let capabilities = null;
     try {
       const discovered = await rpc("server/discover", {});
       const info = (discovered._meta || {})["io.modelcontextprotocol/serverInfo"] || {};
       $("server").textContent = `${info.title || info.name || "server"} ${info.version || ""}`.trim();
+      capabilities = discovered.capabilities || {};
     } catch (e) {
       $("server").textContent = "server/discover failed: " + e.message;
     }
+    // Each list is asked for only when the server advertises it (a skills extension, only
+    // then); without discover's answer, the core lists are tried and the extension is not.
+    const offers = (has) => (capabilities ? has(capabilities) : true);
     const lists = [
-      ["tools", "tools/list", "tools", (t) => t.title || t.name, (t) => showTool(t)],
-      ["prompts", "prompts/list", "prompts", (p) => p.title || p.name, (p) => showPrompt(p)],
-      ["resources", "resources/list", "resources", (r) => r.name || r.uri, (r) => showResource(r)],
-      ["templates", "resources/templates/list", "resourceTemplates", (t) => t.uriTemplate, (t) => showTemplate(t)],
-      ["skills", "skills/list", "skills", (s) => (s.frontmatter && s.frontmatter.name) || s.uri, (s) => showSkill(s)],
+      ["tools", "tools/list", "tools", (t) => t.title || t.name, (t) => showTool(t), offers((c) => c.tools)],
+      ["prompts", "prompts/list", "prompts", (p) => p.title || p.name, (p) => showPrompt(p), offers((c) => c.prompts)],
+      [
+        "resources",
+        "resources/list",
+        "resources",
+        (r) => r.name || r.uri,
+        (r) => showResource(r),
+        offers((c) => c.resources),
+      ],
+      [
+        "templates",
+        "resources/templates/list",
+        "resourceTemplates",
+        (t) => t.uriTemplate,
+        (t) => showTemplate(t),
+        offers((c) => c.resources),
+      ],
+      [
+        "skills",
+        "skills/list",
+        "skills",
+        (s) => (s.frontmatter && s.frontmatter.name) || s.uri,
+        (s) => showSkill(s),
+        Boolean(capabilities && (capabilities.extensions || {})[SKILLS_EXTENSION]),
+      ],
     ];
     await Promise.all(
-      lists.map(async ([id, method, key, label, open]) => {
+      lists.map(async ([id, method, key, label, open, offered]) => {
         const list = $(id);
         let items = [];
         try {
-          items = await listAll(method, key);
+          if (offered) items = await listAll(method, key);
         } catch (_) {
-          // A server without the capability answers -32601: it offers none.
+          // A list that fails shows none.
         }
         list.replaceChildren();
         if (!items.length) list.append(el("li", {}, el("span", { class: "empty", text: "none" })));
