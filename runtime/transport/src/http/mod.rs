@@ -264,7 +264,9 @@ impl HttpOptions {
         self
     }
 
-    /// Keep at most `max` legacy sessions.
+    /// Keep at most `max` legacy sessions. `0` keeps none, as on a serverless function whose
+    /// instances share nothing: a 2025-era `initialize` is answered `-32022` offering
+    /// 2026-07-28.
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
         self
@@ -324,8 +326,10 @@ impl HttpOptions {
         self
     }
 
-    /// Keep at most `max` long-lived streams open (at least 1); refuse the others with `503`
-    /// (see [`max_streams`](Self::max_streams)).
+    /// Keep at most `max` long-lived streams open; refuse the others with `503` (see
+    /// [`max_streams`](Self::max_streams)). `0` serves none, as on a serverless function that
+    /// answers each request and ends: `subscriptions/listen` and `GET` streams are refused
+    /// with an error that says so (`501 Not Implemented`).
     pub fn max_streams(mut self, max: usize) -> Self {
         self.max_streams = max;
         self
@@ -738,9 +742,14 @@ fn endpoint_path(path: &str) -> String {
     if path.starts_with('/') { path.to_owned() } else { format!("/{path}") }
 }
 
-/// The client's address, when the connection is one of [`HttpServer`]'s.
+/// The client's address: the peer of a connection of [`HttpServer`]'s, or, for a router
+/// served by something else, the `ConnectInfo<SocketAddr>` it gives (axum's
+/// `into_make_service_with_connect_info`, or a serverless adapter's event).
 pub(super) fn client_addr(parts: &::http::request::Parts) -> Option<std::net::IpAddr> {
-    parts.extensions.get::<axum::extract::ConnectInfo<ConnTracker>>().map(|info| info.0.remote().ip())
+    match parts.extensions.get::<axum::extract::ConnectInfo<ConnTracker>>() {
+        Some(info) => Some(info.0.remote().ip()),
+        None => parts.extensions.get::<axum::extract::ConnectInfo<SocketAddr>>().map(|info| info.0.ip()),
+    }
 }
 
 /// Whom limits per caller count a request against (see [`roundtrip_core::request::caller_key`]).

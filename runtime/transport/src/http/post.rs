@@ -365,6 +365,9 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request, addr: Option<
         Ok(_) => {}
     }
     if request.method == "initialize" {
+        if state.options.max_sessions == 0 {
+            return no_sessions(request.id);
+        }
         return initialize(state, parts, request, addr).await;
     }
     let session = match session_of(&state, &parts) {
@@ -379,6 +382,19 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request, addr: Option<
     run(&state.server, request, inbound, pending, StreamTimers::request(&state.options), in_flight)
         .await
         .into_response()
+}
+
+/// `initialize` where no session is kept ([`HttpOptions::max_sessions`](super::HttpOptions::max_sessions)
+/// 0, as on a serverless function, whose instances share nothing): `-32022`, offering
+/// 2026-07-28, which keeps none.
+fn no_sessions(id: RequestId) -> Response {
+    let error = ErrorObject::new(
+        roundtrip_wire::codes::UNSUPPORTED_PROTOCOL_VERSION,
+        "This endpoint keeps no sessions (HttpOptions::max_sessions is 0, as on a serverless function): \
+         2025-era sessions are not served here; connect with protocol version 2026-07-28",
+    )
+    .with_data(serde_json::json!({ "supported": ProtocolVersion::MODERN }));
+    bad_request(Some(id), error)
 }
 
 async fn initialize(state: Arc<State>, parts: Parts, request: Request, addr: Option<IpAddr>) -> Response {

@@ -80,7 +80,8 @@ impl LegacySession {
     /// reconnects is not locked out by a stream it lost). A session without a stream takes a
     /// slot of `streams` first, counted against the session's caller.
     pub fn open_stream(self: &Arc<Self>, streams: &Arc<Streams>) -> Result<StreamGuard, Full> {
-        let mut state = self.stream.lock().map_err(|_| Full::All(0))?;
+        // A poisoned lock (a panic elsewhere) refuses as a full budget would.
+        let mut state = self.stream.lock().map_err(|_| Full::All(streams.max()))?;
         if state.slot.is_none() {
             state.slot = Some(streams.open(self.caller.as_deref())?);
         }
@@ -214,6 +215,7 @@ impl SessionsFull {
 
 impl SessionStore {
     pub fn new(max: usize, per_caller: usize, idle: Duration) -> Self {
+        // `max` 0 is refused before a session is made (post.rs, `no_sessions`).
         Self { map: Mutex::default(), max: max.max(1), per_caller: per_caller.max(1), idle, epoch: Instant::now() }
     }
 

@@ -29,8 +29,14 @@ pub(super) enum Full {
 }
 
 impl Full {
-    /// `503` naming the limit.
+    /// `503` naming the limit; `501` where no stream is ever served.
     pub fn response(self) -> axum::response::Response {
+        if self == Self::All(0) {
+            let message = "This endpoint holds no long-lived streams (HttpOptions::max_streams is 0, as on a \
+                           serverless function): subscriptions/listen and GET streams are not served here";
+            let error = roundtrip_wire::ErrorObject::new(roundtrip_wire::codes::METHOD_NOT_FOUND, message);
+            return super::respond::error_response(http::StatusCode::NOT_IMPLEMENTED, None, error);
+        }
         let (limit, max, whose) = match self {
             Self::All(max) => ("max_streams", max, "the server has"),
             Self::Caller(max) => ("max_streams_per_caller", max, "this client has"),
@@ -66,14 +72,20 @@ impl Drop for StreamSlot {
 }
 
 impl Streams {
+    /// At most `max` streams (`0`: none), `per_caller` (at least 1) of one caller.
     pub fn new(max: usize, per_caller: usize) -> Arc<Self> {
-        let max = max.clamp(1, Semaphore::MAX_PERMITS);
+        let max = max.min(Semaphore::MAX_PERMITS);
         Arc::new(Self {
             slots: Arc::new(Semaphore::new(max)),
             max,
             per_caller: per_caller.max(1),
             by_caller: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The most streams open at once.
+    pub fn max(&self) -> usize {
+        self.max
     }
 
     /// A slot for a stream of `caller` (its principal or address; `None`, when neither is
@@ -95,6 +107,14 @@ impl Streams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn none_means_none() {
+        let streams = Streams::new(0, 32);
+        assert_eq!(streams.open(Some("a")).err(), Some(Full::All(0)));
+        assert_eq!(streams.open(None).err(), Some(Full::All(0)));
+        assert_eq!(Full::All(0).response().status(), http::StatusCode::NOT_IMPLEMENTED);
+    }
 
     #[test]
     fn one_caller_cannot_take_every_stream() {
