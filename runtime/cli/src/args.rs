@@ -11,6 +11,8 @@ use std::net::SocketAddr;
 pub(crate) enum Mode {
     Stdio,
     Http(String),
+    /// An AWS Lambda function (no mode flag, and `AWS_LAMBDA_RUNTIME_API` is set).
+    Lambda,
     Describe(Format),
     Help,
 }
@@ -84,8 +86,10 @@ environment:
     )
 }
 
-/// Read the command line (without the program name).
-pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
+/// Read the command line (without the program name); `on_lambda`: the Lambda runtime started
+/// the program (`AWS_LAMBDA_RUNTIME_API` is set), which serves the function unless a flag
+/// chooses another mode.
+pub(crate) fn parse(args: &[String], on_lambda: bool) -> Result<Args, String> {
     let mut mode = None;
     let mut parsed = Args {
         mode: Mode::Help,
@@ -146,7 +150,11 @@ pub(crate) fn parse(args: &[String]) -> Result<Args, String> {
             other => return Err(format!("unknown flag `{other}` (see --help)")),
         }
     }
-    parsed.mode = mode.ok_or("choose --stdio, --http ADDR or --describe json|markdown (see --help)")?;
+    parsed.mode = match mode {
+        Some(mode) => mode,
+        None if on_lambda => Mode::Lambda,
+        None => return Err("choose --stdio, --http ADDR or --describe json|markdown (see --help)".into()),
+    };
     if parsed.playground && !matches!(parsed.mode, Mode::Http(_)) {
         return Err("--playground needs --http ADDR".into());
     }
@@ -175,7 +183,7 @@ mod tests {
     use super::*;
 
     fn args(line: &str) -> Result<Args, String> {
-        parse(&line.split_whitespace().map(String::from).collect::<Vec<_>>())
+        parse(&line.split_whitespace().map(String::from).collect::<Vec<_>>(), false)
     }
 
     #[test]
@@ -186,6 +194,10 @@ mod tests {
         assert_eq!(a.allowed_hosts, vec!["mcp.example.com"]);
         assert_eq!(args("--describe markdown").expect("valid").mode, Mode::Describe(Format::Markdown));
         assert_eq!(args("--stdio").expect("valid").mode, Mode::Stdio);
+        let on_lambda = |line: &str| parse(&line.split_whitespace().map(String::from).collect::<Vec<_>>(), true);
+        assert_eq!(on_lambda("").expect("valid").mode, Mode::Lambda);
+        assert_eq!(on_lambda("--stdio").expect("valid").mode, Mode::Stdio);
+        assert!(args("").is_err());
         let a = args(
             "--http 0.0.0.0:80 --allow-any-host --trusted-proxy 10.0.0.0/8 --trusted-proxy ::1 \
                       --identity-header x-user --limit max_streams_per_caller=64",

@@ -88,7 +88,8 @@ pub async fn serve(server: Server) -> ExitCode {
         eprintln!("{program}: {e}");
         ExitCode::from(2)
     };
-    let args = match args::parse(&args) {
+    let on_lambda = std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some();
+    let args = match args::parse(&args, on_lambda) {
         Ok(args) => args,
         Err(e) => return fail(e),
     };
@@ -105,7 +106,7 @@ pub async fn serve(server: Server) -> ExitCode {
             }
             return ExitCode::SUCCESS;
         }
-        Mode::Stdio | Mode::Http(_) => {}
+        Mode::Stdio | Mode::Http(_) | Mode::Lambda => {}
     }
     if let Err(e) = configure::logs() {
         return fail(e);
@@ -159,6 +160,10 @@ pub async fn serve(server: Server) -> ExitCode {
                 Err(e) => Err(e),
             }
         }
+        Mode::Lambda => match configure::http_options(&args, "").await {
+            Ok(options) => lambda(server.clone(), options).await,
+            Err(e) => return fail(e),
+        },
         Mode::Describe(_) | Mode::Help => Ok(()),
     };
     // The task bodies of this process finish before it goes away; what is left fails once its
@@ -185,6 +190,22 @@ pub async fn serve(server: Server) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Serve the function until the Lambda runtime stops it.
+#[cfg(feature = "lambda")]
+async fn lambda(server: Server, options: roundtrip_transport::http::HttpOptions) -> std::io::Result<()> {
+    tracing::info!("serving MCP as an AWS Lambda function");
+    roundtrip_lambda::serve_with(server, options).await.map_err(std::io::Error::other)
+}
+
+/// Without the `lambda` feature: an error that says what is missing.
+#[cfg(not(feature = "lambda"))]
+async fn lambda(_: Server, _: roundtrip_transport::http::HttpOptions) -> std::io::Result<()> {
+    Err(std::io::Error::other(
+        "this program runs on AWS Lambda (AWS_LAMBDA_RUNTIME_API is set) but was built without roundtrip's \
+         `lambda` feature: build it with that feature, or pass --http ADDR or --stdio",
+    ))
 }
 
 /// The program's name, for messages.

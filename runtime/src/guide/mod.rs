@@ -14,15 +14,16 @@
 //! 11. [MCP Apps: tools with a view](apps): `#[view]` and a tool's `ui`
 //! 12. [The manual form](manual): building `InputRequiredResult` rounds and protocol values by hand
 //! 13. [Serving](serving): stdio, streamable HTTP, an axum router, and the runner `roundtrip::cli`
-//! 14. [Who is calling](callers): one caller identity, trusted proxies, and the limits a caller meets
-//! 15. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP
-//! 16. [TLS: `https` and `rediss`](tls): outgoing connections and the roots they trust
-//! 17. [Authorization](auth): the OAuth 2.1 resource server
-//! 18. [Skills](skills): serving `SKILL.md` trees
-//! 19. [The client](client): calling MCP servers, both eras
-//! 20. [Testing with `TestKit`](testing): a server's contract in tests, and `describe`
-//! 21. [Mistakes the compiler catches](mistakes): each misuse, one error at the token to change
-//! 22. [Coming from rmcp](from_rmcp): the same servers, side by side
+//! 14. [Serverless: AWS Lambda](serverless): the same server as a Lambda function; what a function cannot do
+//! 15. [Who is calling](callers): one caller identity, trusted proxies, and the limits a caller meets
+//! 16. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP
+//! 17. [TLS: `https` and `rediss`](tls): outgoing connections and the roots they trust
+//! 18. [Authorization](auth): the OAuth 2.1 resource server
+//! 19. [Skills](skills): serving `SKILL.md` trees
+//! 20. [The client](client): calling MCP servers, both eras
+//! 21. [Testing with `TestKit`](testing): a server's contract in tests, and `describe`
+//! 22. [Mistakes the compiler catches](mistakes): each misuse, one error at the token to change
+//! 23. [Coming from rmcp](from_rmcp): the same servers, side by side
 
 /// A chapter: the module `$name`, whose documentation is the file `$file`. Its links resolve
 /// as they would at the crate root.
@@ -49,6 +50,7 @@ chapter!(prompts_and_resources, "prompts_and_resources.md");
 chapter!(apps, "apps.md");
 chapter!(manual, "manual.md");
 chapter!(serving, "serving.md");
+chapter!(serverless, "serverless.md");
 chapter!(callers, "callers.md");
 chapter!(telemetry, "telemetry.md");
 chapter!(tls, "tls.md");
