@@ -12,8 +12,10 @@
 #                       official host (the package has no self-contained AppBridge build)
 #   .tools/inspector    @modelcontextprotocol/inspector (the MCP Inspector: web UI and CLI), pinned;
 #                       tests/inspector drives its CLI and, in chromium, its web UI
-#   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout and
-#                       pexpect (drives `ask` through a pseudo-terminal)
+#   .venv               Python venv with the official MCP SDK (mcp), pytest, pytest-timeout,
+#                       pexpect (drives `ask` through a pseudo-terminal) and cargo-lambda (its
+#                       emulator serves the `provision` example as a Lambda function in
+#                       tests/serverless; PyPI's wheel carries the binary)
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
 #   cargo-deny          the dependency policy of deny.toml (cargo install, pinned)
 #   cargo-semver-checks the public API against the baseline in api/ (cargo install, pinned)
@@ -36,6 +38,7 @@ MCP_TS_VERSION="${MCP_TS_VERSION:-2.4.0}"
 ZOD_VERSION="${ZOD_VERSION:-4.6.7}"
 ESBUILD_VERSION="${ESBUILD_VERSION:-0.25.12}"
 INSPECTOR_VERSION="${INSPECTOR_VERSION:-2.12.0}"
+CARGO_LAMBDA_VERSION="${CARGO_LAMBDA_VERSION:-1.9.2}"
 CARGO_DENY_VERSION="${CARGO_DENY_VERSION:-0.20.2}"
 CARGO_SEMVER_CHECKS_VERSION="${CARGO_SEMVER_CHECKS_VERSION:-0.51.0}"
 TOOLS="$PWD/.tools"
@@ -98,16 +101,18 @@ if [ ! -x "$PY" ]; then
 fi
 # `pip install` of pinned, already-installed versions is quick; skip it entirely when the
 # exact versions are present.
-if ! "$PY" - "$MCP_PY_VERSION" <<'PYEOF' 2>/dev/null; then
+if ! "$PY" - "$MCP_PY_VERSION" "$CARGO_LAMBDA_VERSION" <<'PYEOF' 2>/dev/null; then
 import sys
 from importlib.metadata import version
 assert version("mcp") == sys.argv[1]
+assert version("cargo-lambda") == sys.argv[2]
 version("pytest"); version("pytest-timeout"); version("pexpect"); version("playwright")
 version("opentelemetry-sdk"); version("opentelemetry-proto"); version("grpcio")
 PYEOF
-  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout, pexpect, playwright, the OpenTelemetry SDK and grpcio"
+  echo "setup-tools: installing mcp==$MCP_PY_VERSION, pytest, pytest-timeout, pexpect, playwright, the OpenTelemetry SDK, grpcio and cargo-lambda==$CARGO_LAMBDA_VERSION"
   "$PY" -m pip install --quiet --disable-pip-version-check \
-    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright opentelemetry-sdk opentelemetry-proto grpcio
+    "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright opentelemetry-sdk opentelemetry-proto grpcio \
+    "cargo-lambda==$CARGO_LAMBDA_VERSION"
 fi
 
 # Debian's packages: redis-server, for the task store tests over a real Redis (which also drop

@@ -29,6 +29,11 @@
 #   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
 #      one SIGKILL, a full key rotation, a Redis restart and a 10 s Redis pause under load: no
 #      flow lost, no idempotent flow failed, every phase carried its floor of flows
+#   5. the examples as AWS Lambda functions under cargo-lambda's emulator (function URL
+#      events): the Python SDK client completes provision (two legs) and wizard (three), a
+#      leg sealed by a plain process is taken when the keys match and refused otherwise, no
+#      stream is held (tests/serverless); and the conformance suite's 2026-07-28 set against
+#      the conformance example as a function (SERVE=lambda scripts/conformance.sh)
 # and stops at the first section that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,7 +86,7 @@ python3 scripts/public-api.py --max 130
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \
   "server,http,playground" "auth" "redis" "otel" "cli" "cli,otel" "client,otel" "skills" "client,skills" \
-  "server,skills,include_dir" "oauth-jwt" ""; do
+  "server,skills,include_dir" "oauth-jwt" "lambda" ""; do
   echo "cargo check -p roundtrip --no-default-features --features \"$features\""
   RUSTFLAGS="-D warnings" cargo check --quiet -p roundtrip --no-default-features --features "$features" \
     --target-dir target/feature-check
@@ -141,7 +146,7 @@ for feature in net process rt-multi-thread fs io-std signal; do
   fi
 done
 # TLS is rustls with ring: nothing may pull aws-lc-rs (cmake and a C build) or OpenSSL.
-for features in "client,http" "auth" "redis" "otel"; do
+for features in "client,http" "auth" "redis" "otel" "lambda"; do
   no_deps "$features" aws-lc-rs aws-lc-sys openssl openssl-sys native-tls
 done
 
@@ -174,5 +179,9 @@ scripts/conformance-client.sh
 
 section "fleet: three replicas behind nginx, SIGKILL, key rotation, Redis restart and pause under load (short run)"
 scripts/fleet.sh --short
+
+section "serverless: the examples as AWS Lambda functions under cargo-lambda's emulator (pytest tests/serverless, conformance)"
+.venv/bin/python -m pytest tests/serverless
+SERVE=lambda scripts/conformance.sh 2026-07-28
 
 section "all tests passed"

@@ -1,0 +1,145 @@
+"""Fixtures of the serverless tests: the `provision` example as an AWS Lambda function under
+cargo-lambda's emulator (`cargo lambda watch`, from PyPI's `cargo-lambda`, installed in .venv by
+scripts/setup-tools.sh), and as a plain process, each sealing `requestState` with keys given in
+`ROUNDTRIP_STATE_KEYS`.
+
+The emulator runs the function with `cargo run` on its first request (the binary is built
+with the `lambda` feature beforehand, so that run only starts it), and serves it as a function
+URL: `http://127.0.0.1:<port>/lambda-url/provision/mcp`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import example_servers  # noqa: E402  (tests/example_servers.py, shared by the suites)
+
+REPO = Path(__file__).resolve().parents[2]
+CARGO_LAMBDA = REPO / ".venv" / "bin" / "cargo-lambda"
+# Two sealing keys (32 random bytes, hex): instances that share one accept each other's states.
+KEY = secrets.token_hex(32)
+OTHER_KEY = secrets.token_hex(32)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def provision_bin() -> str:
+    """Build the `provision` example with the `lambda` feature; its path. The same binary
+    serves the function (started by the Lambda runtime) and a plain process (`--http`)."""
+    command = ["cargo", "build", "--quiet", "-p", "roundtrip-examples", "--bin", "provision", "--features", "lambda"]
+    subprocess.run(command, cwd=REPO, check=True)
+    return str(example_servers.TARGET / "debug" / "provision")
+
+
+@contextlib.contextmanager
+def lambda_function(work: Path, key: str) -> Iterator[str]:
+    """`provision` as a Lambda function under `cargo lambda watch` on a free loopback port
+    until the block ends; yields its function URL's MCP endpoint, once it answers."""
+    if not CARGO_LAMBDA.exists():
+        pytest.fail("cargo-lambda is not installed: scripts/setup-tools.sh installs it in .venv")
+    provision_bin()
+    port = example_servers.free_port()
+    log = work / "cargo-lambda.log"
+    command = [
+        str(CARGO_LAMBDA), "lambda", "watch", "--ignore-changes", "-A", "127.0.0.1", "-P", str(port),
+        "-p", "roundtrip-examples", "--bin", "provision", "--features", "lambda",
+        "--env-var", f"ROUNDTRIP_STATE_KEYS={key}",
+    ]  # fmt: skip
+    with open(log, "wb") as out:
+        # Its own process group: the emulator starts cargo, which starts the function.
+        proc = subprocess.Popen(command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+    try:
+        example_servers.wait_port("cargo lambda watch", port, proc, log)
+        url = f"http://127.0.0.1:{port}/lambda-url/provision/mcp"
+        warm_up(url, proc, log)
+        yield url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def warm_up(url: str, proc: subprocess.Popen, log: Path) -> None:
+    """Wait (at most 120 s) for the function's first answer: the emulator starts it then."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            post(url, 0, "tools/list", {}, timeout=60)
+            return
+        except OSError:
+            # The emulator stays up when the function exits: its log says so.
+            exited = "command exited" in log.read_text(errors="replace")
+            if exited or proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the function did not answer:\n{log.read_text(errors='replace')}")
+            time.sleep(0.5)
+
+
+def post(url: str, id: int, method: str, params: dict, timeout: float = 20) -> tuple[int, dict]:
+    """One 2026-07-28 request, its headers derived from its body; the status and the message
+    (a JSON body, or the last event of an SSE body)."""
+    params = dict(params)
+    params["_meta"] = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "serverless-test", "version": "0"},
+    }
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+    }
+    if "name" in params:
+        headers["mcp-name"] = params["name"]
+    body = json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode()
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, text = response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        status, text = e.code, e.read().decode()
+    events = [line[5:] for line in text.splitlines() if line.startswith("data:")]
+    return status, json.loads(events[-1] if events else text)
+
+
+@pytest.fixture(scope="module")
+def function_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The function, sealing with KEY."""
+    with lambda_function(tmp_path_factory.mktemp("lambda"), KEY) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def process_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """`provision --http` as two plain processes (the same binary): one sealing with KEY, one
+    with OTHER_KEY."""
+    binary = provision_bin()
+    work = tmp_path_factory.mktemp("processes")
+    with contextlib.ExitStack() as stack:
+        urls = {}
+        for name, key in (("same", KEY), ("other", OTHER_KEY)):
+            env = dict(os.environ, ROUNDTRIP_STATE_KEYS=key)
+            base = stack.enter_context(example_servers.serving_http(binary, work / f"{name}.log", env=env))
+            urls[name] = base + "/mcp"
+        yield urls
