@@ -195,6 +195,9 @@ pub async fn serve(server: Server) -> ExitCode {
 /// Serve the function until the Lambda runtime stops it.
 #[cfg(feature = "lambda")]
 async fn lambda(server: Server, options: roundtrip_transport::http::HttpOptions) -> std::io::Result<()> {
+    // What `bind_http` checks before it serves, refused here rather than as a panic of the
+    // handler's router.
+    server.check_io()?;
     tracing::info!("serving MCP as an AWS Lambda function");
     roundtrip_lambda::serve_with(server, options).await.map_err(std::io::Error::other)
 }
