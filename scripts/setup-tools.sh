@@ -127,6 +127,13 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v prometheus >/dev/null 2>&1 || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
+# Debian's rustc-web (Rust 1.96) with its std sources and linker: scripts/wasm-check.sh builds
+# the core for wasm32-unknown-unknown with them (rustup here has no wasm32 std).
+[ -x /usr/bin/rustc ] || missing+=(rustc-web)
+[ -x /usr/bin/cargo ] || missing+=(cargo-web)
+[ -d /usr/lib/rustlib/src/rust/library/std ] || missing+=(rust-web-src)
+[ -x /usr/bin/rust-lld ] || missing+=(rust-web-llvm)
+[ -x /usr/lib/llvm-22/bin/lld ] || missing+=(lld-22)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-tools: installing ${missing[*]} (apt-get)"
   SUDO=""

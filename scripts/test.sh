@@ -3,7 +3,8 @@
 #   1. rustc is at least the declared rust-version, cargo fmt --check, cargo clippy
 #      -D warnings, cargo deny (licenses, duplicate majors, sources; not advisories: see
 #      deny.toml), cargo package of every published crate (each package builds alone), the
-#      public API (at most 130 items; cargo-semver-checks against the baseline in api/),
+#      public API (at most 130 items; cargo-semver-checks against the baseline in api/), the
+#      core built for wasm32-unknown-unknown (scripts/wasm-check.sh, Debian's rustc-web),
 #      cargo test --workspace (unit, integration, trybuild, doctests, the resolver engine
 #      checked exhaustively against its model at a small bound, the fleet under deterministic
 #      simulation for 500 seeds (replicas, store, replay cache, client retry rule, key rotation
@@ -149,6 +150,9 @@ done
 for features in "client,http" "auth" "redis" "otel" "lambda"; do
   no_deps "$features" aws-lc-rs aws-lc-sys openssl openssl-sys native-tls
 done
+
+section "the core builds for wasm32-unknown-unknown (Cloudflare Workers' target; scripts/wasm-check.sh)"
+scripts/wasm-check.sh
 
 section "cargo test --workspace"
 cargo test --workspace
