@@ -176,21 +176,13 @@ pub fn form_defaults(
 
 /// An optional field whose type's schema has subschemas (a titled enum's `oneOf`) is
 /// generated as `{"anyOf": [<T>, {"type": "null"}], <the field's keywords>}`; in a form it is
-/// simply not required, so it becomes `<T>` with the field's keywords (its description).
-/// (A primitive or plain enum gets `"type": [<t>, "null"]` instead, which the form keeps as
-/// `<t>`.)
+/// simply not required, so it becomes `<T>` with the field's keywords (its description), as
+/// the strict schema profile writes it. (A primitive or plain enum gets
+/// `"type": [<t>, "null"]` instead, which the form keeps as `<t>`.)
 fn unwrap_nullable(schema: &mut Value) {
-    let Some(field) = schema.as_object_mut() else { return };
-    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
-    let inner = match field.get("anyOf").and_then(Value::as_array).map(Vec::as_slice) {
-        Some([a, b]) if is_null(b) && !is_null(a) => a.clone(),
-        Some([a, b]) if is_null(a) && !is_null(b) => b.clone(),
-        _ => return,
-    };
-    let Value::Object(mut inner) = inner else { return };
-    field.remove("anyOf");
-    inner.extend(std::mem::take(field));
-    *field = inner;
+    if let Some(field) = schema.as_object_mut() {
+        crate::server::optional_as_value(field, "anyOf");
+    }
 }
 
 pub use crate::resolve::schema_of;

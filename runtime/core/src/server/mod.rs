@@ -27,6 +27,7 @@ mod per_caller;
 mod result_json;
 mod state;
 mod strict_schema;
+pub(crate) use strict_schema::optional_as_value;
 mod subscriptions;
 pub use roundtrip_wire::uri_template;
 

@@ -82,21 +82,35 @@ fn drop_null(schema: &mut JsonObject) {
     if schema.get("default").is_some_and(Value::is_null) {
         schema.remove("default");
     }
-    for keyword in ["anyOf", "oneOf"] {
-        let Some(Value::Array(branches)) = schema.get_mut(keyword) else { continue };
-        let before = branches.len();
-        branches.retain(|b| b.get("type").is_none_or(|t| t != "null"));
-        if branches.len() == 1 && before == 2 {
-            // The value's schema takes the place of the choice; what the outer schema says
-            // (its description, its default) stays.
-            let Some(Value::Object(value)) = branches.pop() else { continue };
+    optional_as_value(schema, "anyOf");
+    optional_as_value(schema, "oneOf");
+    for_each_subschema(schema, &mut |_, sub| drop_null(sub));
+}
+
+/// A `keyword` (`anyOf`, `oneOf`) of a value's schema and `{"type": "null"}`, as schemars
+/// writes an `Option` of a type with sub-schemas, written as the value's schema: what the
+/// outer schema says (its description, its default) is kept over the value's. A value that
+/// may be anything (`true`) leaves the outer schema alone. Anything else stays as it is.
+/// Forms read optional fields the same way (`declare::elicit_schema`).
+pub(crate) fn optional_as_value(schema: &mut JsonObject, keyword: &str) {
+    let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+    let value = match schema.get(keyword).and_then(Value::as_array).map(Vec::as_slice) {
+        Some([a, b]) if is_null(b) && !is_null(a) => a.clone(),
+        Some([a, b]) if is_null(a) && !is_null(b) => b.clone(),
+        _ => return,
+    };
+    match value {
+        Value::Object(value) => {
             schema.remove(keyword);
             for (key, v) in value {
                 schema.entry(key).or_insert(v);
             }
         }
+        Value::Bool(true) => {
+            schema.remove(keyword);
+        }
+        _ => {}
     }
-    for_each_subschema(schema, &mut |_, sub| drop_null(sub));
 }
 
 /// Where `schema` breaks the strict profile (a JSON pointer) and how; `None` when it meets it.
@@ -220,6 +234,12 @@ mod tests {
         assert_eq!(violation(several.as_object().unwrap()), Some(("/properties/n~1m".to_owned(), "has several types")));
         let choice = json!({"anyOf": [{"type": "string"}, {"type": "integer"}]});
         assert_eq!(strict(choice.clone()), choice, "a choice between values is not an optional value");
+    }
+
+    #[test]
+    fn an_optional_value_of_any_shape_is_the_outer_schema() {
+        let schema = json!({"properties": {"extra": {"description": "Anything.", "anyOf": [true, {"type": "null"}]}}});
+        assert_eq!(strict(schema), json!({"properties": {"extra": {"description": "Anything."}}}));
     }
 
     #[test]
