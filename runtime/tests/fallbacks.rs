@@ -128,12 +128,17 @@ async fn a_default_stands_in_for_each_kind_of_question() {
     assert_eq!(kit.call_tool("delete", json!({"path": "/x"})).await.unwrap().text(), "Kept /x.");
 }
 
-#[tokio::test]
-async fn without_a_fallback_the_missing_capability_is_named() {
-    let err = TestKit::new(server()).without_elicitation().call_tool("deploy", json!({})).await.unwrap_err();
+/// Call `tool` as a client that declares no elicitation: refused with `-32021`, naming it.
+async fn refused_without_elicitation(tool: &str) {
+    let err = TestKit::new(server()).without_elicitation().call_tool(tool, json!({})).await.unwrap_err();
     let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
     assert_eq!(e.code, -32021);
     assert!(e.message.contains("elicitation"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn without_a_fallback_the_missing_capability_is_named() {
+    refused_without_elicitation("deploy").await;
 }
 
 #[tokio::test]
@@ -168,10 +173,7 @@ async fn a_url_question_is_a_form_carrying_its_link_where_the_client_has_no_url_
     let flow = kit().decline("consent").call_tool("link", json!({})).await.unwrap();
     assert_eq!(flow.text(), "Not linked.");
     // No elicitation at all: refused, naming what the client lacks.
-    let err = TestKit::new(server()).without_elicitation().call_tool("link", json!({})).await.unwrap_err();
-    let ClientError::Rpc(e) = err.error else { panic!("{err:?}") };
-    assert_eq!(e.code, -32021);
-    assert!(e.message.contains("elicitation"), "{}", e.message);
+    refused_without_elicitation("link").await;
 }
 
 #[tokio::test]
