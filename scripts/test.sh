@@ -39,8 +39,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A run on a fresh clone builds everything once: incremental compilation would only write
+# gigabytes of session data (target/*/incremental) that nothing reads again. And each step
+# with a target directory of its own (feature checks, rustdoc JSON, wasm32, trybuild, the
+# fuzz targets) removes it when it is done (KEEP_TARGETS=1 keeps them, for quicker local
+# reruns), so the run's peak disk stays low: a CI machine has run out of it. `disk` prints
+# what the run holds at each section.
+export CARGO_INCREMENTAL=0
+done_with() {
+  [ -n "${KEEP_TARGETS:-}" ] || rm -rf "$@"
+}
+disk() {
+  echo "disk: target $(du -sh target 2>/dev/null | cut -f1), free $(df -h --output=avail . | tail -1 | tr -d ' ')"
+}
+
 section() {
   printf '\n==================== %s ====================\n' "$1"
+  disk
 }
 
 section "setup: Node 22, conformance suite, MCP Inspector, Python venv"
@@ -83,6 +98,7 @@ for crate in $(scripts/api-json.sh); do
     --baseline-rustdoc "target/api-json/baseline-$file.json" --current-rustdoc "target/api-json/doc/$file.json"
 done
 python3 scripts/public-api.py --max 130
+done_with target/api-json target/package
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 for features in "server,stdio" "server,http" "server" "client" "client,stdio" "client,http" "client,server" \
@@ -150,15 +166,20 @@ done
 for features in "client,http" "auth" "redis" "otel" "lambda"; do
   no_deps "$features" aws-lc-rs aws-lc-sys openssl openssl-sys native-tls
 done
+done_with target/feature-check
 
 section "the core builds for wasm32-unknown-unknown (Cloudflare Workers' target; scripts/wasm-check.sh)"
 scripts/wasm-check.sh
+done_with target/wasm32
 
 section "cargo test --workspace"
 cargo test --workspace
+# trybuild's and macrotest's own builds (target/tests) serve nothing after this.
+done_with target/tests
 
 section "fuzzing: every target for a bounded time"
 scripts/fuzz.sh 15
+done_with fuzz/target
 
 section "connection limits against a real server: half-open heads, max_connections (scripts/half-open.sh)"
 HALF_OPEN=1000 scripts/half-open.sh
