@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use web_time::Instant;
 
 use opentelemetry::context::FutureExt as _;
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer as _};

@@ -46,7 +46,6 @@ mod token;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use rand::RngCore;
 use serde_json::Value;
@@ -115,10 +114,6 @@ impl fmt::Debug for Sealer {
     }
 }
 
-fn system_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
 impl Sealer {
     /// A sealer for `policy` (`None`: the default policy) on the server named `server_name`.
     pub fn new(policy: Option<RequestStateSecurity>, server_name: &str) -> Result<Self, SealConfigError> {
@@ -168,7 +163,7 @@ impl Sealer {
             ttl_secs: policy.ttl.unwrap_or(DEFAULT_TTL).as_secs(),
             audience_digest: digest16(b"roundtrip/audience\0", audience.as_bytes()),
             audience,
-            clock: policy.clock.unwrap_or_else(|| Arc::new(system_now)),
+            clock: policy.clock.unwrap_or_else(|| Arc::new(crate::clock::now_secs)),
             last_warning: AtomicU64::new(0),
         })
     }
@@ -277,7 +272,7 @@ impl Sealer {
     fn log(&self, binding: &Binding<'_>, reject: &Reject) {
         // A process-local key that meets a foreign token is most likely a deployment without
         // shared keys: say so at warn, at most once a minute (the caller controls the input).
-        let now = system_now();
+        let now = crate::clock::now_secs();
         let warn = matches!(reject, Reject::UnknownKey { process_local: true })
             && self
                 .last_warning

@@ -125,6 +125,13 @@ impl RequestStateSecurity {
         Self::parse_keys(&text, &format!("${var}"))
     }
 
+    /// A policy with the keys in `text`, written as for [`keys_from_env`](Self::keys_from_env):
+    /// for a secret a platform hands over as a string (a Cloudflare Worker's, a secrets
+    /// manager's).
+    pub fn keys_from_text(text: &str) -> Result<Self, SealConfigError> {
+        Self::parse_keys(text, "the text given")
+    }
+
     /// A policy with the keys in the file at `path`: one per line (the first seals), hex or
     /// base64 as for [`keys_from_env`](Self::keys_from_env); blank lines and lines starting with
     /// `#` are skipped.

@@ -466,8 +466,8 @@ impl Server {
     async fn use_once(&self, token: &Value) -> Result<(), ErrorObject> {
         let digest = crate::seal::token_digest(token.as_str().unwrap_or_default());
         let expires = self.tasks().now() + self.inner.sealer.acceptable_for_ms();
-        let answer = tokio::time::timeout(REPLAY_CACHE_TIMEOUT, self.replay().first_use(&digest, expires)).await;
-        match answer {
+        let answer = crate::clock::within(REPLAY_CACHE_TIMEOUT, self.replay().first_use(&digest, expires)).await;
+        match answer.ok_or(()) {
             Ok(Ok(true)) => Ok(()),
             Ok(Ok(false)) => {
                 tracing::debug!(target: "roundtrip::seal", "requestState rejected: replayed (single use)");

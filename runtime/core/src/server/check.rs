@@ -52,6 +52,12 @@ pub enum Problem {
         /// What the profile does not allow there.
         why: &'static str,
     },
+    /// A tool may run as a task, on a platform whose instance stops once it has answered
+    /// (a Cloudflare Worker): the task's body could not run on.
+    NoTasksOn {
+        /// The platform.
+        platform: &'static str,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -72,6 +78,11 @@ impl fmt::Display for Problem {
                 "links to `{uri}`, which is not a view (a `ui://` resource of MIME type {VIEW_MIME_TYPE}, not {}): \
                  declare it with #[view(\"ui://…\")]",
                 mime_type.as_deref().unwrap_or("none")
+            ),
+            Self::NoTasksOn { platform } => write!(
+                f,
+                "may run as a task, which {platform} cannot run (a task's body runs on after its call is \
+                 answered, and {platform} stops with the answer): declare it without `task` to serve it there"
             ),
             Self::NotStrict { schema, at, why } => write!(
                 f,
