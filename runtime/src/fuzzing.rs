@@ -54,13 +54,13 @@ impl StateSealer {
 
 /// A header value with the `=?base64?…?=` encoding undone (`None`: not valid encoding).
 pub fn decode_header_value(value: &str) -> Option<String> {
-    crate::transport::http::headers::decode(value).map(std::borrow::Cow::into_owned)
+    crate::transport::headers::decode(value).map(std::borrow::Cow::into_owned)
 }
 
 /// The check of a 2026-07-28 request's headers (`MCP-Protocol-Version`, `Mcp-Method`,
 /// `Mcp-Name`, `Mcp-Param-*`) against its body, as the HTTP transport runs it.
 pub fn check_modern_headers(headers: &HeaderMap, request: &Request, tools: &[ToolDef]) -> Result<(), ErrorObject> {
-    crate::transport::http::headers::check_modern(headers, request, &Default::default(), |name| {
+    crate::transport::headers::check_modern(headers, request, &Default::default(), |name| {
         tools.iter().find(|d| d.tool.name == name)
     })
 }

@@ -52,7 +52,7 @@ use axum::extract::ConnectInfo;
 use axum::response::Response;
 use lambda_http::request::RequestContext;
 use lambda_http::{RequestExt, Service};
-use roundtrip_core::server::{Capability, Server};
+use roundtrip_core::server::Server;
 use roundtrip_transport::http::{HttpOptions, ServeHttp};
 use tower::ServiceExt;
 
@@ -85,7 +85,7 @@ impl Endpoint {
     /// As [`ServeHttp::router_with`]: when `server` fails its [`check`](Server::check), or
     /// `options` cannot be used.
     pub fn new(server: &Server, options: HttpOptions) -> Self {
-        let server = server.clone().without(Capability::ListChanged).without(Capability::ResourceSubscriptions);
+        let server = roundtrip_transport::exchange::withdrawn(server);
         Self { router: server.router_with(options.max_streams(0).max_sessions(0)) }
     }
 }

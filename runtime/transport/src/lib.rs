@@ -7,12 +7,23 @@
 
 #[cfg(feature = "server")]
 mod connection;
+// The 2026-07-28 request headers and their cross-check against the body (hidden: public for
+// the fuzz targets).
+#[cfg(feature = "exchange")]
+#[doc(hidden)]
+pub mod headers;
 #[cfg(all(feature = "server", feature = "http"))]
 pub mod http;
 // The requests in flight on a connection, of the server's and of roundtrip-client's.
 #[doc(hidden)]
 pub mod pending;
 
+// One HTTP exchange with no listener, stream or session (hidden: for roundtrip-workers).
+#[cfg(feature = "exchange")]
+#[doc(hidden)]
+pub mod exchange;
+#[cfg(feature = "exchange")]
+mod reply;
 #[cfg(feature = "server")]
 pub use connection::{ServeStream, serve_connection};
 

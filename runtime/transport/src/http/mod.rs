@@ -34,8 +34,6 @@
 //! ```
 
 mod conn;
-#[doc(hidden)]
-pub mod headers;
 mod host;
 mod limits;
 #[cfg(feature = "playground")]

@@ -11,11 +11,11 @@ use bytes::{Bytes, BytesMut};
 use ::http::{HeaderMap, HeaderValue, StatusCode, request::Parts};
 
 use super::State;
-use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::limits::LongLived;
 use super::respond::{Answer, StreamTimers, error_response, reply_response, run};
 use super::sessions::LegacySession;
 use super::stream::{NoSession, legacy_target};
+use crate::headers::{self, SESSION_ID};
 use roundtrip_core::request::AuthPrincipal;
 use roundtrip_core::server::{Inbound, NullPeer, Peer, Session};
 use roundtrip_wire::{
@@ -63,20 +63,6 @@ async fn read_limited<B: RequestBody>(mut body: B, limit: usize) -> Result<Bytes
     Ok(joined.map_or(first, BytesMut::freeze))
 }
 
-/// Whether the body is declared `application/json`: the media type before any parameters,
-/// compared whole (not a substring: `text/plain; charset=application/json` is text, which a
-/// browser may send to another site without asking first).
-fn is_json(headers: &HeaderMap) -> bool {
-    let mut values = headers.get_all(::http::header::CONTENT_TYPE).iter();
-    let (Some(value), None) = (values.next(), values.next()) else { return false };
-    // What nearly every client sends, compared first.
-    if value.as_bytes() == b"application/json" {
-        return true;
-    }
-    let media_type = value.to_str().ok().and_then(|v| v.split(';').next()).map(str::trim_ascii);
-    media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json"))
-}
-
 fn bad_request(id: Option<RequestId>, error: ErrorObject) -> Response {
     error_response(StatusCode::BAD_REQUEST, id, error)
 }
@@ -111,7 +97,7 @@ pub(super) fn post<B: RequestBody>(
 
 /// A POST refused by its head: a body that is not JSON, or declared larger than the limit.
 fn refuse_head(state: &State, parts: &Parts, body: &impl RequestBody) -> Option<Response> {
-    if !is_json(&parts.headers) {
+    if !headers::is_json(&parts.headers) {
         return Some(error_response(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             None,
@@ -200,7 +186,7 @@ fn dispatch(
     }
     // `taken`: what `Message::read` took out of `params` (a `_meta` it took claims 2026-07-28).
     let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
-    if !claims_modern && !is_modern_header(&parts.headers) {
+    if !claims_modern && !headers::is_modern_header(&parts.headers) {
         return Either::Left(boxed(Box::pin(legacy(state, parts, request, addr))));
     }
     // The 2026-07-28 stateless path: headers must agree with the body; no session.
@@ -265,14 +251,6 @@ fn notification_post(state: &State, parts: &Parts, notification: &Notification) 
         session.cancel(&id);
     }
     StatusCode::ACCEPTED.into_response()
-}
-
-fn is_modern_header(headers: &HeaderMap) -> bool {
-    headers
-        .get(&PROTOCOL_VERSION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| ProtocolVersion::parse(v.trim_ascii()))
-        .is_some_and(ProtocolVersion::is_modern)
 }
 
 /// Refuse a `tools/call` whose bearer token lacks the tool's scopes (`403 insufficient_scope`).
@@ -352,17 +330,8 @@ async fn listen(state: Arc<State>, parts: Parts, request: Request, addr: Option<
 
 /// The legacy path: `initialize` starts a session, everything else needs one.
 async fn legacy(state: Arc<State>, parts: Parts, request: Request, addr: Option<IpAddr>) -> Response {
-    match headers::raw(&parts.headers, &PROTOCOL_VERSION) {
-        Err(e) => return bad_request(Some(request.id), ErrorObject::invalid_request(e.message)),
-        Ok(Some(v)) if ProtocolVersion::parse(v).is_none() => {
-            let supported: Vec<&str> = ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect();
-            return bad_request(
-                Some(request.id),
-                ErrorObject::invalid_request(format!("Unsupported MCP-Protocol-Version header: {v}"))
-                    .with_data(serde_json::json!({ "supported": supported, "requested": v })),
-            );
-        }
-        Ok(_) => {}
+    if let Err(e) = headers::check_legacy(&parts.headers) {
+        return bad_request(Some(request.id), e);
     }
     if request.method == "initialize" {
         if state.options.max_sessions == 0 {
@@ -385,16 +354,9 @@ async fn legacy(state: Arc<State>, parts: Parts, request: Request, addr: Option<
 }
 
 /// `initialize` where no session is kept ([`HttpOptions::max_sessions`](super::HttpOptions::max_sessions)
-/// 0, as on a serverless function, whose instances share nothing): `-32022`, offering
-/// 2026-07-28, which keeps none.
+/// 0): see [`crate::reply::no_sessions`].
 fn no_sessions(id: RequestId) -> Response {
-    let error = ErrorObject::new(
-        roundtrip_wire::codes::UNSUPPORTED_PROTOCOL_VERSION,
-        "This endpoint keeps no sessions (HttpOptions::max_sessions is 0, as on a serverless function): \
-         2025-era sessions are not served here; connect with protocol version 2026-07-28",
-    )
-    .with_data(serde_json::json!({ "supported": ProtocolVersion::MODERN }));
-    bad_request(Some(id), error)
+    crate::reply::no_sessions(id).map(axum::body::Body::from)
 }
 
 async fn initialize(state: Arc<State>, parts: Parts, request: Request, addr: Option<IpAddr>) -> Response {

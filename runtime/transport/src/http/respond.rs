@@ -14,16 +14,16 @@ use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::task::AtomicWaker;
 use futures::{FutureExt, Stream};
-use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use ::http::{HeaderValue, StatusCode, header};
+use ::http::StatusCode;
 
 use crate::pending::Pending;
-use roundtrip_core::server::{Inbound, Peer, Reply, ReplyMessage, Server, Settled};
-use roundtrip_wire::{ErrorObject, Message, Notification, RequestId, Response as RpcResponse};
+use crate::reply::frame;
+use roundtrip_core::server::{Inbound, Peer, Reply, Server};
+use roundtrip_wire::{ErrorObject, Message, Notification, RequestId};
 
 /// How many events may wait for a slow client before notifications are dropped
 /// (server-to-client requests wait instead).
@@ -394,81 +394,20 @@ pub(super) async fn tick(ticker: &mut Option<tokio::time::Interval>) {
     }
 }
 
-/// One SSE event carrying one JSON-RPC message.
-pub(super) fn frame<T: Serialize>(message: &T) -> Bytes {
-    let json = serde_json::to_string(message).unwrap_or_else(|e| {
-        // Only a non-string map key or a failing Serialize impl gets here.
-        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
-            "params": {"level": "error", "data": format!("could not serialize an event: {e}")}})
-        .to_string()
-    });
-    Bytes::from(format!("data: {json}\n\n"))
-}
-
 pub(super) fn sse_response(stream: impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static) -> Response {
     let mut response = Body::from_stream(stream).into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    crate::reply::sse_headers(response.headers_mut());
     response
 }
 
-/// The status of a reply that ended so.
-fn http_status(settled: Settled) -> StatusCode {
-    match settled {
-        Settled::Rejected => StatusCode::BAD_REQUEST,
-        Settled::UnknownMethod => StatusCode::NOT_FOUND,
-        Settled::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        Settled::Crashed => StatusCode::INTERNAL_SERVER_ERROR,
-        _ => StatusCode::OK,
-    }
-}
-
-/// A reply as a response: JSON with its status, or `202` with no body when it has nothing to
-/// say (a cancelled request).
+/// A reply as a response (see [`crate::reply::reply`]).
 pub(super) fn reply_response(reply: Reply) -> Response {
-    match reply.response {
-        Some(response) => {
-            let status = http_status(reply.settled);
-            let mut answer = match response {
-                // Written around the result where it lies, without a copy.
-                ReplyMessage::Result { id, json } => bytes_body(status, json.into_message(&id)),
-                ReplyMessage::Response(response) => json_response(status, &response),
-            };
-            if reply.settled == Settled::Unavailable {
-                // A store did not answer: say when to try again.
-                answer
-                    .headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from(roundtrip_core::server::STORE_RETRY_AFTER_SECS));
-            }
-            answer
-        }
-        None => StatusCode::ACCEPTED.into_response(),
-    }
-}
-
-/// A JSON body with a status.
-pub(super) fn json_response<T: Serialize>(status: StatusCode, body: &T) -> Response {
-    let mut buf = Vec::with_capacity(256);
-    let bytes = match serde_json::to_writer(&mut buf, body) {
-        Ok(()) => Bytes::from(buf),
-        Err(_) => Bytes::from_static(b"{}"),
-    };
-    bytes_body(status, bytes)
-}
-
-/// A JSON body, already serialized, with a status.
-fn bytes_body(status: StatusCode, bytes: Bytes) -> Response {
-    let mut response = Response::new(Body::from(bytes));
-    *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
+    crate::reply::reply(reply).map(Body::from)
 }
 
 /// A JSON-RPC error with a status.
 pub(super) fn error_response(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response {
-    json_response(status, &RpcResponse::error(id, error))
+    crate::reply::error(status, id, error).map(Body::from)
 }
 
 #[cfg(test)]

@@ -18,9 +18,10 @@ use tokio_util::sync::CancellationToken;
 use ::http::{HeaderMap, StatusCode, header};
 
 use super::State;
-use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
-use super::respond::{IdleTimer, error_response, frame, sse_response, tick};
+use super::respond::{IdleTimer, error_response, sse_response, tick};
 use super::sessions::{LegacySession, StreamGuard};
+use crate::headers::{self, PROTOCOL_VERSION, SESSION_ID};
+use crate::reply::frame;
 use roundtrip_core::server::{ListChange, Server};
 use roundtrip_wire::{ErrorObject, Notification, ProtocolVersion};
 

@@ -32,10 +32,7 @@ impl Full {
     /// `503` naming the limit; `501` where no stream is ever served.
     pub fn response(self) -> axum::response::Response {
         if self == Self::All(0) {
-            let message = "This endpoint holds no long-lived streams (HttpOptions::max_streams is 0, as on a \
-                           serverless function): subscriptions/listen and GET streams are not served here";
-            let error = roundtrip_wire::ErrorObject::new(roundtrip_wire::codes::METHOD_NOT_FOUND, message);
-            return super::respond::error_response(http::StatusCode::NOT_IMPLEMENTED, None, error);
+            return crate::reply::no_streams().map(axum::body::Body::from);
         }
         let (limit, max, whose) = match self {
             Self::All(max) => ("max_streams", max, "the server has"),

@@ -8,18 +8,19 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use roundtrip_core::server::{HeaderMark, ToolDef};
-use roundtrip_wire::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, Request, RequestMeta, Taken};
+use roundtrip_wire::{ErrorObject, JsonObject, META_PROTOCOL_VERSION, ProtocolVersion, Request, RequestMeta, Taken};
 
 // Header names parsed once, here: looking a `&str` name up parses and validates it each time.
-pub(super) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-pub(super) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+#[cfg(feature = "http")]
+pub(crate) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 static METHOD: HeaderName = HeaderName::from_static("mcp-method");
 static NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// A header's value, trimmed; `Err` when it is not visible ASCII or appears more than once (a
 /// proxy that routes on one copy and a server that reads another would disagree on what the
 /// request is).
-pub(super) fn raw<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, ErrorObject> {
+pub(crate) fn raw<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, ErrorObject> {
     Found::lookup(headers, name).value(name)
 }
 
@@ -115,6 +116,43 @@ pub fn decode(value: &str) -> Option<Cow<'_, str>> {
             String::from_utf8(bytes).ok().map(Cow::Owned)
         }
         None => Some(Cow::Borrowed(value)),
+    }
+}
+
+/// Whether the body is declared `application/json`: the media type before any parameters,
+/// compared whole (not a substring: `text/plain; charset=application/json` is text, which a
+/// browser may send to another site without asking first).
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    let mut values = headers.get_all(::http::header::CONTENT_TYPE).iter();
+    let (Some(value), None) = (values.next(), values.next()) else { return false };
+    // What nearly every client sends, compared first.
+    if value.as_bytes() == b"application/json" {
+        return true;
+    }
+    let media_type = value.to_str().ok().and_then(|v| v.split(';').next()).map(str::trim_ascii);
+    media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json"))
+}
+
+/// Whether `MCP-Protocol-Version` names the 2026-07-28 revision (or a later one).
+pub(crate) fn is_modern_header(headers: &HeaderMap) -> bool {
+    headers
+        .get(&PROTOCOL_VERSION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| ProtocolVersion::parse(v.trim_ascii()))
+        .is_some_and(ProtocolVersion::is_modern)
+}
+
+/// Check the `MCP-Protocol-Version` of a request on the legacy path: absent, or a revision
+/// the server knows.
+pub(crate) fn check_legacy(headers: &HeaderMap) -> Result<(), ErrorObject> {
+    match raw(headers, &PROTOCOL_VERSION) {
+        Err(e) => Err(ErrorObject::invalid_request(e.message)),
+        Ok(Some(v)) if ProtocolVersion::parse(v).is_none() => {
+            let supported: Vec<&str> = ProtocolVersion::LEGACY.iter().map(|v| v.as_str()).collect();
+            Err(ErrorObject::invalid_request(format!("Unsupported MCP-Protocol-Version header: {v}"))
+                .with_data(serde_json::json!({ "supported": supported, "requested": v })))
+        }
+        Ok(_) => Ok(()),
     }
 }
 

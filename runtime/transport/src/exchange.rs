@@ -1,0 +1,171 @@
+//! One HTTP exchange with no listener, stream or session: the 2026-07-28 stateless path of
+//! streamable HTTP, for a platform that calls a function with each request and sends back what
+//! it returns (Cloudflare Workers: roundtrip-workers adapts its types to these).
+//!
+//! It answers as the HTTP endpoint does with
+//! [`max_sessions(0)`](crate::http::HttpOptions::max_sessions) and
+//! [`max_streams(0)`](crate::http::HttpOptions::max_streams): a `POST` of a 2026-07-28 request
+//! gets its reply (the headers checked against the body first; JSON, or an SSE body with the
+//! call's notifications first when the client reads SSE and there were any), `initialize` gets
+//! `-32022` offering 2026-07-28, `subscriptions/listen` and `GET` get `501`, a notification or
+//! a response `202`. Nothing here needs a runtime: no timer, task or socket.
+
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use serde_json::Value;
+
+use crate::headers;
+use crate::reply;
+use roundtrip_core::server::{Capability, CheckError, Inbound, NullPeer, Peer, Problem, Server, Transport};
+use roundtrip_wire::{ErrorObject, Message, Notification, RequestMeta, TaskSupport};
+
+/// The largest request body taken, in bytes (as the HTTP endpoint's default
+/// [`max_body_bytes`](crate::http::HttpOptions::max_body_bytes)).
+pub const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// `413`, for a body declared or found larger than [`MAX_BODY_BYTES`].
+pub fn too_large() -> Response<Bytes> {
+    roundtrip_core::observe::limit("max_body_bytes");
+    reply::error(StatusCode::PAYLOAD_TOO_LARGE, None, ErrorObject::invalid_request("request body too large"))
+}
+
+/// `server` as a function serves it: what an instance that answers one request and may then
+/// be frozen or gone cannot do is withdrawn (the server announces no `listChanged` and no
+/// resource subscriptions).
+pub fn withdrawn(server: &Server) -> Server {
+    server.clone().without(Capability::ListChanged).without(Capability::ResourceSubscriptions)
+}
+
+/// A server ready to answer exchanges.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    server: Server,
+}
+
+impl Exchange {
+    /// `server`, [`withdrawn`], once it passes its [`check`](Server::check). A server with a
+    /// tool that may run as a task is refused ([`Problem::NoTasksOn`]): a task's body runs on
+    /// after its call is answered, and an instance that answers one exchange may stop then.
+    pub fn new(server: &Server) -> Result<Self, CheckError> {
+        if let Some(def) = server.tool_defs().iter().find(|d| d.tool.task_support() != TaskSupport::Forbidden) {
+            let problem = Problem::NoTasksOn { platform: "a Cloudflare Worker" };
+            return Err(CheckError { kind: "tool", name: def.tool.name.clone(), problem });
+        }
+        let server = withdrawn(server);
+        server.check()?;
+        Ok(Self { server })
+    }
+
+    /// Answer one request. `caller` is the client's address as the platform saw it (what
+    /// `RequestContext::caller` and per-caller limits go by).
+    pub async fn answer(&self, request: Request<Bytes>, caller: Option<IpAddr>) -> Response<Bytes> {
+        answer(&self.server, request, caller).await
+    }
+}
+
+async fn answer(server: &Server, request: Request<Bytes>, caller: Option<IpAddr>) -> Response<Bytes> {
+    let (parts, body) = request.into_parts();
+    match parts.method {
+        Method::POST => {}
+        Method::GET => return reply::no_streams(),
+        _ => {
+            let mut response = reply::empty(StatusCode::METHOD_NOT_ALLOWED);
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+            return response;
+        }
+    }
+    if !headers::is_json(&parts.headers) {
+        let error = ErrorObject::invalid_request("Content-Type must be application/json");
+        return reply::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
+    }
+    if body.len() > MAX_BODY_BYTES {
+        return too_large();
+    }
+    let read = match Message::read(&body) {
+        Ok(read) => read,
+        Err(e) => {
+            let (id, error) = e.into_error();
+            return reply::error(StatusCode::BAD_REQUEST, id, error);
+        }
+    };
+    drop(body);
+    let (request, taken) = match read.message {
+        // No request of the server's is ever in flight here, and no session to cancel in.
+        Message::Response(_) | Message::Notification(_) => return reply::empty(StatusCode::ACCEPTED),
+        Message::Request(request) => (request, read.taken),
+    };
+    let bad_request = |error| reply::error(StatusCode::BAD_REQUEST, Some(request.id.clone()), error);
+    let modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref())
+        || headers::is_modern_header(&parts.headers);
+    if !modern {
+        if let Err(e) = headers::check_legacy(&parts.headers) {
+            return bad_request(e);
+        }
+        if request.method == "initialize" {
+            return reply::no_sessions(request.id);
+        }
+        return bad_request(ErrorObject::invalid_request("missing Mcp-Session-Id"));
+    }
+    if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| server.tool_def(name)) {
+        return bad_request(e);
+    }
+    if request.method == "subscriptions/listen" {
+        return reply::no_streams();
+    }
+    // A client that reads SSE gets the call's notifications (progress, logs) before its reply,
+    // in one body written once the call is done; another only the reply.
+    let streams = accepts_events(&parts.headers);
+    let peer = Arc::new(Collected::default());
+    let mut inbound = Inbound::new(if streams { peer.clone() } else { Arc::new(NullPeer) });
+    inbound.modern_hint = true;
+    inbound.taken = taken;
+    inbound.client_addr = caller;
+    inbound.transport = Transport::Http;
+    inbound.http = Some(Arc::new(parts));
+    let done = server.handle_caught(request, inbound).await;
+    let notifications = std::mem::take(&mut *peer.notifications.lock().unwrap_or_else(PoisonError::into_inner));
+    match notifications.is_empty() {
+        true => reply::reply(done),
+        false => reply::events(&notifications, done),
+    }
+}
+
+/// Whether `Accept` takes `text/event-stream`.
+fn accepts_events(headers: &HeaderMap) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+        v.split(',')
+            .any(|media| media.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("text/event-stream")))
+    })
+}
+
+/// The most notifications one call keeps for its answer; later ones are dropped (a call that
+/// reports progress in a loop cannot grow the answer without bound).
+const MAX_NOTIFICATIONS: usize = 256;
+
+/// The notifications a call sends, kept for its answer: there is no stream to send them on
+/// while it runs.
+#[derive(Default)]
+struct Collected {
+    notifications: Mutex<Vec<Notification>>,
+}
+
+impl Peer for Collected {
+    fn notify(&self, notification: Notification) {
+        let mut kept = self.notifications.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() < MAX_NOTIFICATIONS {
+            kept.push(notification);
+        }
+    }
+
+    fn request(&self, _: &str, _: Value) -> Option<BoxFuture<'static, Result<Value, ErrorObject>>> {
+        None
+    }
+
+    fn can_request(&self) -> bool {
+        false
+    }
+}
