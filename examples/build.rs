@@ -6,17 +6,19 @@
 //! becomes the body of a function that returns those exports as an object, `McpExtApps`, in
 //! a classic inline script the view's own code follows. Nothing here needs Node.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const VIEW: &str = "views/databases.html";
 const SDK: &str = "views/vendor/ext-apps-2.0.4/app-with-deps.js";
 const MARKER: &str = "/* @ext-apps: the SDK is inlined here when the example builds (examples/build.rs) */";
 
 fn main() {
-    println!("cargo::rerun-if-changed={VIEW}");
-    println!("cargo::rerun-if-changed={SDK}");
-    let view = read(VIEW);
-    let sdk = read(SDK);
+    let root = root();
+    let (view_path, sdk_path) = (root.join(VIEW), root.join(SDK));
+    println!("cargo::rerun-if-changed={}", view_path.display());
+    println!("cargo::rerun-if-changed={}", sdk_path.display());
+    let view = read(&view_path);
+    let sdk = read(&sdk_path);
     if view.matches(MARKER).count() != 1 {
         fail(&format!("{VIEW} must hold the marker `{MARKER}` once, where the SDK goes"));
     }
@@ -62,8 +64,19 @@ fn as_script(module: &str) -> String {
     )
 }
 
-fn read(path: &str) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("cannot read {path}: {e}")))
+/// The examples' folder: the package's own, or its parent for the Worker in examples/worker,
+/// which builds with this script too.
+fn root() -> PathBuf {
+    let package =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| fail("cargo sets CARGO_MANIFEST_DIR")));
+    match package.join(VIEW).exists() {
+        true => package,
+        false => package.parent().map(Path::to_path_buf).unwrap_or(package),
+    }
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("cannot read {}: {e}", path.display())))
 }
 
 fn fail(message: &str) -> ! {

