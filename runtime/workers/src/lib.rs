@@ -5,7 +5,7 @@
 //! Each fetch event is one HTTP request with its answer, which is what a 2026-07-28 flow needs:
 //! every leg carries its sealed `requestState`, so any isolate of the Worker, in any location,
 //! takes any leg, as long as they all seal with the same keys: the secret
-//! `ROUNDTRIP_STATE_KEYS` (`wrangler secret put ROUNDTRIP_STATE_KEYS`), read by [`keys`]. The
+//! `ROUNDTRIP_STATE_KEYS` (`wrangler secret put ROUNDTRIP_STATE_KEYS`), read by `keys`. The
 //! same declarations as on any other host (`#[tool]`, `#[resolve]`, `tools![…]`) build
 //! unchanged; depend on `roundtrip` with `default-features = false, features = ["server"]`.
 //! What a Worker cannot do:
@@ -17,7 +17,7 @@
 //! - **Keep a 2025 session.** `initialize` is answered `-32022`, offering 2026-07-28 (clients
 //!   that speak both, as the official SDKs in their default mode, then use it).
 //! - **Run a task.** A task body runs on after its call is answered, which a Worker's isolate
-//!   does not: [`Endpoint::new`] refuses a server with a tool that may run as a task.
+//!   does not: `Endpoint::new` refuses a server with a tool that may run as a task.
 //! - **Use the process's transports and stores**: stdio, the bound HTTP server, the Redis
 //!   task store and the OAuth resource server need sockets, threads or processes
 //!   (`wasm32-unknown-unknown` has none). Single-use states are remembered by the isolate
