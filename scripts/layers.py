@@ -36,7 +36,7 @@ CRATES = {
     "core": ["clock", "observe", "seal", "error", "request", "resolve", "task", "skills", "server", "declare", "describe"],
     # pending: requests in flight on a connection; connection: the newline-delimited loop
     # (stdio, in memory); http: streamable HTTP.
-    "transport": ["pending", "headers", "reply", "connection", "exchange", "http"],
+    "transport": ["pending", "headers", "host", "reply", "connection", "exchange", "http"],
     # error: the client's error; callbacks: the handlers of server requests; wire: what a
     # transport is; params: header parameters; oauth: authorization; http, line: the
     # transports; connection: the session; flow, tasks, skills: the calls; builder: connecting.

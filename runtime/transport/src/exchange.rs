@@ -8,7 +8,8 @@
 //! gets its reply (the headers checked against the body first; JSON, or an SSE body with the
 //! call's notifications first when the client reads SSE and there were any), `initialize` gets
 //! `-32022` offering 2026-07-28, `subscriptions/listen` and `GET` get `501`, a notification or
-//! a response `202`. Nothing here needs a runtime: no timer, task or socket.
+//! a response `202`; a browser's `Origin` must name the request's own host (`403` otherwise).
+//! Nothing here needs a runtime: no timer, task or socket.
 
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,6 +20,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 use serde_json::Value;
 
 use crate::headers;
+use crate::host::{HostCheck, HostPolicy};
 use crate::reply;
 use roundtrip_core::server::{Capability, CheckError, Inbound, NullPeer, Peer, Problem, Server, Transport};
 use roundtrip_wire::{ErrorObject, Message, Notification, RequestMeta, TaskSupport};
@@ -69,6 +71,13 @@ impl Exchange {
 
 async fn answer(server: &Server, request: Request<Bytes>, caller: Option<IpAddr>) -> Response<Bytes> {
     let (parts, body) = request.into_parts();
+    // As the HTTP endpoint checks it: a browser's `Origin` must name the host the request was
+    // sent to (a page of another site calling the Worker from a user's browser is refused).
+    static SAME_ORIGIN: std::sync::LazyLock<HostPolicy> =
+        std::sync::LazyLock::new(|| HostPolicy::new(&HostCheck::Off, None, None));
+    if let Err(refusal) = SAME_ORIGIN.check(&parts.headers) {
+        return reply::forbidden(refusal);
+    }
     match parts.method {
         Method::POST => {}
         Method::GET => return reply::no_streams(),

@@ -22,6 +22,10 @@ pub mod pending;
 #[cfg(feature = "exchange")]
 #[doc(hidden)]
 pub mod exchange;
+// Which `Host` and `Origin` headers are accepted (the exchange checks `Origin` only).
+#[cfg(feature = "exchange")]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+mod host;
 #[cfg(feature = "exchange")]
 mod reply;
 #[cfg(feature = "server")]

@@ -60,6 +60,15 @@ pub(crate) fn error(status: StatusCode, id: Option<RequestId>, error: ErrorObjec
     json(status, &RpcResponse::error(id, error))
 }
 
+/// `403` for a request whose `Host` or `Origin` the endpoint does not accept.
+pub(crate) fn forbidden(refusal: crate::host::Refusal) -> Response<Bytes> {
+    let message = match refusal {
+        crate::host::Refusal::Host => "Forbidden: invalid Host header",
+        crate::host::Refusal::Origin => "Forbidden: invalid Origin header",
+    };
+    error(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, message))
+}
+
 /// A status with no body.
 pub(crate) fn empty(status: StatusCode) -> Response<Bytes> {
     let mut response = Response::new(Bytes::new());

@@ -167,6 +167,17 @@ async fn what_needs_a_stream_or_a_session_is_refused() {
     let (status, refused) = answer(&exchange, lying, HERE).await;
     assert_eq!((status, refused["error"]["code"].as_i64()), (400, Some(-32020)), "{refused}");
 
+    // A browser's page of another site: its `Origin` names another host than the request's.
+    let mut foreign = call("provision", json!({"arguments": {"name": "orders"}}));
+    foreign.headers_mut().insert("host", "mcp.example.com".parse().unwrap());
+    foreign.headers_mut().insert("origin", "https://evil.example".parse().unwrap());
+    let (status, refused) = answer(&exchange, foreign, HERE).await;
+    assert_eq!((status, refused["error"]["message"].as_str()), (403, Some("Forbidden: invalid Origin header")));
+    let mut own = call("provision", json!({"arguments": {"name": "orders"}}));
+    own.headers_mut().insert("host", "mcp.example.com".parse().unwrap());
+    own.headers_mut().insert("origin", "https://mcp.example.com".parse().unwrap());
+    assert_eq!(answer(&exchange, own, HERE).await.0, 200);
+
     let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
     assert_eq!(answer(&exchange, post(&notification, &[("content-type", "application/json")]), HERE).await.0, 202);
 }

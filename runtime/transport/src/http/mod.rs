@@ -34,7 +34,6 @@
 //! ```
 
 mod conn;
-mod host;
 mod limits;
 #[cfg(feature = "playground")]
 mod playground;
@@ -64,18 +63,16 @@ use tokio_util::sync::CancellationToken;
 
 use ::http::{HeaderValue, Method, StatusCode, header};
 
-pub use host::HostCheck;
+pub use crate::host::HostCheck;
 pub use proxies::ForwardedHeader;
 // The runner's metrics listener is its only user.
 #[doc(hidden)]
 pub use routes::serve_routes;
 
+use crate::host::HostPolicy;
 use conn::{ConnLimits, ConnTracker, LimitedListener};
-use host::{HostPolicy, Refusal};
-use respond::error_response;
 use roundtrip_core::request::AuthPrincipal;
 use roundtrip_core::server::Server;
-use roundtrip_wire::ErrorObject;
 use sessions::SessionStore;
 
 /// How the HTTP endpoint behaves, limits included.
@@ -792,11 +789,7 @@ fn endpoint<B: post::RequestBody>(
         parts.extensions.insert(principal);
     }
     if let Err(refusal) = state.policy.check(&parts.headers) {
-        let message = match refusal {
-            Refusal::Host => "Forbidden: invalid Host header",
-            Refusal::Origin => "Forbidden: invalid Origin header",
-        };
-        return Either::Left(ready(error_response(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, message))));
+        return Either::Left(ready(crate::reply::forbidden(refusal).map(axum::body::Body::from)));
     }
     // Every method of the endpoint needs a token (a GET stream and a DELETE name a session
     // that holds the caller's work). The token's principal replaces any set before: state and

@@ -19,8 +19,8 @@ use tokio::net::TcpListener;
 use tower::ServiceExt as _;
 
 use super::conn::{ConnLimits, ConnTracker, LimitedListener};
-use super::host::{HostPolicy, Refusal};
 use super::{HostCheck, HttpOptions};
+use crate::host::{HostPolicy, Refusal};
 
 /// Serve `router` on `listener`: at most `max_connections` connections open at once (more are
 /// answered `503` and closed, as the endpoint does), the endpoint's default header-read and

@@ -38,7 +38,7 @@ use bytes::Bytes;
 use ::http::{HeaderMap, HeaderValue, StatusCode, header};
 
 use super::State;
-use super::host::{LOOPBACK_HOSTS, Refusal};
+use crate::host::{LOOPBACK_HOSTS, Refusal};
 
 mod sandbox;
 

@@ -2,7 +2,7 @@
 //!
 //! Every endpoint checks `Origin` when a request has one (browsers send it; other clients
 //! usually do not, and a request without one is not refused for that): against
-//! [`HttpOptions::allowed_origins`](super::HttpOptions::allowed_origins) when set, else against
+//! [`HttpOptions::allowed_origins`](crate::http::HttpOptions::allowed_origins) when set, else against
 //! the allowed hosts when they are checked, else it must name the host the request was sent
 //! to (`Origin`'s host equal to `Host`'s), which refuses a page of another site calling the
 //! server from a user's browser. A present foreign `Origin` is `403`.
@@ -17,14 +17,14 @@ pub enum HostCheck {
     /// loopback address accepts only loopback hosts; on any other address it refuses to start
     /// (the server cannot know the names it is reached by, and without them a DNS-rebinding
     /// page is not told from a client: name them with [`Allow`](Self::Allow), or opt out with
-    /// [`Off`](Self::Off)), unless [`allowed_origins`](super::HttpOptions::allowed_origins) is
+    /// [`Off`](Self::Off)), unless [`allowed_origins`](crate::http::HttpOptions::allowed_origins) is
     /// set. A
     /// [`router_with`](crate::http::ServeHttp::router_with) mounted by the caller cannot know its
     /// address: it checks `Origin` the same way and no host.
     #[default]
     Auto,
     /// Accept every host (a present `Origin` must still name the request's own host, unless
-    /// [`allowed_origins`](super::HttpOptions::allowed_origins) says otherwise): the explicit
+    /// [`allowed_origins`](crate::http::HttpOptions::allowed_origins) says otherwise): the explicit
     /// opt-out for a server behind a proxy that checks `Host` itself (the runner's
     /// `--allow-any-host`).
     Off,
@@ -35,11 +35,11 @@ pub enum HostCheck {
     Allow(Vec<String>),
 }
 
-pub(super) const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+pub(crate) const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
 
 /// The resolved policy of one endpoint.
 #[derive(Debug, Clone)]
-pub(super) struct HostPolicy {
+pub(crate) struct HostPolicy {
     /// Allowed hosts, lowercase; `None` accepts all.
     hosts: Option<Vec<String>>,
     /// Allowed origins (`scheme://host[:port]`), lowercase; `None` means: an origin whose
@@ -49,7 +49,7 @@ pub(super) struct HostPolicy {
 
 /// Why a request was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Refusal {
+pub(crate) enum Refusal {
     Host,
     Origin,
 }
