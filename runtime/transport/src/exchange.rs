@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use serde_json::Value;
 
 use crate::headers;
@@ -127,28 +127,26 @@ async fn answer(server: &Server, request: Request<Bytes>, caller: Option<IpAddr>
     }
     // A client that reads SSE gets the call's notifications (progress, logs) before its reply,
     // in one body written once the call is done; another only the reply.
-    let streams = accepts_events(&parts.headers);
-    let peer = Arc::new(Collected::default());
-    let mut inbound = Inbound::new(if streams { peer.clone() } else { Arc::new(NullPeer) });
+    let collected = headers::accepts_event_stream(&parts.headers).then(|| Arc::new(Collected::default()));
+    let peer: Arc<dyn Peer> = match &collected {
+        Some(collected) => collected.clone(),
+        None => Arc::new(NullPeer),
+    };
+    let mut inbound = Inbound::new(peer);
     inbound.modern_hint = true;
     inbound.taken = taken;
     inbound.client_addr = caller;
     inbound.transport = Transport::Http;
     inbound.http = Some(Arc::new(parts));
     let done = server.handle_caught(request, inbound).await;
-    let notifications = std::mem::take(&mut *peer.notifications.lock().unwrap_or_else(PoisonError::into_inner));
+    let notifications = match collected {
+        Some(collected) => std::mem::take(&mut *collected.notifications.lock().unwrap_or_else(PoisonError::into_inner)),
+        None => Vec::new(),
+    };
     match notifications.is_empty() {
         true => reply::reply(done),
         false => reply::events(&notifications, done),
     }
-}
-
-/// Whether `Accept` takes `text/event-stream`.
-fn accepts_events(headers: &HeaderMap) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
-        v.split(',')
-            .any(|media| media.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("text/event-stream")))
-    })
 }
 
 /// The most notifications one call keeps for its answer; later ones are dropped (a call that

@@ -133,6 +133,16 @@ pub(crate) fn is_json(headers: &HeaderMap) -> bool {
     media_type.is_some_and(|m| m.eq_ignore_ascii_case("application/json"))
 }
 
+/// Whether the client takes an SSE stream (`Accept: text/event-stream`, `text/*` or `*/*`).
+pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers.get_all(::http::header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
+        |range| {
+            let media = range.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+            media == "text/event-stream" || media == "text/*" || media == "*/*"
+        },
+    )
+}
+
 /// Whether `MCP-Protocol-Version` names the 2026-07-28 revision (or a later one).
 pub(crate) fn is_modern_header(headers: &HeaderMap) -> bool {
     headers

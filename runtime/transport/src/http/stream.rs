@@ -15,7 +15,7 @@ use futures::Stream;
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio_util::sync::CancellationToken;
 
-use ::http::{HeaderMap, StatusCode, header};
+use ::http::{HeaderMap, StatusCode};
 
 use super::State;
 use super::respond::{IdleTimer, error_response, sse_response, tick};
@@ -89,21 +89,13 @@ pub(super) fn legacy_target(
     Ok((id.to_owned(), session))
 }
 
-/// Whether the client takes an SSE stream (`Accept: text/event-stream`, `text/*` or `*/*`).
-fn accepts_event_stream(headers: &HeaderMap) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|range| {
-        let media = range.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        media == "text/event-stream" || media == "text/*" || media == "*/*"
-    })
-}
-
 /// `GET` on the endpoint: open the session's standalone stream.
 pub(super) fn get(state: &Arc<State>, headers: &HeaderMap, identity: Option<&str>) -> Response {
     let session = match legacy_target(state, headers, identity) {
         Ok((_, session)) => session,
         Err(no) => return no.response(),
     };
-    if !accepts_event_stream(headers) {
+    if !headers::accepts_event_stream(headers) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
             None,
