@@ -92,23 +92,21 @@ if ! cmp -s "$APPS_DIR/node_modules/@modelcontextprotocol/ext-apps/dist/src/app-
   exit 1
 fi
 
-INSPECTOR_DIR="$TOOLS/inspector"
-INSPECTOR_PKG="$INSPECTOR_DIR/node_modules/@modelcontextprotocol/inspector/package.json"
-if [ "$("$NODE" -p "require('$INSPECTOR_PKG').version" 2>/dev/null)" != "$INSPECTOR_VERSION" ]; then
-  echo "setup-tools: installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION"
-  mkdir -p "$INSPECTOR_DIR"
-  PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund \
-    --prefix "$INSPECTOR_DIR" "@modelcontextprotocol/inspector@$INSPECTOR_VERSION" >/dev/null
-fi
+# npm_pinned DIR PACKAGE VERSION [MORE...]: install PACKAGE@VERSION (and MORE, name@version
+# each) into DIR unless DIR already holds that version of PACKAGE.
+npm_pinned() {
+  local dir="$1" package="$2" version="$3"
+  shift 3
+  if [ "$("$NODE" -p "require('$dir/node_modules/$package/package.json').version" 2>/dev/null)" != "$version" ]; then
+    echo "setup-tools: installing $package@$version $*"
+    mkdir -p "$dir"
+    PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund --prefix "$dir" "$package@$version" "$@" >/dev/null
+  fi
+}
 
-WORKERS_DIR="$TOOLS/workers"
-WRANGLER_PKG="$WORKERS_DIR/node_modules/wrangler/package.json"
-if [ "$("$NODE" -p "require('$WRANGLER_PKG').version" 2>/dev/null)" != "$WRANGLER_VERSION" ]; then
-  echo "setup-tools: installing wrangler@$WRANGLER_VERSION and binaryen@$BINARYEN_VERSION"
-  mkdir -p "$WORKERS_DIR"
-  PATH="$(dirname "$NODE"):$PATH" npm install --silent --no-audit --no-fund \
-    --prefix "$WORKERS_DIR" "wrangler@$WRANGLER_VERSION" "binaryen@$BINARYEN_VERSION" >/dev/null
-fi
+INSPECTOR_DIR="$TOOLS/inspector"
+npm_pinned "$INSPECTOR_DIR" @modelcontextprotocol/inspector "$INSPECTOR_VERSION"
+npm_pinned "$TOOLS/workers" wrangler "$WRANGLER_VERSION" "binaryen@$BINARYEN_VERSION"
 
 VENV="$PWD/.venv"
 PY="$VENV/bin/python"

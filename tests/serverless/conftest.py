@@ -63,14 +63,25 @@ def lambda_function(work: Path, key: str) -> Iterator[str]:
         "-p", "roundtrip-examples", "--bin", "provision", "--features", "lambda",
         "--env-var", f"ROUNDTRIP_STATE_KEYS={key}",
     ]  # fmt: skip
-    with open(log, "wb") as out:
-        # Its own process group: the emulator starts cargo, which starts the function.
-        proc = subprocess.Popen(command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
-    try:
+    # Its own process group: the emulator starts cargo, which starts the function.
+    with group(command, REPO, log) as proc:
         example_servers.wait_port("cargo lambda watch", port, proc, log)
         url = f"http://127.0.0.1:{port}/lambda-url/provision/mcp"
-        warm_up(url, proc, log)
+        # The emulator starts the function at the first request, and stays up when the
+        # function exits: its log says so.
+        first_answer("the function", url, proc, log, within=120, exited="command exited")
         yield url
+
+
+@contextlib.contextmanager
+def group(command: list[str], cwd: Path, log: Path, env: dict | None = None) -> Iterator[subprocess.Popen]:
+    """`command` in a process group of its own, writing to `log`, until the block ends; then
+    the whole group is stopped (killed if it has not stopped 10 s later)."""
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                start_new_session=True)  # fmt: skip
+    try:
+        yield proc
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
@@ -81,18 +92,18 @@ def lambda_function(work: Path, key: str) -> Iterator[str]:
             proc.wait()
 
 
-def warm_up(url: str, proc: subprocess.Popen, log: Path) -> None:
-    """Wait (at most 120 s) for the function's first answer: the emulator starts it then."""
-    deadline = time.monotonic() + 120
+def first_answer(what: str, url: str, proc: subprocess.Popen, log: Path, within: float, exited: str | None = None) -> None:
+    """Wait (at most `within` seconds) for `url`'s first answer to `tools/list`; fail the test
+    with the log when `proc` exits first (or its log says `exited`)."""
+    deadline = time.monotonic() + within
     while True:
         try:
             post(url, 0, "tools/list", {}, timeout=60)
             return
         except OSError:
-            # The emulator stays up when the function exits: its log says so.
-            exited = "command exited" in log.read_text(errors="replace")
-            if exited or proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the function did not answer:\n{log.read_text(errors='replace')}")
+            gone = exited is not None and exited in log.read_text(errors="replace")
+            if gone or proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{what} did not answer:\n{log.read_text(errors='replace')}")
             time.sleep(0.5)
 
 
@@ -167,30 +178,11 @@ def worker(work: Path, key: str) -> Iterator[str]:
     ]  # fmt: skip
     env = dict(os.environ, PATH=f"{NODE_BIN}:{os.environ['PATH']}", WRANGLER_SEND_METRICS="false", CI="1",
                XDG_CONFIG_HOME=str(work / "config"), NO_UPDATE_NOTIFIER="1")  # fmt: skip
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(command, cwd=REPO / "examples" / "worker", env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=out, start_new_session=True)  # fmt: skip
-    try:
+    with group(command, REPO / "examples" / "worker", log, env) as proc:
         example_servers.wait_port("wrangler dev", port, proc, log)
         url = f"http://127.0.0.1:{port}/mcp"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                post(url, 0, "tools/list", {}, timeout=30)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the worker did not answer:\n{log.read_text(errors='replace')}")
-                time.sleep(0.5)
+        first_answer("the worker", url, proc, log, within=60)
         yield url
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

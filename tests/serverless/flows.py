@@ -37,6 +37,20 @@ async def call(url: str, user: User, tool: str, arguments: dict[str, Any]) -> st
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
+async def assert_provision(url: str) -> None:
+    """`provision` on `url` takes two legs: one question, then the answer."""
+    user = User({"region": "eu-west-1"})
+    assert await call(url, user, "provision", {"name": "orders"}) == "Provisioned 'orders' in eu-west-1."
+    assert user.asked == ["Which region should orders live in?"]
+
+
+async def assert_wizard(url: str) -> None:
+    """`wizard` on `url` takes three legs: the age is asked knowing the name."""
+    user = User({"name": "Ada", "age": 36})
+    assert await call(url, user, "wizard", {}) == "Hello Ada, you are 36."
+    assert user.asked == ["What is your name?", "How old are you, Ada?"]
+
+
 def typescript_flows(url: str) -> dict:
     """The TypeScript client (as setup-tools.sh installs it, beside the MCP Apps packages, run
     by Node 22) through `provision` and `wizard` on `url`: what it printed."""

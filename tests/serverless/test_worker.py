@@ -12,7 +12,7 @@ from typing import Iterator
 import pytest
 
 from conftest import OTHER_KEY, post, worker
-from flows import User, assert_typescript_flows, call, first_leg, second_leg
+from flows import assert_provision, assert_typescript_flows, assert_wizard, first_leg, second_leg
 
 pytestmark = pytest.mark.anyio
 
@@ -25,15 +25,11 @@ def other_worker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 async def test_provision_takes_two_legs(worker_url: str):
-    user = User({"region": "eu-west-1"})
-    assert await call(worker_url, user, "provision", {"name": "orders"}) == "Provisioned 'orders' in eu-west-1."
-    assert user.asked == ["Which region should orders live in?"]
+    await assert_provision(worker_url)
 
 
 async def test_wizard_takes_three_legs(worker_url: str):
-    user = User({"name": "Ada", "age": 36})
-    assert await call(worker_url, user, "wizard", {}) == "Hello Ada, you are 36."
-    assert user.asked == ["What is your name?", "How old are you, Ada?"]
+    await assert_wizard(worker_url)
 
 
 def test_the_typescript_client_completes_both_flows(worker_url: str):
