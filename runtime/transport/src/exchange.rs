@@ -46,6 +46,9 @@ pub fn withdrawn(server: &Server) -> Server {
 #[derive(Debug, Clone)]
 pub struct Exchange {
     server: Server,
+    /// Which `Host` and `Origin` headers are accepted: by default any host, and a browser's
+    /// `Origin` must name the request's own host.
+    hosts: HostPolicy,
 }
 
 impl Exchange {
@@ -59,93 +62,102 @@ impl Exchange {
         }
         let server = withdrawn(server);
         server.check()?;
-        Ok(Self { server })
+        Ok(Self { server, hosts: HostPolicy::new(&HostCheck::Off, None, None) })
+    }
+
+    /// Answer only requests whose `Host` is one of `hosts` (a name, any port, or `host:port`
+    /// exactly; case-insensitive), and whose `Origin`, when present, names one of them:
+    /// `403` otherwise. Without it any `Host` is taken, as where the platform routes by host.
+    /// An empty list leaves the default.
+    pub fn allowed_hosts(mut self, hosts: Vec<String>) -> Self {
+        if !hosts.is_empty() {
+            self.hosts = HostPolicy::new(&HostCheck::Allow(hosts), None, None);
+        }
+        self
     }
 
     /// Answer one request. `caller` is the client's address as the platform saw it (what
     /// `RequestContext::caller` and per-caller limits go by).
     pub async fn answer(&self, request: Request<Bytes>, caller: Option<IpAddr>) -> Response<Bytes> {
-        answer(&self.server, request, caller).await
-    }
-}
-
-async fn answer(server: &Server, request: Request<Bytes>, caller: Option<IpAddr>) -> Response<Bytes> {
-    let (parts, body) = request.into_parts();
-    // As the HTTP endpoint checks it: a browser's `Origin` must name the host the request was
-    // sent to (a page of another site calling the Worker from a user's browser is refused).
-    static SAME_ORIGIN: std::sync::LazyLock<HostPolicy> =
-        std::sync::LazyLock::new(|| HostPolicy::new(&HostCheck::Off, None, None));
-    if let Err(refusal) = SAME_ORIGIN.check(&parts.headers) {
-        return reply::forbidden(refusal);
-    }
-    match parts.method {
-        Method::POST => {}
-        Method::GET => return reply::no_streams(),
-        _ => {
-            let mut response = reply::empty(StatusCode::METHOD_NOT_ALLOWED);
-            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-            return response;
+        let Self { server, hosts } = self;
+        let (parts, body) = request.into_parts();
+        // As the HTTP endpoint checks them: the allowed hosts when there are some, and a browser's
+        // `Origin` must name an allowed host, or the host the request was sent to (a page of
+        // another site calling the Worker from a user's browser is refused).
+        if let Err(refusal) = hosts.check(&parts.headers) {
+            return reply::forbidden(refusal);
         }
-    }
-    if !headers::is_json(&parts.headers) {
-        let error = ErrorObject::invalid_request("Content-Type must be application/json");
-        return reply::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
-    }
-    if body.len() > MAX_BODY_BYTES {
-        return too_large();
-    }
-    let read = match Message::read(&body) {
-        Ok(read) => read,
-        Err(e) => {
-            let (id, error) = e.into_error();
-            return reply::error(StatusCode::BAD_REQUEST, id, error);
+        match parts.method {
+            Method::POST => {}
+            Method::GET => return reply::no_streams(),
+            _ => {
+                let mut response = reply::empty(StatusCode::METHOD_NOT_ALLOWED);
+                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+                return response;
+            }
         }
-    };
-    drop(body);
-    let (request, taken) = match read.message {
-        // No request of the server's is ever in flight here, and no session to cancel in.
-        Message::Response(_) | Message::Notification(_) => return reply::empty(StatusCode::ACCEPTED),
-        Message::Request(request) => (request, read.taken),
-    };
-    let bad_request = |error| reply::error(StatusCode::BAD_REQUEST, Some(request.id.clone()), error);
-    let modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref())
-        || headers::is_modern_header(&parts.headers);
-    if !modern {
-        if let Err(e) = headers::check_legacy(&parts.headers) {
+        if !headers::is_json(&parts.headers) {
+            let error = ErrorObject::invalid_request("Content-Type must be application/json");
+            return reply::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
+        }
+        if body.len() > MAX_BODY_BYTES {
+            return too_large();
+        }
+        let read = match Message::read(&body) {
+            Ok(read) => read,
+            Err(e) => {
+                let (id, error) = e.into_error();
+                return reply::error(StatusCode::BAD_REQUEST, id, error);
+            }
+        };
+        drop(body);
+        let (request, taken) = match read.message {
+            // No request of the server's is ever in flight here, and no session to cancel in.
+            Message::Response(_) | Message::Notification(_) => return reply::empty(StatusCode::ACCEPTED),
+            Message::Request(request) => (request, read.taken),
+        };
+        let bad_request = |error| reply::error(StatusCode::BAD_REQUEST, Some(request.id.clone()), error);
+        let modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref())
+            || headers::is_modern_header(&parts.headers);
+        if !modern {
+            if let Err(e) = headers::check_legacy(&parts.headers) {
+                return bad_request(e);
+            }
+            if request.method == "initialize" {
+                return reply::no_sessions(request.id);
+            }
+            return bad_request(ErrorObject::invalid_request("missing Mcp-Session-Id"));
+        }
+        if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| server.tool_def(name)) {
             return bad_request(e);
         }
-        if request.method == "initialize" {
-            return reply::no_sessions(request.id);
+        if request.method == "subscriptions/listen" {
+            return reply::no_streams();
         }
-        return bad_request(ErrorObject::invalid_request("missing Mcp-Session-Id"));
-    }
-    if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| server.tool_def(name)) {
-        return bad_request(e);
-    }
-    if request.method == "subscriptions/listen" {
-        return reply::no_streams();
-    }
-    // A client that reads SSE gets the call's notifications (progress, logs) before its reply,
-    // in one body written once the call is done; another only the reply.
-    let collected = headers::accepts_event_stream(&parts.headers).then(|| Arc::new(Collected::default()));
-    let peer: Arc<dyn Peer> = match &collected {
-        Some(collected) => collected.clone(),
-        None => Arc::new(NullPeer),
-    };
-    let mut inbound = Inbound::new(peer);
-    inbound.modern_hint = true;
-    inbound.taken = taken;
-    inbound.client_addr = caller;
-    inbound.transport = Transport::Http;
-    inbound.http = Some(Arc::new(parts));
-    let done = server.handle_caught(request, inbound).await;
-    let notifications = match collected {
-        Some(collected) => std::mem::take(&mut *collected.notifications.lock().unwrap_or_else(PoisonError::into_inner)),
-        None => Vec::new(),
-    };
-    match notifications.is_empty() {
-        true => reply::reply(done),
-        false => reply::events(&notifications, done),
+        // A client that reads SSE gets the call's notifications (progress, logs) before its reply,
+        // in one body written once the call is done; another only the reply.
+        let collected = headers::accepts_event_stream(&parts.headers).then(|| Arc::new(Collected::default()));
+        let peer: Arc<dyn Peer> = match &collected {
+            Some(collected) => collected.clone(),
+            None => Arc::new(NullPeer),
+        };
+        let mut inbound = Inbound::new(peer);
+        inbound.modern_hint = true;
+        inbound.taken = taken;
+        inbound.client_addr = caller;
+        inbound.transport = Transport::Http;
+        inbound.http = Some(Arc::new(parts));
+        let done = server.handle_caught(request, inbound).await;
+        let notifications = match collected {
+            Some(collected) => {
+                std::mem::take(&mut *collected.notifications.lock().unwrap_or_else(PoisonError::into_inner))
+            }
+            None => Vec::new(),
+        };
+        match notifications.is_empty() {
+            true => reply::reply(done),
+            false => reply::events(&notifications, done),
+        }
     }
 }
 

@@ -182,6 +182,33 @@ async fn what_needs_a_stream_or_a_session_is_refused() {
     assert_eq!(answer(&exchange, post(&notification, &[("content-type", "application/json")]), HERE).await.0, 202);
 }
 
+/// With allowed hosts, a request naming another `Host` (a DNS-rebinding page's) is refused
+/// before anything is read, and a browser's `Origin` must name an allowed host.
+#[tokio::test]
+async fn allowed_hosts_refuse_a_foreign_host() {
+    let exchange = exchange().allowed_hosts(vec!["localhost".into(), "mcp.example.com".into()]);
+    let with = |host: &str, origin: Option<&str>| {
+        let mut request = call("provision", json!({"arguments": {"name": "orders", "region": "eu"}}));
+        request.headers_mut().insert("host", host.parse().unwrap());
+        if let Some(origin) = origin {
+            request.headers_mut().insert("origin", origin.parse().unwrap());
+        }
+        request
+    };
+    let (status, refused) = answer(&exchange, with("evil.example:8787", None), HERE).await;
+    assert_eq!((status, refused["error"]["message"].as_str()), (403, Some("Forbidden: invalid Host header")));
+    assert_eq!(answer(&exchange, with("localhost:8787", None), HERE).await.0, 200);
+    assert_eq!(answer(&exchange, with("MCP.example.com", Some("https://mcp.example.com")), HERE).await.0, 200);
+    assert_eq!(answer(&exchange, with("localhost:8787", Some("https://evil.example")), HERE).await.0, 403);
+    // A request without `Host` names no allowed host.
+    let mut bare = call("provision", json!({"arguments": {"name": "orders", "region": "eu"}}));
+    bare.headers_mut().remove("host");
+    assert_eq!(answer(&exchange, bare, HERE).await.0, 403);
+    // An empty list keeps the default: any host.
+    let open = Exchange::new(&Server::new("edge", "1.0.0").tools(tools![provision])).unwrap().allowed_hosts(vec![]);
+    assert_eq!(answer(&open, with("anything.example", None), HERE).await.0, 200);
+}
+
 #[tokio::test]
 async fn a_server_without_list_changed_or_subscriptions_is_what_is_served() {
     let exchange = exchange();

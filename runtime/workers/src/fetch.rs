@@ -26,6 +26,16 @@ pub fn keys(env: &Env) -> worker::Result<RequestStateSecurity> {
     RequestStateSecurity::keys_from_text(&secret.to_string()).map_err(|e| format!("{KEYS_SECRET}: {e}").into())
 }
 
+/// The Worker variable that names the hosts an endpoint answers, comma-separated (for
+/// [`Endpoint::allowed_hosts`]): `wrangler dev --var ROUNDTRIP_ALLOWED_HOSTS:localhost`.
+pub const HOSTS_VAR: &str = "ROUNDTRIP_ALLOWED_HOSTS";
+
+/// The hosts named by the variable [`HOSTS_VAR`], none when it is not set.
+pub fn hosts(env: &Env) -> Vec<String> {
+    let Ok(var) = env.var(HOSTS_VAR) else { return Vec::new() };
+    var.to_string().split(',').map(str::trim).filter(|h| !h.is_empty()).map(str::to_owned).collect()
+}
+
 /// A server answering a Worker's fetch events.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
@@ -39,6 +49,16 @@ impl Endpoint {
     /// after its call is answered, and a Worker's isolate does not.
     pub fn new(server: &Server) -> Result<Self, CheckError> {
         Ok(Self { exchange: Exchange::new(server)? })
+    }
+
+    /// Answer only requests whose `Host` is one of `hosts` (a name, any port, or `host:port`
+    /// exactly), and whose `Origin`, when a browser sends one, names one of them: `403`
+    /// otherwise. Cloudflare routes a deployed Worker by host, so it needs none; `wrangler dev`
+    /// serves on the developer's machine, where a page of any site could reach it through a
+    /// name of its own resolved to `127.0.0.1` (DNS rebinding): name `localhost` there. See
+    /// [`hosts`] for reading them from a variable.
+    pub fn allowed_hosts(self, hosts: Vec<String>) -> Self {
+        Self { exchange: self.exchange.allowed_hosts(hosts) }
     }
 
     /// Answer one fetch event: a `POST` of a 2026-07-28 request gets its JSON reply, whatever

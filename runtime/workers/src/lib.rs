@@ -52,4 +52,4 @@
 mod fetch;
 
 #[cfg(target_arch = "wasm32")]
-pub use fetch::{Endpoint, KEYS_SECRET, keys};
+pub use fetch::{Endpoint, HOSTS_VAR, KEYS_SECRET, hosts, keys};
