@@ -14,6 +14,9 @@ const MARKER: &str = "/* @ext-apps: the SDK is inlined here when the example bui
 
 fn main() {
     let root = root();
+    // The examples' own folder, for what a package inside it (examples/worker) embeds from
+    // there: the conformance server's skills (`include_skills!("$ROUNDTRIP_EXAMPLES_DIR/skills")`).
+    println!("cargo::rustc-env=ROUNDTRIP_EXAMPLES_DIR={}", root.display());
     let (view_path, sdk_path) = (root.join(VIEW), root.join(SDK));
     println!("cargo::rerun-if-changed={}", view_path.display());
     println!("cargo::rerun-if-changed={}", sdk_path.display());

@@ -7,10 +7,15 @@
 # would otherwise fetch them from GitHub). About 3 minutes cold on 2 cores.
 #
 #     scripts/worker.sh          # release (opt-level s, wasm-opt): what is deployed and measured
-#     scripts/worker.sh --dev    # the dev profile, without wasm-opt: what the tests serve
+#     scripts/worker.sh --dev    # the dev profile, without wasm-opt
+#     scripts/worker.sh --dev --features conformance   # what the tests serve: the conformance
+#                                # example at /conformance/mcp too (cargo's arguments follow)
 set -euo pipefail
 PROFILE=--release
-[ "${1:-}" = --dev ] && PROFILE=--dev
+if [ "${1:-}" = --dev ]; then
+  PROFILE=--dev
+  shift
+fi
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 NPM_BIN="$ROOT/.tools/workers/node_modules/.bin"
@@ -43,6 +48,6 @@ start=$(date +%s)
 env PATH="$BIN:$PATH" RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
   CARGO_TARGET_DIR="$ROOT/target/worker" \
   WASM_BINDGEN_BIN="$(command -v wasm-bindgen)" WASM_OPT_BIN="$NPM_BIN/wasm-opt" ESBUILD_BIN="$NPM_BIN/esbuild" \
-  worker-build "$PROFILE"
+  worker-build "$PROFILE" "$@"
 wasm=build/index_bg.wasm
 echo "worker: built ($PROFILE) in $(($(date +%s) - start)) s; $wasm is $(stat -c %s "$wasm") bytes ($(gzip -9c "$wasm" | wc -c) gzipped)"

@@ -39,16 +39,30 @@ pub const WAV_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZG
 
 /// The conformance server with everything registered.
 pub fn server() -> Server {
+    server_without_tasks().tools(tasks::tools())
+}
+
+/// Everything but the tasks extension's fixtures: what a Cloudflare Worker serves
+/// (`examples/worker`), whose isolate does not run a task's body on after answering.
+pub fn server_without_tasks() -> Server {
     Server::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .tools(tools::all())
         .tools(mrtr::tools())
-        .tools(tasks::tools())
         .prompts(prompts::all())
         .prompts(mrtr::prompts())
         .resources(resources::all())
         .skills(skills::all())
         // `completion-complete` only needs the capability and a well-formed answer.
         .completer(|_| Completion::default())
+}
+
+/// Wait `duration` between a tool's notifications. On wasm32 (a Worker) it does not wait:
+/// there is no timer to wait on, and the notifications go out in one body after the call.
+pub(crate) async fn pause(duration: std::time::Duration) {
+    #[cfg(not(target_arch = "wasm32"))]
+    tokio::time::sleep(duration).await;
+    #[cfg(target_arch = "wasm32")]
+    let _ = duration;
 }
 
 /// The object of a `json!` object literal (anything else is an empty object).

@@ -11,7 +11,7 @@ use roundtrip::protocol::{ElicitAction, ElicitResult, LoggingLevel, Tool, empty_
 use roundtrip::server::{ListChange, ToolDef};
 use serde_json::{Value, json};
 
-use super::{PNG_BASE64, WAV_BASE64, object};
+use super::{PNG_BASE64, WAV_BASE64, object, pause};
 
 /// The delay between the notifications of the logging and progress tools.
 const STEP: Duration = Duration::from_millis(50);
@@ -104,7 +104,7 @@ async fn test_tool_with_logging(cx: &RequestContext) -> &'static str {
         ["Tool execution started", "Tool processing data", "Tool execution completed"].into_iter().enumerate()
     {
         if i > 0 {
-            tokio::time::sleep(STEP).await;
+            pause(STEP).await;
         }
         cx.log(LoggingLevel::Info, Some("conformance"), json!(message));
     }
@@ -116,7 +116,7 @@ async fn test_tool_with_logging(cx: &RequestContext) -> &'static str {
 async fn test_tool_with_progress(cx: &RequestContext) -> String {
     for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
         if i > 0 {
-            tokio::time::sleep(STEP).await;
+            pause(STEP).await;
         }
         cx.progress(progress, Some(100.0), None);
     }
