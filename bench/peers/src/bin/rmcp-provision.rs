@@ -18,6 +18,11 @@
 //!
 //! Only protocol revision 2026-07-28 is offered, and the transport requires its per-request
 //! signals (`MCP-Protocol-Version`, `_meta`), as roundtrip does.
+//!
+//! Built with the feature `lambda`, it serves an AWS Lambda function instead when the Lambda
+//! runtime starts it (`AWS_LAMBDA_RUNTIME_API` set), as roundtrip's runner does: each event
+//! goes through `lambda_http` to the same `StreamableHttpService`, its body read whole
+//! (`scripts/bench-lambda.sh` compares its cold start with roundtrip's).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -209,6 +214,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_stateless_protocol_metadata_required(true);
     let service =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(NeverSessionManager::default()), config);
+    #[cfg(feature = "lambda")]
+    if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_some() {
+        return lambda::serve(service).await;
+    }
     let service = TowerToHyperService::new(service);
     let listener = TcpListener::bind(&addr).await?;
     eprintln!("rmcp-provision (rmcp 3.11.0) serving MCP at http://{}/mcp", listener.local_addr()?);
@@ -219,5 +228,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
         });
+    }
+}
+
+/// The service as a Lambda function: each `lambda_http` event handed to it with its body, the
+/// answer collected (a JSON response: no stream outlives an invocation).
+#[cfg(feature = "lambda")]
+mod lambda {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt as _, Full};
+    use rmcp::transport::streamable_http_server::StreamableHttpService;
+    use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+
+    use super::Provision;
+
+    pub async fn serve(
+        service: StreamableHttpService<Provision, NeverSessionManager>,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        lambda_http::run(lambda_http::service_fn(move |event: lambda_http::Request| {
+            let service = service.clone();
+            async move {
+                let (parts, body) = event.into_parts();
+                let request = http::Request::from_parts(parts, Full::new(Bytes::copy_from_slice(body.as_ref())));
+                let (parts, body) = service.handle(request).await.into_parts();
+                let body = body.collect().await.map(|collected| collected.to_bytes()).unwrap_or_default();
+                Ok::<_, lambda_http::Error>(http::Response::from_parts(parts, lambda_http::Body::from(body.to_vec())))
+            }
+        }))
+        .await
+        .map_err(|e| e.to_string().into())
     }
 }
