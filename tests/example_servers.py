@@ -1,6 +1,7 @@
-"""What the Python test suites (tests/interop, tests/browser, tests/inspector) share: building
-an example binary, running it over HTTP on a free loopback port until a block ends, nginx in
-front, and Debian's chromium driven by Playwright."""
+"""What the Python test suites (tests/interop, tests/browser, tests/inspector,
+tests/serverless) share: building an example binary, running it over HTTP on a free loopback
+port until a block ends, nginx in front, a CA of the test's own and Redis speaking TLS with its
+certificate, and Debian's chromium driven by Playwright."""
 
 from __future__ import annotations
 
@@ -102,6 +103,52 @@ def serving_nginx(work: Path, server: str) -> Iterator[int]:
     with stopped_at_exit(proc):
         wait_port("nginx", port, proc, log)
         yield port
+
+
+def openssl(*args: str, cwd: Path) -> None:
+    done = subprocess.run([tool("openssl"), *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, f"openssl {' '.join(args)}:\n{done.stderr}"
+
+
+def make_ca(work: Path) -> tuple[Path, Path, Path]:
+    """A CA, and a server certificate for localhost and 127.0.0.1 it signs: (ca.pem, server.pem, server.key)."""
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    openssl(
+        "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=roundtrip test CA",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        cwd=work,
+    )  # fmt: skip
+    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost", cwd=work)
+    (work / "server.ext").write_text(
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+        "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
+    )
+    openssl(
+        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "server.pem", "-days", "2", "-extfile", "server.ext",
+        cwd=work,
+    )  # fmt: skip
+    return work / "ca.pem", work / "server.pem", work / "server.key"
+
+
+@contextlib.contextmanager
+def serving_redis_tls(work: Path) -> Iterator[tuple[str, Path]]:
+    """Debian's `redis-server` speaking only TLS (`--port 0 --tls-port`) on a free loopback
+    port, with a certificate of a CA made here, until the block ends; yields its
+    `rediss://127.0.0.1:<port>/` URL and the CA's certificate, for `SSL_CERT_FILE`."""
+    ca, cert, key = make_ca(work)
+    port = free_port()
+    log = work / "redis.log"
+    command = [
+        tool("redis-server"), "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1",
+        "--tls-cert-file", str(cert), "--tls-key-file", str(key), "--tls-ca-cert-file", str(ca),
+        "--tls-auth-clients", "no", "--save", "", "--appendonly", "no", "--dir", str(work),
+    ]  # fmt: skip
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    with stopped_at_exit(proc):
+        wait_port("redis-server", port, proc, log)
+        yield f"rediss://127.0.0.1:{port}/", ca
 
 
 def chromium_path() -> str:

@@ -23,38 +23,12 @@ import pytest
 from test_ask import bins  # noqa: F401  (the fixture that builds ask and provision)
 
 
-def openssl(*args: str, cwd: Path) -> None:
-    done = subprocess.run([example_servers.tool("openssl"), *args], cwd=cwd, capture_output=True, text=True)
-    assert done.returncode == 0, f"openssl {' '.join(args)}:\n{done.stderr}"
-
-
-def make_ca(work: Path) -> tuple[Path, Path, Path]:
-    """A CA, and a server certificate for localhost and 127.0.0.1 it signs: (ca.pem, server.pem, server.key)."""
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-    openssl(
-        "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=roundtrip test CA",
-        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        cwd=work,
-    )  # fmt: skip
-    openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost", cwd=work)
-    (work / "server.ext").write_text(
-        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
-        "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"
-    )
-    openssl(
-        "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "server.pem", "-days", "2", "-extfile", "server.ext",
-        cwd=work,
-    )  # fmt: skip
-    return work / "ca.pem", work / "server.pem", work / "server.key"
-
-
 @pytest.fixture(scope="module")
 def https_url(bins, tmp_path_factory):  # noqa: F811
     """`https://localhost:<port>/mcp`: nginx with the test CA's certificate, in front of
     `provision --http 127.0.0.1:<port>`; yields (url, ca.pem)."""
     work = tmp_path_factory.mktemp("tls")
-    ca, cert, key = make_ca(work)
+    ca, cert, key = example_servers.make_ca(work)
     _, provision = bins
     with example_servers.serving_http(provision, work / "provision.log") as upstream:
         server = f"""

@@ -50,9 +50,10 @@ def provision_bin() -> str:
 
 
 @contextlib.contextmanager
-def lambda_function(work: Path, key: str) -> Iterator[str]:
+def lambda_function(work: Path, key: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """`provision` as a Lambda function under `cargo lambda watch` on a free loopback port
-    until the block ends; yields its function URL's MCP endpoint, once it answers."""
+    until the block ends, with `env` in its environment too; yields its function URL's MCP
+    endpoint, once it answers."""
     if not CARGO_LAMBDA.exists():
         pytest.fail("cargo-lambda is not installed: scripts/setup-tools.sh installs it in .venv")
     provision_bin()
@@ -63,6 +64,8 @@ def lambda_function(work: Path, key: str) -> Iterator[str]:
         "-p", "roundtrip-examples", "--bin", "provision", "--features", "lambda",
         "--env-var", f"ROUNDTRIP_STATE_KEYS={key}",
     ]  # fmt: skip
+    for name, value in (env or {}).items():
+        command += ["--env-var", f"{name}={value}"]
     # Its own process group: the emulator starts cargo, which starts the function.
     with group(command, REPO, log) as proc:
         example_servers.wait_port("cargo lambda watch", port, proc, log)
@@ -107,13 +110,19 @@ def first_answer(what: str, url: str, proc: subprocess.Popen, log: Path, within:
             time.sleep(0.5)
 
 
-def post(url: str, id: int, method: str, params: dict, timeout: float = 20) -> tuple[int, dict]:
+# What `post` declares the client can do: answer form questions; with `tasks=True` also the
+# tasks extension.
+CAPABILITIES = {"elicitation": {"form": {}}}
+WITH_TASKS = {**CAPABILITIES, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+def post(url: str, id: int, method: str, params: dict, timeout: float = 20, tasks: bool = False) -> tuple[int, dict]:
     """One 2026-07-28 request, its headers derived from its body; the status and the message
     (a JSON body, or the last event of an SSE body)."""
     params = dict(params)
     params["_meta"] = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientCapabilities": WITH_TASKS if tasks else CAPABILITIES,
         "io.modelcontextprotocol/clientInfo": {"name": "serverless-test", "version": "0"},
     }
     headers = {
@@ -122,8 +131,9 @@ def post(url: str, id: int, method: str, params: dict, timeout: float = 20) -> t
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": method,
     }
-    if "name" in params:
-        headers["mcp-name"] = params["name"]
+    # The header names the tool, or the task of a tasks/* request.
+    if "name" in params or "taskId" in params:
+        headers["mcp-name"] = params.get("name", params.get("taskId"))
     body = json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode()
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
