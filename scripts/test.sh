@@ -34,7 +34,8 @@
 #      wasm32-unknown-unknown by scripts/worker.sh with Debian's rustc-web): the Python SDK and
 #      TypeScript clients complete provision (two legs) and wizard (three) on each, a leg
 #      sealed by one host is taken by another when the keys match and refused otherwise, no
-#      stream is held (tests/serverless); and the conformance suite's 2026-07-28 set against
+#      stream is held, a task the function starts lives in Redis over TLS where a process
+#      takes it up (tests/serverless); and the conformance suite's 2026-07-28 set against
 #      the conformance example as a function and as a Worker (SERVE=lambda and SERVE=worker
 #      scripts/conformance.sh; on the Worker the unscored tasks-* scenarios do not apply)
 # and stops at the first section that fails.
