@@ -532,8 +532,9 @@ pub mod codes {
     /// Resource not found on legacy revisions.
     pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
     /// A limit of the server was reached (too many tasks, streams, sessions or requests in
-    /// flight); `data.limit` names the setting and `data.max` its value. A JSON-RPC
-    /// implementation-defined server error.
+    /// flight, or calls too fast: then `data.retryAfterMs` says when to retry); `data.limit`
+    /// names the setting and `data.max` its value. A JSON-RPC implementation-defined server
+    /// error.
     pub const LIMIT_REACHED: i64 = -32000;
     /// A store the request needs did not answer (`data.unavailable` names it: `"task_store"`,
     /// `"replay_cache"`): the request was not carried out, and may be sent again later. The
@@ -615,6 +616,18 @@ impl ErrorObject {
     /// `"max_tasks_per_caller"`), `max` is its value, and `message` says what to do.
     pub fn limit_reached(limit: &str, max: usize, message: impl Into<String>) -> Self {
         Self::new(codes::LIMIT_REACHED, message).with_data(serde_json::json!({ "limit": limit, "max": max }))
+    }
+
+    /// `-32000`: the caller is over a rate limit (`limit` names the setting, e.g.
+    /// `"tool_rate"`): at most `max` calls per `per`. `data.retryAfterMs` says when a call will
+    /// be taken again (beside `data.limit`, `data.max` and `data.perMs`). No code for it is in
+    /// the specification yet; a client that knows none treats it as any `-32000`.
+    pub fn rate_limited(limit: &str, max: usize, per: std::time::Duration, retry_after: std::time::Duration) -> Self {
+        let (per_ms, retry_after_ms) = (per.as_millis() as u64, retry_after.as_millis() as u64);
+        let message = format!("Rate limit reached: at most {max} calls per {per_ms} ms; retry in {retry_after_ms} ms");
+        Self::new(codes::LIMIT_REACHED, message).with_data(serde_json::json!({
+            "limit": limit, "max": max, "perMs": per_ms, "retryAfterMs": retry_after_ms,
+        }))
     }
 
     /// `-32000` with `data.unavailable = what`: a store the request needs (`"task_store"`,

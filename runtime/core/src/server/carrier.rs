@@ -273,6 +273,7 @@ impl Server {
         taken: Taken,
     ) -> Result<impl Future<Output = Result<Routed, Failure>> + Send + use<>, Failure> {
         let target = self.target(method, params, Era::Modern(&meta), taken)?;
+        self.within_rate(&target, &inbound)?;
         let server = self.clone();
         Ok(async move {
             match target {
@@ -283,6 +284,19 @@ impl Server {
                 Target::Answered(routed) => Ok(routed),
             }
         })
+    }
+
+    /// Whether the caller may call this tool now ([`Server::rate_limit`]): one token of its
+    /// bucket for the tool, taken; a legacy request is one call however many rounds it runs.
+    fn within_rate(&self, target: &Target, inbound: &Inbound) -> Result<(), Failure> {
+        let rates = &self.inner.rates;
+        let Target::Tool(_, carrier) = target else { return Ok(()) };
+        if !rates.any() {
+            return Ok(());
+        }
+        let caller = crate::request::caller_key(inbound.auth.as_deref(), inbound.client_addr);
+        let now_ms = crate::clock::now_ms();
+        rates.take(caller.as_deref().unwrap_or("local"), &carrier.target, now_ms).map_err(Failure::in_band)
     }
 
     /// A carrier request on a legacy session, run until it completes (legacy.rs).
@@ -296,7 +310,9 @@ impl Server {
         fn routed<T: CompleteResult>(result: Option<T>) -> Result<Routed, Failure> {
             result.map_or(Ok(Routed::Silent), |r| to_json(&r).map(Routed::Json))
         }
-        match self.target(method, params, Era::Legacy(session), Taken::default())? {
+        let target = self.target(method, params, Era::Legacy(session), Taken::default())?;
+        self.within_rate(&target, inbound)?;
+        match target {
             Target::Tool(handler, carrier) => routed(self.run_legacy(&handler, carrier, session, inbound).await?),
             Target::Prompt(handler, carrier) => routed(self.run_legacy(&handler, carrier, session, inbound).await?),
             Target::Resource(handler, carrier) => routed(self.run_legacy(&handler, carrier, session, inbound).await?),

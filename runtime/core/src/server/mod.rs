@@ -24,6 +24,7 @@ mod lists;
 pub mod marks;
 mod peer;
 mod per_caller;
+mod rate;
 mod result_json;
 mod state;
 mod strict_schema;
@@ -103,6 +104,8 @@ struct Inner {
     withheld: Vec<Capability>,
     /// The tools' schemas are written in the strict profile ([`Server::strict_schemas`]).
     strict_schemas: bool,
+    /// How fast a caller may call each tool ([`Server::rate_limit`]).
+    rates: rate::RateLimits,
 }
 
 /// A capability a server may decline to announce, whatever it registered
@@ -230,6 +233,7 @@ impl Server {
                 list_meta: None,
                 withheld: Vec::new(),
                 strict_schemas: false,
+                rates: rate::RateLimits::default(),
             }),
         }
     }
@@ -390,6 +394,48 @@ impl Server {
         let inner = self.inner_mut();
         inner.strict_schemas = true;
         inner.tools.iter_mut().for_each(|def| strict_schema::apply(&mut def.tool));
+        self
+    }
+
+    /// Let each caller call each tool at most `calls` times per `per` (a token bucket per
+    /// caller and tool: up to `calls` at once, then one per `per / calls`). A call over it is
+    /// refused with `-32000`, `data.limit` `"tool_rate"` and `data.retryAfterMs` saying when
+    /// the caller's next call will be taken, and counted in the `limit` metric. The caller is
+    /// [`RequestContext::caller`]'s: the authenticated principal, else the client's address;
+    /// the one client of stdio is one caller. Every leg of a multi-round flow is a call: allow
+    /// for the longest flow's legs in `calls`. Counted in each replica apart (behind a
+    /// balancer over `n` replicas, up to `n` times the rate). A tool's own rate
+    /// ([`tool_rate_limit`](Self::tool_rate_limit)) replaces this one for it. `calls` of `0`
+    /// is taken as `1`; a `per` of zero sets no limit.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use roundtrip::prelude::*;
+    ///
+    /// /// Run an expensive report.
+    /// #[tool(read_only)]
+    /// async fn report() -> &'static str {
+    ///     "done"
+    /// }
+    ///
+    /// let server = Server::new("reports", "1.0.0")
+    ///     .tools(tools![report])
+    ///     .rate_limit(60, Duration::from_secs(60))
+    ///     .tool_rate_limit("report", 2, Duration::from_secs(60));
+    /// ```
+    pub fn rate_limit(mut self, calls: u32, per: std::time::Duration) -> Self {
+        self.inner_mut().rates.every_tool = rate::Rate::new(calls, per);
+        self
+    }
+
+    /// Let each caller call the tool `name` at most `calls` times per `per`, in place of
+    /// [`rate_limit`](Self::rate_limit)'s rate (see there).
+    pub fn tool_rate_limit(mut self, name: impl Into<String>, calls: u32, per: std::time::Duration) -> Self {
+        let name = name.into();
+        match rate::Rate::new(calls, per) {
+            Some(rate) => self.inner_mut().rates.by_tool.insert(name, rate),
+            None => self.inner_mut().rates.by_tool.remove(&name),
+        };
         self
     }
 

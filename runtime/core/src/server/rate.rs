@@ -1,0 +1,176 @@
+//! How fast a caller may call a tool: a token bucket for each caller and tool
+//! ([`Server::rate_limit`](super::Server::rate_limit),
+//! [`Server::tool_rate_limit`](super::Server::tool_rate_limit)).
+//!
+//! A bucket holds at most `calls` tokens and gains `calls` per `per`, evenly; each `tools/call`
+//! request takes one (every leg of a multi-round flow is a request: size `calls` for the
+//! longest flow), and a request that finds none is refused with `-32000` saying when to retry.
+//! Buckets live in the replica that counts them: behind a balancer over `n` replicas a caller
+//! may get up to `n` times the rate.
+//!
+//! What the buckets hold is bounded: a bucket that has filled up again is the same as none and
+//! is dropped when the map is swept; at [`MAX_BUCKETS`] with none to drop, a tenth of them
+//! is dropped anyway (those callers start again with a full bucket: a caller that spreads its
+//! calls over more than that many identities gets more calls, never the others fewer).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use crate::protocol::ErrorObject;
+
+/// The most buckets one server holds.
+pub(crate) const MAX_BUCKETS: usize = 100_000;
+
+/// At most `calls` calls per `per`, for one caller and one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rate {
+    pub calls: u32,
+    pub per: Duration,
+}
+
+impl Rate {
+    /// `calls` (at least 1) per `per`; none for a zero `per`.
+    pub fn new(calls: u32, per: Duration) -> Option<Self> {
+        (!per.is_zero()).then_some(Self { calls: calls.max(1), per })
+    }
+
+    /// Milliseconds for one token to come back.
+    fn ms_per_token(self) -> f64 {
+        self.per.as_secs_f64() * 1000.0 / f64::from(self.calls)
+    }
+}
+
+/// The rates a server applies, and the buckets it counts them in (shared by its clones).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RateLimits {
+    /// Every tool's rate, unless it has its own.
+    pub every_tool: Option<Rate>,
+    /// A tool's own rate.
+    pub by_tool: HashMap<String, Rate>,
+    buckets: Arc<Mutex<Buckets>>,
+}
+
+#[derive(Debug, Default)]
+struct Buckets {
+    /// (caller, tool) → (tokens, when they were counted, Unix ms).
+    held: HashMap<(String, Arc<str>), (f64, u64)>,
+}
+
+impl RateLimits {
+    /// Whether any rate is set (nothing is counted otherwise).
+    pub fn any(&self) -> bool {
+        self.every_tool.is_some() || !self.by_tool.is_empty()
+    }
+
+    /// Take a token of `caller`'s bucket for `tool` at `now_ms`, or the error saying when to
+    /// retry.
+    pub fn take(&self, caller: &str, tool: &Arc<str>, now_ms: u64) -> Result<(), ErrorObject> {
+        let Some(rate) = self.by_tool.get(&**tool).or(self.every_tool.as_ref()).copied() else {
+            return Ok(());
+        };
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = (caller.to_owned(), Arc::clone(tool));
+        if !buckets.held.contains_key(&key) && buckets.held.len() >= MAX_BUCKETS {
+            buckets.sweep(now_ms, |tool| self.by_tool.get(tool).or(self.every_tool.as_ref()).copied());
+        }
+        let full = f64::from(rate.calls);
+        let (tokens, at) = buckets.held.entry(key).or_insert((full, now_ms));
+        let refilled = (*tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token()).min(full);
+        if refilled >= 1.0 {
+            (*tokens, *at) = (refilled - 1.0, now_ms);
+            return Ok(());
+        }
+        (*tokens, *at) = (refilled, now_ms);
+        let retry_after_ms = ((1.0 - refilled) * rate.ms_per_token()).ceil() as u64;
+        drop(buckets);
+        tracing::info!(target: "roundtrip::limits", limit = "tool_rate", %tool, calls = rate.calls,
+            per_ms = rate.per.as_millis() as u64, "call refused");
+        crate::observe::limit("tool_rate");
+        Err(ErrorObject::rate_limited(
+            "tool_rate",
+            rate.calls as usize,
+            rate.per,
+            Duration::from_millis(retry_after_ms),
+        ))
+    }
+}
+
+impl Buckets {
+    /// Drop the buckets that have filled up again; if none has, a tenth of them.
+    fn sweep(&mut self, now_ms: u64, rate_of: impl Fn(&str) -> Option<Rate>) {
+        let before = self.held.len();
+        self.held.retain(|(_, tool), (tokens, at)| {
+            rate_of(tool).is_some_and(|rate| {
+                let refilled = *tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token();
+                refilled < f64::from(rate.calls)
+            })
+        });
+        if self.held.len() == before {
+            let drop: Vec<_> = self.held.keys().take(before / 10 + 1).cloned().collect();
+            drop.iter().for_each(|key| {
+                self.held.remove(key);
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(calls: u32, per_ms: u64) -> RateLimits {
+        RateLimits { every_tool: Some(Rate { calls, per: Duration::from_millis(per_ms) }), ..Default::default() }
+    }
+
+    fn retry_after_ms(e: &ErrorObject) -> u64 {
+        e.data.as_ref().and_then(|d| d["retryAfterMs"].as_u64()).unwrap_or(u64::MAX)
+    }
+
+    #[test]
+    fn a_bucket_refills_evenly_and_says_when_to_retry() {
+        let rates = limits(2, 1000);
+        let tool: Arc<str> = "t".into();
+        assert!(rates.take("a", &tool, 0).is_ok());
+        assert!(rates.take("a", &tool, 0).is_ok());
+        let refused = rates.take("a", &tool, 100).unwrap_err();
+        assert_eq!((refused.code, retry_after_ms(&refused)), (-32000, 400));
+        // Half a period later one token is back, and only one.
+        assert!(rates.take("a", &tool, 500).is_ok());
+        assert!(rates.take("a", &tool, 500).is_err());
+        // Never more than `calls`, however long the caller waited.
+        assert!(rates.take("a", &tool, 60_000).is_ok());
+        assert!(rates.take("a", &tool, 60_000).is_ok());
+        assert!(rates.take("a", &tool, 60_000).is_err());
+    }
+
+    #[test]
+    fn callers_and_tools_have_buckets_of_their_own() {
+        let mut rates = limits(1, 1000);
+        rates.by_tool.insert("cheap".into(), Rate { calls: 3, per: Duration::from_secs(1) });
+        let (costly, cheap): (Arc<str>, Arc<str>) = ("costly".into(), "cheap".into());
+        assert!(rates.take("a", &costly, 0).is_ok());
+        assert!(rates.take("a", &costly, 0).is_err());
+        assert!(rates.take("b", &costly, 0).is_ok(), "another caller is not counted against a");
+        for _ in 0..3 {
+            assert!(rates.take("a", &cheap, 0).is_ok(), "a tool's own rate");
+        }
+        assert!(rates.take("a", &cheap, 0).is_err());
+    }
+
+    #[test]
+    fn the_buckets_stay_bounded() {
+        let rates = limits(1, 1000);
+        let tool: Arc<str> = "t".into();
+        for i in 0..MAX_BUCKETS + 10 {
+            let _ = rates.take(&format!("caller-{i}"), &tool, 0);
+        }
+        assert!(rates.buckets.lock().unwrap().held.len() <= MAX_BUCKETS);
+        // Once they have filled up again, a sweep drops them all.
+        let _ = rates.take("late", &tool, 5_000);
+        for i in 0..MAX_BUCKETS {
+            let _ = rates.take(&format!("again-{i}"), &tool, 5_000);
+        }
+        assert!(rates.buckets.lock().unwrap().held.len() <= MAX_BUCKETS);
+    }
+}
