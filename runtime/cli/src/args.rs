@@ -63,8 +63,9 @@ pub(crate) fn usage(program: &str) -> String {
                         ROUNDTRIP_FORWARDED_HEADER)
   --identity-header H   the header in which a trusted proxy names the authenticated caller (also
                         ROUNDTRIP_IDENTITY_HEADER)
-  --limit NAME=VALUE    set a limit, like max_streams_per_caller=64 or idle_timeout=30s (repeat;
-                        also ROUNDTRIP_LIMITS, comma-separated); the names: {limits}
+  --limit NAME=VALUE    set a limit, like max_streams_per_caller=64, idle_timeout=30s or a rate
+                        per caller, tool_rate=30/1m (repeat; also ROUNDTRIP_LIMITS,
+                        comma-separated); the names: {limits}
   --shutdown-timeout S  on SIGTERM, wait at most S seconds for the requests in hand (default 20;
                         also ROUNDTRIP_SHUTDOWN_TIMEOUT)
   --describe FORMAT     print the tools, prompts, resources and their questions, then exit

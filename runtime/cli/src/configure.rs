@@ -74,7 +74,7 @@ pub(super) fn telemetry(_: &Server, prometheus: bool) -> Result<Option<OtelGuard
 pub(super) async fn server(mut server: Server, args: &Args) -> Result<Server, String> {
     let limits = crate::limits::from_env_and_flags(&args.limits)?;
     let tasks = crate::limits::tasks(&limits, server.tasks().options)?;
-    server = server.task_options(tasks);
+    server = crate::limits::rates(&limits, server.task_options(tasks))?;
     if std::env::var_os("ROUNDTRIP_STATE_KEYS").is_some() {
         let policy = RequestStateSecurity::keys_from_env("ROUNDTRIP_STATE_KEYS")
             .map_err(|e| format!("ROUNDTRIP_STATE_KEYS: {e}"))?;

@@ -2,11 +2,14 @@
 //! by the name of its option ([`HttpOptions`], [`TaskOptions`]).
 //!
 //! Counts are whole numbers; durations are humantime (`30s`, `10m`, `1h`); a duration that may
-//! be switched off (`keep_alive`, `stream_idle_timeout`) also takes `off`. The variable holds
-//! the same pairs, comma-separated; a flag wins over the variable for the same name.
+//! be switched off (`keep_alive`, `stream_idle_timeout`) also takes `off`. Rates per caller
+//! ([`Server::rate_limit`]) are `CALLS/PERIOD` (`30/1m`): `tool_rate` for every tool,
+//! `tool_rate:NAME` for the tool `NAME`. The variable holds the same pairs, comma-separated; a
+//! flag wins over the variable for the same name.
 
 use std::time::Duration;
 
+use roundtrip_core::server::Server;
 use roundtrip_core::task::TaskOptions;
 use roundtrip_transport::http::HttpOptions;
 
@@ -29,7 +32,12 @@ pub(super) const NAMES: &[&str] = &[
     "max_tasks_per_caller",
     "task_ttl",
     "task_input_timeout",
+    "tool_rate",
+    "tool_rate:NAME",
 ];
+
+/// The prefix of a tool's own rate: `tool_rate:NAME`.
+const TOOL_RATE: &str = "tool_rate:";
 
 /// One `NAME=VALUE`, checked for its form (the value is read by [`apply`]).
 pub(super) fn parse_pair(pair: &str) -> Result<(String, String), String> {
@@ -37,7 +45,8 @@ pub(super) fn parse_pair(pair: &str) -> Result<(String, String), String> {
         .split_once('=')
         .ok_or_else(|| format!("--limit takes NAME=VALUE, like max_streams_per_caller=64, not `{pair}`"))?;
     let name = name.trim();
-    if !NAMES.contains(&name) {
+    let tool_rate = name.strip_prefix(TOOL_RATE).is_some_and(|tool| !tool.is_empty());
+    if !tool_rate && !NAMES.contains(&name) {
         return Err(format!("--limit: unknown limit `{name}`; the limits are {}", NAMES.join(", ")));
     }
     Ok((name.to_owned(), value.trim().to_owned()))
@@ -67,6 +76,20 @@ pub(super) fn tasks(pairs: &[(String, String)], mut tasks: TaskOptions) -> Resul
         }
     }
     Ok(tasks)
+}
+
+/// The rates of `pairs` applied to `server`.
+pub(super) fn rates(pairs: &[(String, String)], mut server: Server) -> Result<Server, String> {
+    for (name, value) in pairs {
+        if name == "tool_rate" {
+            let (calls, per) = rate(name, value)?;
+            server = server.rate_limit(calls, per);
+        } else if let Some(tool) = name.strip_prefix(TOOL_RATE) {
+            let (calls, per) = rate(name, value)?;
+            server = server.tool_rate_limit(tool, calls, per);
+        }
+    }
+    Ok(server)
 }
 
 /// The HTTP limits of `pairs` applied to `options`.
@@ -106,6 +129,15 @@ fn duration(name: &str, value: &str) -> Result<Duration, String> {
     }
 }
 
+/// `CALLS/PERIOD`: a count and a humantime duration (`30/1m`, `5/10s`).
+fn rate(name: &str, value: &str) -> Result<(u32, Duration), String> {
+    let form = || format!("--limit {name}: `{value}` is not a rate like 30/1m (calls per period)");
+    let (calls, per) = value.split_once('/').ok_or_else(form)?;
+    let calls = calls.trim().parse::<u32>().ok().filter(|n| *n > 0).ok_or_else(form)?;
+    let per = humantime::parse_duration(per.trim()).ok().filter(|d| !d.is_zero()).ok_or_else(form)?;
+    Ok((calls, per))
+}
+
 fn optional_duration(name: &str, value: &str) -> Result<Option<Duration>, String> {
     if value.eq_ignore_ascii_case("off") {
         return Ok(None);
@@ -141,6 +173,8 @@ mod tests {
             "max_tasks_per_caller=4",
             "task_ttl=2h",
             "task_input_timeout=90s",
+            "tool_rate=30/1m",
+            "tool_rate:provision=5/10s",
         ]);
         assert_eq!(p.len(), NAMES.len(), "every name is tried");
         let o = http(&p, HttpOptions::default()).expect("valid");
@@ -153,11 +187,18 @@ mod tests {
         let t = tasks(&p, TaskOptions::default()).expect("valid");
         assert_eq!((t.max_tasks, t.max_tasks_per_caller), (40, 4));
         assert_eq!((t.ttl, t.input_timeout), (Duration::from_secs(7200), Duration::from_secs(90)));
+        assert!(rates(&p, Server::new("s", "1")).is_ok());
+        assert_eq!(rate("tool_rate", "30/1m"), Ok((30, Duration::from_secs(60))));
+        assert_eq!(rate("tool_rate", " 5 / 10s "), Ok((5, Duration::from_secs(10))));
     }
 
     #[test]
     fn mistakes_name_the_limit_and_the_form() {
-        for (pair, says) in [("max_streams", "NAME=VALUE"), ("max_stream=3", "unknown limit `max_stream`")] {
+        for (pair, says) in [
+            ("max_streams", "NAME=VALUE"),
+            ("max_stream=3", "unknown limit `max_stream`"),
+            ("tool_rate:=3/1s", "unknown limit `tool_rate:`"),
+        ] {
             let e = parse_pair(pair).expect_err(pair);
             assert!(e.contains(says), "{pair}: {e}");
         }
@@ -169,6 +210,10 @@ mod tests {
         ] {
             let e = http(&pairs(&[pair]), HttpOptions::default()).expect_err(pair);
             assert!(e.contains(says), "{pair}: {e}");
+        }
+        for pair in ["tool_rate=30", "tool_rate=0/1m", "tool_rate=3/soon", "tool_rate:t=3/0s", "tool_rate=x/1m"] {
+            let e = rates(&pairs(&[pair]), Server::new("s", "1")).expect_err(pair);
+            assert!(e.contains("is not a rate like 30/1m"), "{pair}: {e}");
         }
     }
 }

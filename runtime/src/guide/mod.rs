@@ -15,7 +15,7 @@
 //! 12. [The manual form](manual): building `InputRequiredResult` rounds and protocol values by hand
 //! 13. [Serving](serving): stdio, streamable HTTP, an axum router, and the runner `roundtrip::cli`
 //! 14. [Serverless: AWS Lambda and Cloudflare Workers](serverless): the same server as a Lambda function and as a Worker; what each cannot do
-//! 15. [Who is calling](callers): one caller identity, trusted proxies, and the limits a caller meets
+//! 15. [Who is calling](callers): one caller identity, trusted proxies, the limits a caller meets, rates
 //! 16. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP
 //! 17. [TLS: `https` and `rediss`](tls): outgoing connections and the roots they trust
 //! 18. [Authorization](auth): the OAuth 2.1 resource server
