@@ -101,25 +101,38 @@ impl AuthPrincipal {
 /// /64 (one host usually holds a whole /64, so its other addresses are the same caller); `None`
 /// when neither is known (the one client of a stdio or in-memory server).
 pub fn caller_key(auth: Option<&AuthPrincipal>, addr: Option<IpAddr>) -> Option<String> {
-    match (auth, addr) {
-        (Some(auth), _) => Some(format!("principal:{}", auth.identity())),
-        (None, Some(addr)) => Some(format!("address:{}", address_key(addr))),
-        (None, None) => None,
+    match CallerId::new(auth, addr) {
+        CallerId::Principal(identity) => Some(format!("principal:{identity}")),
+        CallerId::Address(IpAddr::V6(network)) => Some(format!("address:{network}/64")),
+        CallerId::Address(v4) => Some(format!("address:{v4}")),
+        CallerId::Local => None,
     }
 }
 
-/// An address as anonymous callers are told apart: IPv4 as it is, an IPv4-mapped IPv6
-/// address as its IPv4 address, any other IPv6 address as its /64 network.
-fn address_key(addr: IpAddr) -> String {
-    match addr {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let network = u128::from(v6) & !((1u128 << 64) - 1);
-                format!("{}/64", std::net::Ipv6Addr::from(network))
-            }
-        },
+/// The caller of [`caller_key`], as a value to compare and hash rather than text (what the
+/// rate limits key their buckets on: writing the key costs more than counting the call).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum CallerId {
+    /// An authenticated caller's [`identity`](AuthPrincipal::identity).
+    Principal(String),
+    /// An anonymous caller's address: IPv4 as it is, an IPv4-mapped IPv6 address as its IPv4
+    /// address, any other IPv6 address as its /64 network.
+    Address(IpAddr),
+    /// Neither is known: the one client of stdio or of a server in memory.
+    Local,
+}
+
+impl CallerId {
+    pub(crate) fn new(auth: Option<&AuthPrincipal>, addr: Option<IpAddr>) -> Self {
+        match (auth, addr) {
+            (Some(auth), _) => Self::Principal(auth.identity()),
+            (None, Some(IpAddr::V4(v4))) => Self::Address(IpAddr::V4(v4)),
+            (None, Some(IpAddr::V6(v6))) => Self::Address(match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => IpAddr::V6(std::net::Ipv6Addr::from(u128::from(v6) & !((1u128 << 64) - 1))),
+            }),
+            (None, None) => Self::Local,
+        }
     }
 }
 

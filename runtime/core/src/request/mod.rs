@@ -17,6 +17,7 @@ mod round;
 
 pub(crate) use answerable::Answerable;
 pub use caller::AuthPrincipal;
+pub(crate) use caller::CallerId;
 pub use caller::caller_key;
 pub(crate) use context::LogFilter;
 pub use context::RequestContext;

@@ -294,9 +294,8 @@ impl Server {
         if !rates.any() {
             return Ok(());
         }
-        let caller = crate::request::caller_key(inbound.auth.as_deref(), inbound.client_addr);
-        let now_ms = crate::clock::now_ms();
-        rates.take(caller.as_deref().unwrap_or("local"), &carrier.target, now_ms).map_err(Failure::in_band)
+        let caller = crate::request::CallerId::new(inbound.auth.as_deref(), inbound.client_addr);
+        rates.take(&caller, &carrier.target, crate::clock::now_ms()).map_err(Failure::in_band)
     }
 
     /// A carrier request on a legacy session, run until it completes (legacy.rs).

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::protocol::ErrorObject;
+use crate::request::CallerId;
 
 /// The most buckets one server holds.
 pub(crate) const MAX_BUCKETS: usize = 100_000;
@@ -53,8 +54,11 @@ pub(crate) struct RateLimits {
 
 #[derive(Debug, Default)]
 struct Buckets {
-    /// (caller, tool) → (tokens, when they were counted, Unix ms).
-    held: HashMap<(String, Arc<str>), (f64, u64)>,
+    /// tool → caller → (tokens, when they were counted, Unix ms). Nested, so that a bucket
+    /// is found by the names as they come, without building a key.
+    held: HashMap<Arc<str>, HashMap<CallerId, (f64, u64)>>,
+    /// How many buckets `held` holds.
+    count: usize,
 }
 
 impl RateLimits {
@@ -63,27 +67,34 @@ impl RateLimits {
         self.every_tool.is_some() || !self.by_tool.is_empty()
     }
 
+    /// The rate of `tool`: its own, else every tool's.
+    fn rate_of(&self, tool: &str) -> Option<Rate> {
+        self.by_tool.get(tool).or(self.every_tool.as_ref()).copied()
+    }
+
     /// Take a token of `caller`'s bucket for `tool` at `now_ms`, or the error saying when to
     /// retry.
-    pub fn take(&self, caller: &str, tool: &Arc<str>, now_ms: u64) -> Result<(), ErrorObject> {
-        let Some(rate) = self.by_tool.get(&**tool).or(self.every_tool.as_ref()).copied() else {
+    pub fn take(&self, caller: &CallerId, tool: &Arc<str>, now_ms: u64) -> Result<(), ErrorObject> {
+        let Some(rate) = self.rate_of(tool) else {
             return Ok(());
         };
-        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        let key = (caller.to_owned(), Arc::clone(tool));
-        if !buckets.held.contains_key(&key) && buckets.held.len() >= MAX_BUCKETS {
-            buckets.sweep(now_ms, |tool| self.by_tool.get(tool).or(self.every_tool.as_ref()).copied());
-        }
-        let full = f64::from(rate.calls);
-        let (tokens, at) = buckets.held.entry(key).or_insert((full, now_ms));
-        let refilled = (*tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token()).min(full);
-        if refilled >= 1.0 {
-            (*tokens, *at) = (refilled - 1.0, now_ms);
-            return Ok(());
-        }
-        (*tokens, *at) = (refilled, now_ms);
-        let retry_after_ms = ((1.0 - refilled) * rate.ms_per_token()).ceil() as u64;
-        drop(buckets);
+        let spent = {
+            let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+            match buckets.held.get_mut(&**tool).and_then(|callers| callers.get_mut(caller)) {
+                Some(bucket) => spend(bucket, rate, now_ms),
+                None => {
+                    // A new bucket, full but for this call.
+                    if buckets.count >= MAX_BUCKETS {
+                        buckets.sweep(now_ms, |tool| self.rate_of(tool));
+                    }
+                    buckets.count += 1;
+                    let bucket = (f64::from(rate.calls) - 1.0, now_ms);
+                    buckets.held.entry(Arc::clone(tool)).or_default().insert(caller.clone(), bucket);
+                    Ok(())
+                }
+            }
+        };
+        let Err(retry_after_ms) = spent else { return Ok(()) };
         tracing::info!(target: "roundtrip::limits", limit = "tool_rate", %tool, calls = rate.calls,
             per_ms = rate.per.as_millis() as u64, "call refused");
         crate::observe::limit("tool_rate");
@@ -96,22 +107,51 @@ impl RateLimits {
     }
 }
 
+/// Take a token of `bucket` (tokens, when counted) at `now_ms`, or how many milliseconds until
+/// there is one.
+fn spend(bucket: &mut (f64, u64), rate: Rate, now_ms: u64) -> Result<(), u64> {
+    let (tokens, at) = bucket;
+    let refilled = (*tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token()).min(f64::from(rate.calls));
+    *at = now_ms;
+    if refilled >= 1.0 {
+        *tokens = refilled - 1.0;
+        return Ok(());
+    }
+    *tokens = refilled;
+    Err(((1.0 - refilled) * rate.ms_per_token()).ceil() as u64)
+}
+
 impl Buckets {
     /// Drop the buckets that have filled up again; if none has, a tenth of them.
     fn sweep(&mut self, now_ms: u64, rate_of: impl Fn(&str) -> Option<Rate>) {
-        let before = self.held.len();
-        self.held.retain(|(_, tool), (tokens, at)| {
-            rate_of(tool).is_some_and(|rate| {
-                let refilled = *tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token();
-                refilled < f64::from(rate.calls)
-            })
-        });
-        if self.held.len() == before {
-            let drop: Vec<_> = self.held.keys().take(before / 10 + 1).cloned().collect();
-            drop.iter().for_each(|key| {
-                self.held.remove(key);
+        let before = self.count;
+        for (tool, callers) in &mut self.held {
+            let Some(rate) = rate_of(tool) else {
+                callers.clear();
+                continue;
+            };
+            callers.retain(|_, (tokens, at)| {
+                *tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token() < f64::from(rate.calls)
             });
         }
+        let mut left = self.held.values().map(HashMap::len).sum::<usize>();
+        if left == before {
+            // None has filled up again: a tenth go anyway.
+            let mut drop = before / 10 + 1;
+            for callers in self.held.values_mut() {
+                let gone: Vec<CallerId> = callers.keys().take(drop).cloned().collect();
+                gone.iter().for_each(|caller| {
+                    callers.remove(caller);
+                });
+                drop -= gone.len();
+                left -= gone.len();
+                if drop == 0 {
+                    break;
+                }
+            }
+        }
+        self.held.retain(|_, callers| !callers.is_empty());
+        self.count = left;
     }
 }
 
@@ -123,6 +163,10 @@ mod tests {
         RateLimits { every_tool: Some(Rate { calls, per: Duration::from_millis(per_ms) }), ..Default::default() }
     }
 
+    fn who(name: &str) -> CallerId {
+        CallerId::Principal(name.to_owned())
+    }
+
     fn retry_after_ms(e: &ErrorObject) -> u64 {
         e.data.as_ref().and_then(|d| d["retryAfterMs"].as_u64()).unwrap_or(u64::MAX)
     }
@@ -131,17 +175,17 @@ mod tests {
     fn a_bucket_refills_evenly_and_says_when_to_retry() {
         let rates = limits(2, 1000);
         let tool: Arc<str> = "t".into();
-        assert!(rates.take("a", &tool, 0).is_ok());
-        assert!(rates.take("a", &tool, 0).is_ok());
-        let refused = rates.take("a", &tool, 100).unwrap_err();
+        assert!(rates.take(&who("a"), &tool, 0).is_ok());
+        assert!(rates.take(&who("a"), &tool, 0).is_ok());
+        let refused = rates.take(&who("a"), &tool, 100).unwrap_err();
         assert_eq!((refused.code, retry_after_ms(&refused)), (-32000, 400));
         // Half a period later one token is back, and only one.
-        assert!(rates.take("a", &tool, 500).is_ok());
-        assert!(rates.take("a", &tool, 500).is_err());
+        assert!(rates.take(&who("a"), &tool, 500).is_ok());
+        assert!(rates.take(&who("a"), &tool, 500).is_err());
         // Never more than `calls`, however long the caller waited.
-        assert!(rates.take("a", &tool, 60_000).is_ok());
-        assert!(rates.take("a", &tool, 60_000).is_ok());
-        assert!(rates.take("a", &tool, 60_000).is_err());
+        assert!(rates.take(&who("a"), &tool, 60_000).is_ok());
+        assert!(rates.take(&who("a"), &tool, 60_000).is_ok());
+        assert!(rates.take(&who("a"), &tool, 60_000).is_err());
     }
 
     #[test]
@@ -149,13 +193,13 @@ mod tests {
         let mut rates = limits(1, 1000);
         rates.by_tool.insert("cheap".into(), Rate { calls: 3, per: Duration::from_secs(1) });
         let (costly, cheap): (Arc<str>, Arc<str>) = ("costly".into(), "cheap".into());
-        assert!(rates.take("a", &costly, 0).is_ok());
-        assert!(rates.take("a", &costly, 0).is_err());
-        assert!(rates.take("b", &costly, 0).is_ok(), "another caller is not counted against a");
+        assert!(rates.take(&who("a"), &costly, 0).is_ok());
+        assert!(rates.take(&who("a"), &costly, 0).is_err());
+        assert!(rates.take(&who("b"), &costly, 0).is_ok(), "another caller is not counted against a");
         for _ in 0..3 {
-            assert!(rates.take("a", &cheap, 0).is_ok(), "a tool's own rate");
+            assert!(rates.take(&who("a"), &cheap, 0).is_ok(), "a tool's own rate");
         }
-        assert!(rates.take("a", &cheap, 0).is_err());
+        assert!(rates.take(&who("a"), &cheap, 0).is_err());
     }
 
     #[test]
@@ -163,14 +207,16 @@ mod tests {
         let rates = limits(1, 1000);
         let tool: Arc<str> = "t".into();
         for i in 0..MAX_BUCKETS + 10 {
-            let _ = rates.take(&format!("caller-{i}"), &tool, 0);
+            let _ = rates.take(&who(&format!("caller-{i}")), &tool, 0);
         }
-        assert!(rates.buckets.lock().unwrap().held.len() <= MAX_BUCKETS);
+        assert!(rates.buckets.lock().unwrap().count <= MAX_BUCKETS);
         // Once they have filled up again, a sweep drops them all.
-        let _ = rates.take("late", &tool, 5_000);
+        let _ = rates.take(&who("late"), &tool, 5_000);
         for i in 0..MAX_BUCKETS {
-            let _ = rates.take(&format!("again-{i}"), &tool, 5_000);
+            let _ = rates.take(&who(&format!("again-{i}")), &tool, 5_000);
         }
-        assert!(rates.buckets.lock().unwrap().held.len() <= MAX_BUCKETS);
+        let buckets = rates.buckets.lock().unwrap();
+        assert!(buckets.count <= MAX_BUCKETS);
+        assert_eq!(buckets.count, buckets.held.values().map(HashMap::len).sum::<usize>(), "counted right");
     }
 }
