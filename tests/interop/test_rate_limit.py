@@ -7,6 +7,7 @@ whose `data` says which limit and when to retry; another tool is not counted aga
 from __future__ import annotations
 
 import contextlib
+import urllib.request
 from pathlib import Path
 from typing import Iterator
 
@@ -55,3 +56,18 @@ async def test_the_third_call_within_the_minute_is_told_when_to_retry(target, mo
     assert (error.data["max"], error.data["perMs"]) == (2, 60_000)
     assert 29_000 <= error.data["retryAfterMs"] <= 30_000, error.data
     assert "retry in" in error.message
+
+
+async def test_a_refusal_is_counted_in_the_limits_metric(provision: str, tmp_path: Path):
+    metrics_port = example_servers.free_port()
+    flags = [*LIMIT, "--metrics", f"127.0.0.1:{metrics_port}"]
+    with example_servers.serving_http(provision, tmp_path / "server.log", *flags) as base:
+        async with Client(base + "/mcp", read_timeout_seconds=20) as client:
+            for _ in range(2):
+                await client.call_tool("databases", {})
+            for _ in range(3):
+                with pytest.raises(MCPError):
+                    await client.call_tool("databases", {})
+        text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).read().decode()
+    counted = [line for line in text.splitlines() if line.startswith("roundtrip_server_limits_total{")]
+    assert any('roundtrip_limit="tool_rate"' in line and line.endswith(" 3") for line in counted), counted

@@ -71,7 +71,7 @@ pub fn enable() {
             states_refused: count(STATES_REFUSED, "requestState refused, by reason."),
             tasks: count(TASKS, "Tasks created, and tasks ended by status."),
             task_duration: seconds(TASK_DURATION, "How long tasks ran, from creation to their end."),
-            limits: count(LIMITS, "Requests, connections, streams, sessions and tasks refused by a limit."),
+            limits: count(LIMITS, "Requests, connections, streams, sessions, tasks and fast calls refused by a limit."),
             client_flows: count(CLIENT_FLOWS, "Calls of the client, by how their flow ended."),
         }
     });
