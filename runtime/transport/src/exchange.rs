@@ -23,7 +23,7 @@ use crate::headers;
 use crate::host::{HostCheck, HostPolicy};
 use crate::reply;
 use roundtrip_core::server::{Capability, CheckError, Inbound, NullPeer, Peer, Problem, Server, Transport};
-use roundtrip_wire::{ErrorObject, Message, Notification, RequestMeta, TaskSupport};
+use roundtrip_wire::{ErrorObject, Message, Notification, Request as RpcRequest, RequestMeta, Taken, TaskSupport};
 
 /// The largest request body taken, in bytes (as the HTTP endpoint's default
 /// [`max_body_bytes`](crate::http::HttpOptions::max_body_bytes)).
@@ -79,63 +79,77 @@ impl Exchange {
     /// Answer one request. `caller` is the client's address as the platform saw it (what
     /// `RequestContext::caller` and per-caller limits go by).
     pub async fn answer(&self, request: Request<Bytes>, caller: Option<IpAddr>) -> Response<Bytes> {
-        let Self { server, hosts } = self;
         let (parts, body) = request.into_parts();
+        match self.admit(&parts, body) {
+            Ok((request, taken)) => self.run(request, taken, parts, caller).await,
+            Err(answered) => *answered,
+        }
+    }
+
+    /// What the HTTP endpoint checks before anything runs: the hosts, the method, the media
+    /// type and size, the message, its era, and the headers against the body. The request to
+    /// run, or the answer already given (a refusal; `202` for a notification or a response),
+    /// boxed: it is much larger than the request.
+    fn admit(&self, parts: &http::request::Parts, body: Bytes) -> Result<(RpcRequest, Taken), Box<Response<Bytes>>> {
         // As the HTTP endpoint checks them: the allowed hosts when there are some, and a browser's
         // `Origin` must name an allowed host, or the host the request was sent to (a page of
         // another site calling the Worker from a user's browser is refused).
-        if let Err(refusal) = hosts.check(&parts.headers) {
-            return reply::forbidden(refusal);
-        }
+        self.hosts.check(&parts.headers).map_err(|refusal| Box::new(reply::forbidden(refusal)))?;
         match parts.method {
             Method::POST => {}
-            Method::GET => return reply::no_streams(),
+            Method::GET => return Err(Box::new(reply::no_streams())),
             _ => {
                 let mut response = reply::empty(StatusCode::METHOD_NOT_ALLOWED);
                 response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
-                return response;
+                return Err(Box::new(response));
             }
         }
         if !headers::is_json(&parts.headers) {
             let error = ErrorObject::invalid_request("Content-Type must be application/json");
-            return reply::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error);
+            return Err(Box::new(reply::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, None, error)));
         }
         if body.len() > MAX_BODY_BYTES {
-            return too_large();
+            return Err(Box::new(too_large()));
         }
-        let read = match Message::read(&body) {
-            Ok(read) => read,
-            Err(e) => {
-                let (id, error) = e.into_error();
-                return reply::error(StatusCode::BAD_REQUEST, id, error);
-            }
-        };
-        drop(body);
+        let read = Message::read(&body).map_err(|e| {
+            let (id, error) = e.into_error();
+            Box::new(reply::error(StatusCode::BAD_REQUEST, id, error))
+        })?;
         let (request, taken) = match read.message {
             // No request of the server's is ever in flight here, and no session to cancel in.
-            Message::Response(_) | Message::Notification(_) => return reply::empty(StatusCode::ACCEPTED),
+            Message::Response(_) | Message::Notification(_) => {
+                return Err(Box::new(reply::empty(StatusCode::ACCEPTED)));
+            }
             Message::Request(request) => (request, read.taken),
         };
-        let bad_request = |error| reply::error(StatusCode::BAD_REQUEST, Some(request.id.clone()), error);
+        let bad_request = |error| Box::new(reply::error(StatusCode::BAD_REQUEST, Some(request.id.clone()), error));
         let modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref())
             || headers::is_modern_header(&parts.headers);
         if !modern {
-            if let Err(e) = headers::check_legacy(&parts.headers) {
-                return bad_request(e);
-            }
+            headers::check_legacy(&parts.headers).map_err(bad_request)?;
             if request.method == "initialize" {
-                return reply::no_sessions(request.id);
+                return Err(Box::new(reply::no_sessions(request.id)));
             }
-            return bad_request(ErrorObject::invalid_request("missing Mcp-Session-Id"));
+            return Err(bad_request(ErrorObject::invalid_request("missing Mcp-Session-Id")));
         }
-        if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| server.tool_def(name)) {
-            return bad_request(e);
-        }
+        headers::check_modern(&parts.headers, &request, &taken, |name| self.server.tool_def(name))
+            .map_err(bad_request)?;
         if request.method == "subscriptions/listen" {
-            return reply::no_streams();
+            return Err(Box::new(reply::no_streams()));
         }
-        // A client that reads SSE gets the call's notifications (progress, logs) before its reply,
-        // in one body written once the call is done; another only the reply.
+        Ok((request, taken))
+    }
+
+    /// Run an admitted request. A client that reads SSE gets the call's notifications
+    /// (progress, logs) before its reply, in one body written once the call is done; another
+    /// only the reply.
+    async fn run(
+        &self,
+        request: RpcRequest,
+        taken: Taken,
+        parts: http::request::Parts,
+        caller: Option<IpAddr>,
+    ) -> Response<Bytes> {
         let collected = headers::accepts_event_stream(&parts.headers).then(|| Arc::new(Collected::default()));
         let peer: Arc<dyn Peer> = match &collected {
             Some(collected) => collected.clone(),
@@ -147,7 +161,7 @@ impl Exchange {
         inbound.client_addr = caller;
         inbound.transport = Transport::Http;
         inbound.http = Some(Arc::new(parts));
-        let done = server.handle_caught(request, inbound).await;
+        let done = self.server.handle_caught(request, inbound).await;
         let notifications = match collected {
             Some(collected) => {
                 std::mem::take(&mut *collected.notifications.lock().unwrap_or_else(PoisonError::into_inner))
