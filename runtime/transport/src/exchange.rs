@@ -8,7 +8,8 @@
 //! gets its reply (the headers checked against the body first; JSON, or an SSE body with the
 //! call's notifications first when the client reads SSE and there were any), `initialize` gets
 //! `-32022` offering 2026-07-28, `subscriptions/listen` and `GET` get `501`, a notification or
-//! a response `202`; a browser's `Origin` must name the request's own host (`403` otherwise).
+//! a response `202`; a browser's `Origin` must name the request's own host, and with
+//! [`Exchange::allowed_hosts`] `Host` one of those (`403` otherwise).
 //! Nothing here needs a runtime: no timer, task or socket.
 
 use std::net::IpAddr;

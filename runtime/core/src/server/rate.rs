@@ -40,6 +40,12 @@ impl Rate {
     fn ms_per_token(self) -> f64 {
         self.per.as_secs_f64() * 1000.0 / f64::from(self.calls)
     }
+
+    /// The tokens of a bucket that held `tokens` at `at`, by `now_ms`, before the cap of
+    /// `calls`.
+    fn refilled(self, (tokens, at): (f64, u64), now_ms: u64) -> f64 {
+        tokens + now_ms.saturating_sub(at) as f64 / self.ms_per_token()
+    }
 }
 
 /// The rates a server applies, and the buckets it counts them in (shared by its clones).
@@ -110,14 +116,12 @@ impl RateLimits {
 /// Take a token of `bucket` (tokens, when counted) at `now_ms`, or how many milliseconds until
 /// there is one.
 fn spend(bucket: &mut (f64, u64), rate: Rate, now_ms: u64) -> Result<(), u64> {
-    let (tokens, at) = bucket;
-    let refilled = (*tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token()).min(f64::from(rate.calls));
-    *at = now_ms;
+    let refilled = rate.refilled(*bucket, now_ms).min(f64::from(rate.calls));
     if refilled >= 1.0 {
-        *tokens = refilled - 1.0;
+        *bucket = (refilled - 1.0, now_ms);
         return Ok(());
     }
-    *tokens = refilled;
+    *bucket = (refilled, now_ms);
     Err(((1.0 - refilled) * rate.ms_per_token()).ceil() as u64)
 }
 
@@ -130,9 +134,7 @@ impl Buckets {
                 callers.clear();
                 continue;
             };
-            callers.retain(|_, (tokens, at)| {
-                *tokens + now_ms.saturating_sub(*at) as f64 / rate.ms_per_token() < f64::from(rate.calls)
-            });
+            callers.retain(|_, bucket| rate.refilled(*bucket, now_ms) < f64::from(rate.calls));
         }
         let mut left = self.held.values().map(HashMap::len).sum::<usize>();
         if left == before {
