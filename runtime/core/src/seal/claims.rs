@@ -1,18 +1,24 @@
 //! The claims stamped in front of the handler's bytes in every sealed state, and their check.
 //!
-//! Layout (format 1), all integers big-endian:
+//! Layout (format 2), all integers big-endian:
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 1 | format (`1`) |
+//! | 1 | format (`2`) |
 //! | 8 | issued-at, Unix seconds |
 //! | 8 | expires-at, Unix seconds |
-//! | 1 | flags: bit 0 = a principal is bound |
+//! | 1 | flags: bit 0 = a principal is bound; bit 1 = no handler bytes follow (the state carries the flow alone) |
 //! | 1 + n | method, as a name (below) |
 //! | 1 + n | target (tool or prompt name, resource URI), as a name |
 //! | 16 | SHA-256 of the audience, truncated |
 //! | 32 | SHA-256 of the canonical arguments |
 //! | 16 | salted SHA-256 of the principal, truncated (only when flag bit 0 is set) |
+//! | 16 | the flow's identity: random, minted at its first leg, the same in every state after |
+//! | 2 | the round of the leg the state is for (the first leg is round 0, so never 0 here) |
+//!
+//! Format 1 (before flows were carried) lacks the last two fields and flag bit 1; it is still
+//! read, so that a state issued by a replica of the previous version is accepted by this one
+//! during a rolling upgrade.
 //!
 //! A name of at most 64 bytes is stored as its length and its bytes; a longer one as `0xFF`
 //! and its SHA-256 truncated to 16 bytes. The handler's bytes follow the claims.
@@ -28,9 +34,42 @@ use super::Binding;
 use super::canonical::arguments_digest;
 use super::reject::Reject;
 
-/// The claims format written by this version.
-const FORMAT: u8 = 1;
+/// The claims format written by this version, and the one before it (still read).
+const FORMAT: u8 = 2;
+const FORMAT_1: u8 = 1;
 const FLAG_PRINCIPAL: u8 = 1;
+const FLAG_NO_STATE: u8 = 2;
+
+/// Where a leg stands in its multi-round flow: the flow's identity (the same on every leg)
+/// and the leg's round (0 for the first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Flow {
+    pub id: u128,
+    pub round: u16,
+}
+
+impl Flow {
+    /// A new flow, at its first leg.
+    pub(crate) fn start() -> Self {
+        Self { id: rand::random(), round: 0 }
+    }
+
+    /// The flow at its next leg.
+    pub(crate) fn next(self) -> Self {
+        Self { id: self.id, round: self.round.saturating_add(1) }
+    }
+}
+
+/// What [`Stamp::verify`] found in good claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Verified {
+    /// The length of the claims: the handler's bytes start there.
+    pub len: usize,
+    /// Whether the handler's bytes follow (they may be none: an empty state is a state).
+    pub has_state: bool,
+    /// The flow (format 1 carried none).
+    pub flow: Option<Flow>,
+}
 /// How far in the future an issued-at may be (clock skew between instances).
 pub(crate) const MAX_SKEW_SECS: u64 = 60;
 
@@ -133,13 +172,18 @@ impl<'a> Stamp<'a> {
             + 16
             + 32
             + if self.principal.is_some() { 16 } else { 0 }
+            + 16
+            + 2
     }
 
-    pub(crate) fn write(&self, issued_at: u64, expires_at: u64, out: &mut Vec<u8>) {
+    /// Write the claims for a state issued at `issued_at` and good until `expires_at`, for the
+    /// leg `flow`; `has_state` says whether the handler's bytes follow.
+    pub(crate) fn write(&self, (issued_at, expires_at): (u64, u64), flow: Flow, has_state: bool, out: &mut Vec<u8>) {
         out.push(FORMAT);
         out.extend_from_slice(&issued_at.to_be_bytes());
         out.extend_from_slice(&expires_at.to_be_bytes());
-        out.push(if self.principal.is_some() { FLAG_PRINCIPAL } else { 0 });
+        let principal = if self.principal.is_some() { FLAG_PRINCIPAL } else { 0 };
+        out.push(principal | if has_state { 0 } else { FLAG_NO_STATE });
         self.method.write(out);
         self.target.write(out);
         out.extend_from_slice(self.audience);
@@ -147,19 +191,23 @@ impl<'a> Stamp<'a> {
         if let Some(p) = &self.principal {
             out.extend_from_slice(p);
         }
+        out.extend_from_slice(&flow.id.to_be_bytes());
+        out.extend_from_slice(&flow.round.to_be_bytes());
     }
 
-    /// Check the claims at the start of `plain` against this binding at `now`; the length of the
-    /// claims (the handler's bytes start there).
-    pub(crate) fn verify(&self, plain: &[u8], now: u64) -> Result<usize, Reject> {
+    /// Check the claims at the start of `plain` against this binding at `now`.
+    pub(crate) fn verify(&self, plain: &[u8], now: u64) -> Result<Verified, Reject> {
         let mut r = Reader(plain);
-        if r.byte()? != FORMAT {
-            return Err(Reject::BadClaims("unknown format"));
-        }
+        let format = r.byte()?;
+        let known_flags = match format {
+            FORMAT => FLAG_PRINCIPAL | FLAG_NO_STATE,
+            FORMAT_1 => FLAG_PRINCIPAL,
+            _ => return Err(Reject::BadClaims("unknown format")),
+        };
         let issued_at = u64::from_be_bytes(r.array()?);
         let expires_at = u64::from_be_bytes(r.array()?);
         let flags = r.byte()?;
-        if flags & !FLAG_PRINCIPAL != 0 {
+        if flags & !known_flags != 0 {
             return Err(Reject::BadClaims("unknown flags"));
         }
         let method = Name::read(&mut r)?;
@@ -167,6 +215,14 @@ impl<'a> Stamp<'a> {
         let audience: Digest16 = r.array()?;
         let arguments: [u8; 32] = r.array()?;
         let principal: Option<Digest16> = if flags & FLAG_PRINCIPAL != 0 { Some(r.array()?) } else { None };
+        let flow = match format {
+            FORMAT => Some(Flow { id: u128::from_be_bytes(r.array()?), round: u16::from_be_bytes(r.array()?) }),
+            _ => None,
+        };
+        let has_state = flags & FLAG_NO_STATE == 0;
+        if !has_state && !r.0.is_empty() {
+            return Err(Reject::BadClaims("bytes after a state-less claim"));
+        }
 
         if audience != *self.audience {
             return Err(Reject::WrongAudience);
@@ -196,7 +252,7 @@ impl<'a> Stamp<'a> {
         if now >= expires_at {
             return Err(Reject::Expired { expired_secs_ago: now - expires_at });
         }
-        Ok(plain.len() - r.0.len())
+        Ok(Verified { len: plain.len() - r.0.len(), has_state, flow })
     }
 }
 
@@ -236,9 +292,11 @@ mod tests {
         Stamp::new(binding, aud, &SALT)
     }
 
+    const FLOW: Flow = Flow { id: 0x0123_4567_89ab_cdef_0011_2233_4455_6677, round: 2 };
+
     fn minted(stamp: &Stamp<'_>, iat: u64, exp: u64, payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
-        stamp.write(iat, exp, &mut out);
+        stamp.write((iat, exp), FLOW, true, &mut out);
         assert_eq!(out.len(), stamp.encoded_len());
         out.extend_from_slice(payload);
         out
@@ -250,8 +308,9 @@ mod tests {
         let aud = digest16(b"roundtrip/audience\0", b"srv");
         let base = Binding { method: "tools/call", target: "t", arguments: &a, principal: Some("alice") };
         let plain = minted(&stamp_for(&base, &aud), 1000, 1600, b"payload");
-        let len = stamp_for(&base, &aud).verify(&plain, 1000).expect("valid");
-        assert_eq!(&plain[len..], b"payload");
+        let verified = stamp_for(&base, &aud).verify(&plain, 1000).expect("valid");
+        assert_eq!(&plain[verified.len..], b"payload");
+        assert_eq!((verified.flow, verified.has_state), (Some(FLOW), true));
 
         let other_args = args(json!({"x": 2}));
         let other_aud = digest16(b"roundtrip/audience\0", b"other");
@@ -280,8 +339,8 @@ mod tests {
         let b = Binding { method: "resources/read", target: &long, arguments: &a, principal: None };
         let s = stamp_for(&b, &aud);
         let plain = minted(&s, 1000, 1600, b"p");
-        assert!(plain.len() < 100, "a long target is stored as a digest");
-        assert_eq!(s.verify(&plain, 1000).map(|n| &plain[n..]), Ok(&b"p"[..]));
+        assert!(plain.len() < 120, "a long target is stored as a digest");
+        assert_eq!(s.verify(&plain, 1000).map(|v| &plain[v.len..]), Ok(&b"p"[..]));
         let other = Binding { target: &longer, ..b };
         assert_eq!(stamp_for(&other, &aud).verify(&plain, 1000), Err(Reject::WrongTarget));
         let exactly_64 = "t".repeat(64);
@@ -318,10 +377,41 @@ mod tests {
             assert!(matches!(s.verify(&plain[..cut], 1000), Err(Reject::BadClaims(_))), "cut at {cut}");
         }
         let mut bad_format = plain.clone();
-        bad_format[0] = 2;
+        bad_format[0] = 3;
         assert!(matches!(s.verify(&bad_format, 1000), Err(Reject::BadClaims(_))));
         let mut bad_flags = plain;
         bad_flags[17] |= 0x80;
         assert!(matches!(s.verify(&bad_flags, 1000), Err(Reject::BadClaims(_))));
+    }
+
+    #[test]
+    fn a_state_without_handler_bytes_carries_its_flow_alone() {
+        let a = JsonObject::new();
+        let aud = [0u8; 16];
+        let b = Binding { method: "tools/call", target: "t", arguments: &a, principal: None };
+        let s = stamp_for(&b, &aud);
+        let mut plain = Vec::new();
+        s.write((1000, 1600), FLOW, false, &mut plain);
+        let verified = s.verify(&plain, 1000).expect("valid");
+        assert_eq!((verified.len, verified.has_state, verified.flow), (plain.len(), false, Some(FLOW)));
+        plain.push(0);
+        assert!(matches!(s.verify(&plain, 1000), Err(Reject::BadClaims(_))), "no bytes may follow");
+    }
+
+    #[test]
+    fn format_1_is_still_read() {
+        let a = JsonObject::new();
+        let aud = [0u8; 16];
+        let b = Binding { method: "tools/call", target: "t", arguments: &a, principal: Some("p") };
+        let s = stamp_for(&b, &aud);
+        let mut plain = minted(&s, 1000, 1600, b"");
+        // Format 1: no flow, and no flag bit 1.
+        plain.truncate(plain.len() - 18);
+        plain[0] = FORMAT_1;
+        plain.extend_from_slice(b"old");
+        let verified = s.verify(&plain, 1000).expect("a format 1 state");
+        assert_eq!((&plain[verified.len..], verified.flow, verified.has_state), (&b"old"[..], None, true));
+        plain[17] |= FLAG_NO_STATE;
+        assert!(matches!(s.verify(&plain, 1000), Err(Reject::BadClaims(_))), "format 1 knows no such flag");
     }
 }

@@ -15,7 +15,7 @@
 //! secret (once, at construction), with the version and key id as associated data. The
 //! plaintext is a compact binary claims header (issued-at, expiry, method, target, digests of
 //! the canonical arguments and the audience, a salted digest of the principal when there is
-//! one) followed by the handler's bytes. A custom [`Codec`] replaces the AES-256-GCM layer;
+//! one, the flow's identity and round) followed by the handler's bytes. A custom [`Codec`] replaces the AES-256-GCM layer;
 //! the claims stay.
 //!
 //! Any failure to unseal — not a string, longer than 64 KiB, tampered, truncated, unknown key,
@@ -56,6 +56,7 @@ pub use policy::{RequestStateSecurity, SealConfigError};
 pub(crate) use replay::token_digest;
 pub use replay::{MemoryReplayCache, ReplayCache};
 
+pub(crate) use claims::Flow;
 use claims::{Digest16, Stamp, digest16};
 use keys::DerivedKey;
 use reject::Reject;
@@ -67,7 +68,7 @@ use crate::protocol::{ErrorObject, JsonObject};
 /// About how many bytes of answers and state a sealed `requestState` carries: a token of
 /// [`MAX_TOKEN_LEN`] characters is base64 of 3/4 as many bytes, less the key id, nonce, tag
 /// and claims.
-const MAX_PLAINTEXT: usize = (MAX_TOKEN_LEN - 4) / 4 * 3 - 4 - 12 - 16 - 160;
+const MAX_PLAINTEXT: usize = (MAX_TOKEN_LEN - 4) / 4 * 3 - 4 - 12 - 16 - 180;
 
 /// What a state is bound to.
 #[derive(Debug, Clone, Copy)]
@@ -77,6 +78,21 @@ pub struct Binding<'a> {
     pub target: &'a str,
     pub arguments: &'a JsonObject,
     pub principal: Option<&'a str>,
+}
+
+/// A state verified and opened.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    /// The handler's bytes; `None` when the state carried the flow alone.
+    pub state: Option<Vec<u8>>,
+    /// The leg the state was sealed for; `None` for a state of claims format 1.
+    pub flow: Option<Flow>,
+}
+
+impl Opened {
+    fn new(bytes: Vec<u8>, verified: claims::Verified) -> Self {
+        Self { state: verified.has_state.then_some(bytes), flow: verified.flow }
+    }
 }
 
 /// How the bytes are sealed.
@@ -172,7 +188,19 @@ impl Sealer {
     /// `-32602` saying so when it is too large to carry (the answers of the rounds so far
     /// travel in it: a sealed state is at most 64 KiB, about 47 KiB of answers and state).
     pub fn seal(&self, binding: &Binding<'_>, plaintext: &[u8]) -> Result<String, ErrorObject> {
-        self.try_seal(binding, plaintext).map_err(|reason| {
+        self.seal_leg(binding, Flow::start().next(), Some(plaintext))
+    }
+
+    /// [`seal`](Self::seal) the state of leg `flow` (the handler's bytes, or none: a state
+    /// that carries the flow alone).
+    pub(crate) fn seal_leg(
+        &self,
+        binding: &Binding<'_>,
+        flow: Flow,
+        state: Option<&[u8]>,
+    ) -> Result<String, ErrorObject> {
+        let plaintext = state.unwrap_or_default();
+        self.try_seal(binding, flow, state).map_err(|reason| {
             if reason == token::TOO_LARGE {
                 tracing::info!(
                     target: "roundtrip::seal",
@@ -200,15 +228,16 @@ impl Sealer {
         })
     }
 
-    fn try_seal(&self, binding: &Binding<'_>, plaintext: &[u8]) -> Result<String, String> {
+    fn try_seal(&self, binding: &Binding<'_>, flow: Flow, state: Option<&[u8]>) -> Result<String, String> {
         let now = (self.clock)();
-        let expires = now.saturating_add(self.ttl_secs);
+        let window = (now, now.saturating_add(self.ttl_secs));
+        let plaintext = state.unwrap_or_default();
         match &self.engine {
             Engine::Keys { keys, .. } => {
                 let key = keys.first().ok_or("no key")?;
                 let stamp = Stamp::new(binding, &self.audience_digest, &key.principal_salt);
                 token::seal(key, stamp.encoded_len() + plaintext.len(), |buf| {
-                    stamp.write(now, expires, buf);
+                    stamp.write(window, flow, state.is_some(), buf);
                     buf.extend_from_slice(plaintext);
                 })
                 .map_err(str::to_owned)
@@ -216,7 +245,7 @@ impl Sealer {
             Engine::Custom { codec, principal_salt } => {
                 let stamp = Stamp::new(binding, &self.audience_digest, principal_salt);
                 let mut buf = Vec::with_capacity(stamp.encoded_len() + plaintext.len());
-                stamp.write(now, expires, &mut buf);
+                stamp.write(window, flow, state.is_some(), &mut buf);
                 buf.extend_from_slice(plaintext);
                 let token = codec.seal(&buf).map_err(|e| crate::protocol::error_chain(&*e))?;
                 if token.len() > MAX_TOKEN_LEN {
@@ -234,8 +263,14 @@ impl Sealer {
         (self.ttl_secs + 60) * 1000
     }
 
-    /// Verify and open `token` for `binding`; on any failure, the one frozen error.
+    /// Verify and open `token` for `binding`: the handler's bytes (none for a state that
+    /// carries the flow alone); on any failure, the one frozen error.
     pub fn unseal(&self, binding: &Binding<'_>, token: &Value) -> Result<Vec<u8>, ErrorObject> {
+        self.open(binding, token).map(|opened| opened.state.unwrap_or_default())
+    }
+
+    /// [`unseal`](Self::unseal), with the flow the state carries.
+    pub(crate) fn open(&self, binding: &Binding<'_>, token: &Value) -> Result<Opened, ErrorObject> {
         self.try_unseal(binding, token).map_err(|reject| {
             self.log(binding, &reject);
             crate::observe::state_refused(reject.kind());
@@ -243,7 +278,7 @@ impl Sealer {
         })
     }
 
-    fn try_unseal(&self, binding: &Binding<'_>, token: &Value) -> Result<Vec<u8>, Reject> {
+    fn try_unseal(&self, binding: &Binding<'_>, token: &Value) -> Result<Opened, Reject> {
         let Value::String(token) = token else {
             return Err(Reject::NotAString);
         };
@@ -255,16 +290,16 @@ impl Sealer {
             Engine::Keys { keys, process_local } => {
                 let token::Opened { mut buf, start, key } = token::open(keys, token, *process_local)?;
                 let stamp = Stamp::new(binding, &self.audience_digest, &key.principal_salt);
-                let claims_len = stamp.verify(&buf[start..], now)?;
-                buf.drain(..start + claims_len);
-                Ok(buf)
+                let verified = stamp.verify(&buf[start..], now)?;
+                buf.drain(..start + verified.len);
+                Ok(Opened::new(buf, verified))
             }
             Engine::Custom { codec, principal_salt } => {
                 let mut buf = codec.unseal(token).map_err(|e| Reject::Codec(crate::protocol::error_chain(&*e)))?;
                 let stamp = Stamp::new(binding, &self.audience_digest, principal_salt);
-                let claims_len = stamp.verify(&buf, now)?;
-                buf.drain(..claims_len);
-                Ok(buf)
+                let verified = stamp.verify(&buf, now)?;
+                buf.drain(..verified.len);
+                Ok(Opened::new(buf, verified))
             }
         }
     }
