@@ -12,6 +12,7 @@
 //! cargo bench -p roundtrip --bench per_leg -- --iterations 50000
 //! cargo bench -p roundtrip --bench per_leg -- --provision-only   # the first three rows (for profiling)
 //! cargo bench -p roundtrip --bench per_leg -- --only-leg 2       # replay one of them alone (1, 2 or 3)
+//! cargo bench -p roundtrip --bench per_leg -- --intercepted       # with one interceptor that does nothing
 //! ```
 //!
 //! Rows:
@@ -276,6 +277,11 @@ async fn split_plain(server: &Server, endpoint: &impl Endpoint, leg: &Leg, itera
     println!("the endpoint reads a carrier request's `_meta` typed, so they do not add up to the server's row.)");
 }
 
+/// An interceptor that does nothing (`--intercepted`): what one costs a leg.
+struct Noop;
+
+impl roundtrip::server::Interceptor for Noop {}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let iterations = args
@@ -286,6 +292,7 @@ fn main() {
         .unwrap_or(20_000usize);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let server = Server::new("bench", "1.0.0").tools(tools![provision, plain, q1, q5, q20, q50, chain10]);
+    let server = if args.iter().any(|a| a == "--intercepted") { server.intercept(Noop) } else { server };
     rt.block_on(async {
         let bound = server.clone().bind_http("127.0.0.1:0").await.unwrap();
         let service = bound.service();

@@ -8,6 +8,9 @@
 //!   check each answer against its form, run the body, build the complete result.
 //! - `plain_call`: a tool without resolved parameters, the floor of `Server::handle`.
 //!
+//! The group `intercepted` runs the same three on the same server with one interceptor that
+//! does nothing (`Server::intercept`): what an interceptor costs a leg.
+//!
 //! The request is cloned in the setup of each batch, outside the measurement.
 //!
 //! `cargo bench -p roundtrip --bench resolve -- --warm-up-time 1 --measurement-time 3`
@@ -76,13 +79,24 @@ fn accept(field: &str, value: &str) -> Value {
     json!({"action": "accept", "content": {field: value}})
 }
 
+/// An interceptor that does nothing.
+struct Noop;
+
+impl roundtrip::server::Interceptor for Noop {}
+
 fn resolve(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     let server = Server::new("bench", "1.0.0").tools(tools![book_table, plain]);
+    legs(c, "resolve_three_questions", &server);
+    legs(c, "intercepted", &server.intercept(Noop));
+}
+
+/// The three legs on `server`, as the group `name`.
+fn legs(c: &mut Criterion, name: &str, server: &Server) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
 
     // Check the flow once, and keep the sealed state for the completing round.
     let leg1 = call("book_table", json!({}));
-    let first = rt.block_on(result(&server, leg1.clone()));
+    let first = rt.block_on(result(server, leg1.clone()));
     assert_eq!(first["resultType"], "input_required", "{first}");
     assert_eq!(first["inputRequests"].as_object().map(|o| o.len()), Some(3), "{first}");
     assert_eq!(first["inputRequests"]["restaurant"]["params"]["message"], "Which restaurant in Oslo?", "{first}");
@@ -98,12 +112,12 @@ fn resolve(c: &mut Criterion) {
             "requestState": state,
         }),
     );
-    let done = rt.block_on(result(&server, leg2.clone()));
+    let done = rt.block_on(result(server, leg2.clone()));
     assert_eq!(done["resultType"], "complete", "{done}");
     assert_eq!(done["content"][0]["text"], "Booked Maaemo in Oslo for Ada (none).", "{done}");
     let floor = call("plain", json!({}));
 
-    let mut group = c.benchmark_group("resolve_three_questions");
+    let mut group = c.benchmark_group(name);
     group.bench_function("ask_round", |b| {
         b.iter_batched(
             || leg1.clone(),

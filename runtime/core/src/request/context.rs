@@ -54,6 +54,8 @@ pub struct RequestContext {
     pub(crate) transport: Transport,
     /// The task this body runs as, if it runs as one.
     pub(crate) task: Option<Arc<crate::task::TaskLink>>,
+    /// What the server's interceptors attached ([`Call::annotate`](crate::server::Call::annotate)).
+    pub(crate) annotations: Option<Arc<http::Extensions>>,
 }
 
 impl fmt::Debug for RequestContext {
@@ -111,9 +113,12 @@ impl RequestContext {
         self.http.as_deref().map(|p| &p.extensions)
     }
 
-    /// One extension of the HTTP request, by type (see [`extensions`](Self::extensions)).
+    /// A value of type `T` attached to the request: by one of the server's interceptors
+    /// ([`Call::annotate`](crate::server::Call::annotate)), or else by the application's own
+    /// layers in front of the HTTP endpoint (see [`extensions`](Self::extensions)).
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.extensions()?.get::<T>()
+        let annotated = self.annotations.as_deref().and_then(http::Extensions::get::<T>);
+        annotated.or_else(|| self.extensions()?.get::<T>())
     }
 
     /// The legacy (2025-era) session the request belongs to: its `Mcp-Session-Id` over HTTP.

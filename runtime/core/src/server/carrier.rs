@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::Server;
 use super::dispatch::{Era, Failure, Routed, serialize_failure, to_json};
 use super::handler::{Handler, HandlerResult, Outcome};
+use super::intercept::Gate;
 use super::peer::Inbound;
 use super::result_json::ResultJson;
 use crate::protocol::{
@@ -20,7 +21,7 @@ use crate::protocol::{
     ResultType, TASKS_EXTENSION, Taken, TaskSupport, codes,
 };
 use crate::request::{Answerable, LogFilter, RequestContext, Session};
-use crate::seal::Binding;
+use crate::seal::{Binding, Flow};
 
 /// A carrier request, parsed. The target, arguments and URI variables are shared with the
 /// context of each leg's handler (the state is sealed to them after the handler ran).
@@ -340,7 +341,7 @@ impl Server {
         // nothing large is moved inside it (a value moved in an `async` block takes its room
         // twice).
         async move {
-            let Started { calling, principal, answerable, answered } = started?;
+            let Started { calling, principal, answerable, answered, flow, gate } = started?;
             let mut calling = std::pin::pin!(async {
                 let result = match calling {
                     Calling::Now(calling) => calling.await,
@@ -365,7 +366,7 @@ impl Server {
             .await;
             match outcome {
                 None => Ok(Routed::Silent),
-                Some(outcome) => server.shape(outcome?, &carrier, principal, answerable, answered),
+                Some(outcome) => server.shape(outcome?, &carrier, Leg { principal, answerable, answered, flow, gate }),
             }
         }
     }
@@ -382,44 +383,50 @@ impl Server {
         let sealer = &self.inner.sealer;
         // The caller's identity: what the state is bound to, and the owner of the tasks it creates.
         let owner = inbound.identity();
-        let state = match &carrier.request_state {
-            None => None,
+        let (state, flow) = match &carrier.request_state {
+            None => (None, None),
             Some(token) => {
                 let binding = binding(carrier, owner.as_deref());
-                Some(sealer.unseal(&binding, token).map_err(Failure::rejected)?)
+                let opened = sealer.open(&binding, token).map_err(Failure::rejected)?;
+                // A state of claims format 1 carried no flow: this leg starts one, past round 0.
+                (opened.state, Some(opened.flow.unwrap_or(Flow { round: 1, ..Flow::start() })))
             }
         };
+        let gate = inbound.gate.clone();
+        // Interceptors see the flow from its first leg; otherwise it is minted when a state is sealed.
+        let flow = if gate.is_some() { Some(flow.unwrap_or_else(Flow::start)) } else { flow };
         let log = LogFilter::Requested(meta.log_level);
         let answered = carrier.input_responses.len();
         let answers = (std::mem::take(&mut carrier.input_responses), state);
         let principal = owner.clone();
-        let cx = carrier.context(self, inbound, answers, (meta, owner), ProtocolVersion::V2026_07_28, log);
+        let mut cx = carrier.context(self, inbound, answers, (meta, owner), ProtocolVersion::V2026_07_28, log);
         let answerable = Answerable::of(&cx.meta.client_capabilities);
         // A single-use state is recorded as used before the handler is called (its closure
-        // may do work before its future is first polled).
-        let calling = match (&carrier.request_state, carrier.single_use) {
-            (Some(token), true) => {
-                let (server, token) = (self.clone(), token.clone());
+        // may do work before its future is first polled), and after the interceptors let the
+        // leg through (a refused leg leaves its state unused).
+        let single_use = carrier.single_use.then(|| carrier.request_state.clone()).flatten();
+        let calling = match (&gate, single_use) {
+            (None, None) => Calling::Now(handler.call(cx)),
+            (gate, token) => {
+                let (server, gate) = (self.clone(), gate.clone());
                 Calling::AfterUse(Box::pin(async move {
-                    server.use_once(&token).await.map_err(Failure::rejected)?;
+                    if let Some(gate) = gate {
+                        cx.annotations = gate.before(flow).await.map_err(Failure::in_band)?;
+                    }
+                    if let Some(token) = token {
+                        server.use_once(&token).await.map_err(Failure::rejected)?;
+                    }
                     Ok(handler.call(cx).await)
                 }))
             }
-            _ => Calling::Now(handler.call(cx)),
         };
-        Ok(Started { calling, principal, answerable, answered })
+        Ok(Started { calling, principal, answerable, answered, flow, gate })
     }
 
     /// A leg's outcome as the wire carries it: a complete result, a task, or the input
     /// requests with the next leg's state sealed.
-    fn shape<T: CompleteResult>(
-        &self,
-        outcome: Outcome<T>,
-        carrier: &Carrier,
-        principal: Option<String>,
-        answerable: Answerable,
-        answered: usize,
-    ) -> Result<Routed, Failure> {
+    fn shape<T: CompleteResult>(&self, outcome: Outcome<T>, carrier: &Carrier, leg: Leg) -> Result<Routed, Failure> {
+        let Leg { principal, answerable, answered, flow, gate } = leg;
         match outcome {
             Outcome::Complete(mut result) => {
                 if result.is_error() {
@@ -443,11 +450,17 @@ impl Server {
                     ))
                     .into());
                 }
-                let request_state = match state {
-                    None => None,
-                    Some(plaintext) => {
-                        let sealer = &self.inner.sealer;
-                        Some(sealer.seal(&binding(carrier, principal.as_deref()), &plaintext)?)
+                // With interceptors, every round carries its flow, also one with no state of its own.
+                let request_state = match (state, gate) {
+                    (None, None) => None,
+                    (state, gate) => {
+                        let next = flow.unwrap_or_else(Flow::start).next();
+                        let binding = binding(carrier, principal.as_deref());
+                        let sealed = self.inner.sealer.seal_leg(&binding, next, state.as_deref())?;
+                        if let Some(gate) = gate {
+                            gate.asked();
+                        }
+                        Some(sealed)
                     }
                 };
                 // The state is written into the text as it is (see `serialize_with_state`).
@@ -465,9 +478,22 @@ struct Started<T> {
     principal: Option<String>,
     answerable: Answerable,
     answered: usize,
+    flow: Option<Flow>,
+    gate: Option<Arc<Gate>>,
 }
 
-/// The handler's future; for a single-use state, recording the state as used first.
+/// What shaping a leg's outcome needs to know of the leg ([`Server::shape`]).
+struct Leg {
+    principal: Option<String>,
+    answerable: Answerable,
+    answered: usize,
+    /// Where the leg stands in its flow (`None`: a first leg nobody watched).
+    flow: Option<Flow>,
+    gate: Option<Arc<Gate>>,
+}
+
+/// The handler's future; first, the interceptors' `before` and, for a single-use state,
+/// recording the state as used.
 enum Calling<T> {
     Now(BoxFuture<'static, HandlerResult<T>>),
     AfterUse(BoxFuture<'static, Result<HandlerResult<T>, Failure>>),
@@ -537,6 +563,7 @@ impl Carrier {
             session: inbound.session.clone(),
             transport: inbound.transport,
             task: None,
+            annotations: None,
         }
     }
 }

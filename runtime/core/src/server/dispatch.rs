@@ -265,16 +265,36 @@ impl Server {
         Either::<BoxFuture<'static, Reply>, _>::Right(self.handle_untraced(request, inbound))
     }
 
-    /// [`handle`](Self::handle), without telemetry.
-    ///
-    /// The era and the route are chosen here, before the future is made, and the future
-    /// returned is the route's (see [`handle`](Self::handle)). `inbound.taken` is what the
-    /// transport took out of `params`, typed (a `_meta` taken claims 2026-07-28).
-    fn handle_untraced(
-        &self,
-        mut request: Request,
-        mut inbound: Inbound,
-    ) -> impl Future<Output = Reply> + Send + use<> {
+    /// [`handle`](Self::handle), without telemetry: past the interceptors, when the server
+    /// has any (boxed: the path without them stays as small as it was).
+    fn handle_untraced(&self, request: Request, mut inbound: Inbound) -> impl Future<Output = Reply> + Send + use<> {
+        let Some(gate) = self.gate(&request, &inbound) else {
+            return Either::Left(self.route(request, inbound));
+        };
+        inbound.gate = Some(Arc::clone(&gate));
+        let server = self.clone();
+        let intercepted: BoxFuture<'static, Reply> = Box::pin(async move {
+            // A leg of a flow passes the interceptors once its state is verified (carrier.rs,
+            // legacy.rs): then they know its flow.
+            let leg = matches!(
+                Method::parse(&request.method),
+                Some(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead)
+            );
+            let refused = if leg { None } else { gate.before(None).await.err() };
+            let reply = match refused {
+                Some(refused) => reply(request.id, Err(Failure::in_band(refused))),
+                None => server.route(request, inbound).await,
+            };
+            gate.after(&reply);
+            reply
+        });
+        Either::Right(intercepted)
+    }
+
+    /// Route one request: the era and the route are chosen here, before the future is made,
+    /// and the future returned is the route's (see [`handle`](Self::handle)). `inbound.taken`
+    /// is what the transport took out of `params`, typed (a `_meta` taken claims 2026-07-28).
+    fn route(&self, mut request: Request, mut inbound: Inbound) -> impl Future<Output = Reply> + Send + use<> {
         let id = request.id.clone();
         let taken = std::mem::take(&mut inbound.taken);
         let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());

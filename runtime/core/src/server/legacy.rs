@@ -36,12 +36,18 @@ impl Server {
         meta.progress_token = carrier.progress_token.clone();
         let meta = Arc::new(meta);
         let owner = self.owner(inbound);
+        // The interceptors see the call once: a session runs its rounds inside it.
+        let annotations = match &inbound.gate {
+            Some(gate) => gate.before(None).await?,
+            None => None,
+        };
         // The pause before a state-only round is run again, as the client's retry loop takes it.
         let mut pause = Duration::from_millis(50);
         for _ in 0..max_rounds {
             let answers = (std::mem::take(&mut input_responses), state.take());
             let log = LogFilter::Session(session.log_level());
-            let cx = carrier.context(self, inbound, answers, (meta.clone(), owner.clone()), session.version, log);
+            let mut cx = carrier.context(self, inbound, answers, (meta.clone(), owner.clone()), session.version, log);
+            cx.annotations.clone_from(&annotations);
             let outcome = tokio::select! {
                 result = handler.call(cx) => carrier.settle(result, session.version)?,
                 () = inbound.cancel.cancelled() => return Ok(None),

@@ -17,6 +17,7 @@ mod carrier;
 mod check;
 mod dispatch;
 mod handler;
+mod intercept;
 mod legacy;
 mod lists;
 #[cfg(feature = "http")]
@@ -45,6 +46,7 @@ pub use dispatch::STORE_RETRY_AFTER_SECS;
 pub use dispatch::{Reply, ReplyMessage, Settled};
 pub(crate) use handler::Handler;
 pub use handler::{HandlerResult, Outcome, PromptDef, ResourceDef, ResourceEntry, ResourceTemplateDef, ToolDef};
+pub use intercept::{Call, Interceptor};
 #[cfg(feature = "http")]
 #[doc(hidden)]
 pub use marks::HeaderMark;
@@ -106,6 +108,8 @@ struct Inner {
     strict_schemas: bool,
     /// How fast a caller may call each tool ([`Server::rate_limit`]).
     rates: rate::RateLimits,
+    /// The application's interceptors, in order ([`Server::intercept`]).
+    interceptors: intercept::Interceptors,
 }
 
 /// A capability a server may decline to announce, whatever it registered
@@ -234,6 +238,7 @@ impl Server {
                 withheld: Vec::new(),
                 strict_schemas: false,
                 rates: rate::RateLimits::default(),
+                interceptors: intercept::Interceptors::default(),
             }),
         }
     }
@@ -426,6 +431,42 @@ impl Server {
     pub fn rate_limit(mut self, calls: u32, per: std::time::Duration) -> Self {
         self.inner_mut().rates.every_tool = rate::Rate::new(calls, per);
         self
+    }
+
+    /// Run `interceptor` around every request, on every transport, after the ones registered
+    /// before it: it sees each request with its caller, method, target and (for a leg of a
+    /// multi-round flow) the flow and round, may refuse or annotate it, and sees how it ended.
+    /// See [`Interceptor`] for an example.
+    ///
+    /// A server with no interceptor pays nothing for them. With one, each request allocates
+    /// its [`Call`] and each leg of a multi-round flow carries its flow in its sealed
+    /// `requestState` (also a round whose handler kept no state: it gets one that carries the
+    /// flow alone).
+    pub fn intercept(mut self, interceptor: impl Interceptor) -> Self {
+        self.inner_mut().interceptors.push(interceptor);
+        self
+    }
+
+    /// The request's way past the interceptors, when there are any.
+    pub(crate) fn gate(&self, request: &crate::protocol::Request, inbound: &Inbound) -> Option<Arc<intercept::Gate>> {
+        let interceptors = &self.inner.interceptors;
+        if interceptors.is_empty() {
+            return None;
+        }
+        let params = request.params.as_ref();
+        let named = |key: &str| params.and_then(|p| p.get(key)).and_then(serde_json::Value::as_str);
+        let target = inbound.taken.name.as_ref().and_then(serde_json::Value::as_str);
+        let target = target.or_else(|| named("name")).or_else(|| named("uri")).or_else(|| named("taskId"));
+        Some(intercept::Gate::new(
+            interceptors.clone(),
+            intercept::Arrival {
+                method: &request.method,
+                target,
+                caller: inbound.auth.clone(),
+                client_addr: inbound.client_addr,
+                transport: inbound.transport,
+            },
+        ))
     }
 
     /// Let each caller call the tool `name` at most `calls` times per `per`, in place of

@@ -41,6 +41,8 @@ pub struct Inbound {
     /// state, `name` and `arguments`; then they are not in `params`; see `Message::read`).
     #[doc(hidden)]
     pub taken: crate::protocol::Taken,
+    /// The request's way past the server's interceptors, when it has any.
+    pub(crate) gate: Option<Arc<super::intercept::Gate>>,
 }
 
 impl fmt::Debug for Inbound {
@@ -67,6 +69,7 @@ impl Inbound {
             cancel: CancellationToken::new(),
             transport: Transport::Memory,
             taken: crate::protocol::Taken::default(),
+            gate: None,
         }
     }
 
