@@ -44,7 +44,8 @@ const FLAG_NO_STATE: u8 = 2;
 /// and the leg's round (0 for the first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Flow {
-    pub id: u128,
+    /// Bytes, not a `u128`: a `u128` is aligned to 16, and would pad every future holding one.
+    pub id: [u8; 16],
     pub round: u16,
 }
 
@@ -191,7 +192,7 @@ impl<'a> Stamp<'a> {
         if let Some(p) = &self.principal {
             out.extend_from_slice(p);
         }
-        out.extend_from_slice(&flow.id.to_be_bytes());
+        out.extend_from_slice(&flow.id);
         out.extend_from_slice(&flow.round.to_be_bytes());
     }
 
@@ -216,7 +217,7 @@ impl<'a> Stamp<'a> {
         let arguments: [u8; 32] = r.array()?;
         let principal: Option<Digest16> = if flags & FLAG_PRINCIPAL != 0 { Some(r.array()?) } else { None };
         let flow = match format {
-            FORMAT => Some(Flow { id: u128::from_be_bytes(r.array()?), round: u16::from_be_bytes(r.array()?) }),
+            FORMAT => Some(Flow { id: r.array()?, round: u16::from_be_bytes(r.array()?) }),
             _ => None,
         };
         let has_state = flags & FLAG_NO_STATE == 0;
@@ -292,7 +293,7 @@ mod tests {
         Stamp::new(binding, aud, &SALT)
     }
 
-    const FLOW: Flow = Flow { id: 0x0123_4567_89ab_cdef_0011_2233_4455_6677, round: 2 };
+    const FLOW: Flow = Flow { id: *b"0123456789abcdef", round: 2 };
 
     fn minted(stamp: &Stamp<'_>, iat: u64, exp: u64, payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();

@@ -140,7 +140,7 @@ impl Call {
     /// `tools/call`, `prompts/get` or `resources/read` flow, and different for every flow;
     /// `None` for a request of another method (or one refused before its leg began).
     pub fn flow(&self) -> Option<u128> {
-        self.flow.map(|f| f.id)
+        self.flow.map(|f| u128::from_be_bytes(f.id))
     }
 
     /// The leg's round in its flow: 0 for the first, 1 for the first retry with answers…
