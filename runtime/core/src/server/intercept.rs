@@ -1,6 +1,6 @@
 //! Interceptors: the application's own code around every request, on every transport.
 //!
-//! An [`Interceptor`] registered with [`Server::intercept`] sees each request twice: in
+//! An [`Interceptor`] registered with [`Server::intercept`](super::Server::intercept) sees each request twice: in
 //! [`before`](Interceptor::before), once the request is matched to what it calls (for a
 //! `tools/call`, `prompts/get` or `resources/read` leg: once its state is verified), where it
 //! may refuse it or annotate it; and in [`after`](Interceptor::after), once it is answered,
@@ -28,7 +28,7 @@ use crate::protocol::ErrorObject;
 use crate::request::{AuthPrincipal, Transport};
 use crate::seal::Flow;
 
-/// Code an application runs around every request, on every transport ([`Server::intercept`]).
+/// Code an application runs around every request, on every transport ([`Server::intercept`](super::Server::intercept)).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
