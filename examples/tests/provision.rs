@@ -34,7 +34,7 @@ async fn provision_declined_is_an_error_result() {
 #[tokio::test]
 async fn the_region_is_also_an_optional_argument() {
     let tools = server();
-    let provision = tools.tool_defs().iter().find(|t| t.tool.name == "provision").unwrap();
+    let provision = tools.tool_defs().into_iter().find(|t| t.tool.name == "provision").unwrap();
     let schema = serde_json::to_value(&provision.tool.input_schema).unwrap();
     assert_eq!(schema["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["name", "region"]);
     assert_eq!(schema["properties"]["name"]["description"], "Name of the database.");
@@ -145,7 +145,7 @@ async fn workspace_lists_roots() {
 #[tokio::test]
 async fn tool_annotations_come_from_options() {
     let tools = server();
-    let get = |n: &str| tools.tool_defs().iter().find(|t| t.tool.name == n).unwrap().tool.annotations.clone();
+    let get = |n: &str| tools.tool_defs().into_iter().find(|t| t.tool.name == n).unwrap().tool.annotations.clone();
     assert_eq!(get("confirm_delete").unwrap().destructive_hint, Some(true));
     let sum = get("slow_sum").unwrap();
     assert_eq!((sum.read_only_hint, sum.idempotent_hint), (Some(true), Some(true)));
@@ -225,10 +225,11 @@ async fn notes_ask_the_passphrase() {
 #[tokio::test]
 async fn prompts_and_templates_are_listed() {
     let server = server();
-    let greeting = &server.prompt_defs()[0].prompt;
+    let (prompts, templates) = (server.prompt_defs(), server.resource_template_defs());
+    let greeting = &prompts[0].prompt;
     assert_eq!(greeting.name, "greeting");
     assert!(greeting.arguments.is_none(), "the name is asked, not an argument");
-    let note = &server.resource_template_defs()[0].template;
+    let note = &templates[0].template;
     assert_eq!((note.uri_template.as_str(), note.name.as_str()), ("notes://{id}", "note"));
     assert_eq!(note.mime_type.as_deref(), Some("text/plain"));
 }
@@ -298,7 +299,7 @@ async fn databases_come_as_text_and_for_the_view() {
     let databases = &flow.result.structured_content.as_ref().unwrap()["databases"];
     assert_eq!(databases[1], json!({"name": "orders", "region": "eu-west-1", "size_gb": 20}));
     let server = server();
-    let tool = server.tool_defs().iter().find(|t| t.tool.name == "databases").unwrap();
+    let tool = server.tool_defs().into_iter().find(|t| t.tool.name == "databases").unwrap();
     assert_eq!(tool.tool.meta.as_ref().unwrap()["ui"]["resourceUri"], "ui://provision/databases");
     assert!(server.check().is_ok(), "the view came with the tool");
 }

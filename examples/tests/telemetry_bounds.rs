@@ -138,7 +138,10 @@ async fn forty_one_megabyte_tool_names_leave_the_scrape_and_the_memory_small() {
     eprintln!("{figures}");
     assert!(text.len() < 1 << 20, "{figures}");
     assert!(text.contains("gen_ai_tool_name=\"_OTHER\""), "{text}");
-    assert!(grown < 20 << 20, "{figures}");
+    // The names themselves are 40 MB: were any kept, the process would grow by more than that.
+    // What it grows by otherwise varies from run to run (7 to 21 MB measured): glibc keeps
+    // freed blocks of a megabyte in its arenas once its mmap threshold has risen.
+    assert!(grown < 32 << 20, "{figures}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -161,7 +161,7 @@ fn answers(v: Value) -> Option<JsonObject> {
 #[tokio::test]
 async fn behaviour_34_a_resolved_parameter_is_not_an_argument_and_a_sent_value_is_ignored() {
     let s = server();
-    let def = s.tool_defs().iter().find(|d| d.tool.name == "provision").unwrap();
+    let def = s.tool_defs().into_iter().find(|d| d.tool.name == "provision").unwrap();
     let properties: Vec<&String> = def.tool.input_schema["properties"].as_object().unwrap().keys().collect();
     assert_eq!(properties, ["name"]);
     let flow = TestKit::new(s)

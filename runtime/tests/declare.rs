@@ -111,7 +111,7 @@ mod roles {
 async fn roles_come_from_types_not_names() {
     let server = roles::server();
     assert!(server.check().is_ok());
-    let relocate = server.tool_defs().iter().find(|t| t.tool.name == "relocate").unwrap();
+    let relocate = server.tool_defs().into_iter().find(|t| t.tool.name == "relocate").unwrap();
     let schema = serde_json::to_value(&relocate.tool.input_schema).unwrap();
     assert_eq!(schema["required"], json!(["state"]));
     assert_eq!(schema["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["state"]);

@@ -38,8 +38,10 @@ impl Server {
                 json!(graph.map(|g| g.checks().iter().map(|c| c.call).collect::<Vec<_>>()).unwrap_or_default());
             item
         };
-        let tools: Vec<Value> = self
-            .tool_defs()
+        // One snapshot of the catalog: it may change while the server serves.
+        let catalog = self.shared();
+        let tools: Vec<Value> = catalog
+            .tools
             .iter()
             .map(|d| {
                 let mut item = with_questions(json!(d.tool), d.graph.as_deref());
@@ -50,16 +52,16 @@ impl Server {
             })
             .collect();
         let prompts: Vec<Value> =
-            self.prompt_defs().iter().map(|d| with_questions(json!(d.prompt), d.graph.as_deref())).collect();
-        let resources: Vec<Value> = self.resource_defs().iter().map(|d| json!(d.resource)).collect();
-        let views: Vec<Value> = self
-            .resource_defs()
+            catalog.prompts.iter().map(|d| with_questions(json!(d.prompt), d.graph.as_deref())).collect();
+        let resources: Vec<Value> = catalog.resources.iter().map(|d| json!(d.resource)).collect();
+        let views: Vec<Value> = catalog
+            .resources
             .iter()
             .filter(|d| d.is_view())
             .map(|d| {
                 let r = &d.resource;
-                let users: Vec<&str> = self
-                    .tool_defs()
+                let users: Vec<&str> = catalog
+                    .tools
                     .iter()
                     .filter(|t| {
                         UiToolMeta::of(t.tool.meta.as_ref()).and_then(|ui| ui.resource_uri).as_deref()
@@ -71,11 +73,8 @@ impl Server {
                 json!({"uri": r.uri, "name": r.name, "title": r.title, "description": r.description, "ui": ui, "tools": users})
             })
             .collect();
-        let templates: Vec<Value> = self
-            .resource_template_defs()
-            .iter()
-            .map(|d| with_questions(json!(d.template), d.graph.as_deref()))
-            .collect();
+        let templates: Vec<Value> =
+            catalog.templates.iter().map(|d| with_questions(json!(d.template), d.graph.as_deref())).collect();
         let info = self.info();
         #[cfg_attr(not(feature = "skills"), allow(unused_mut))]
         let mut json = json!({

@@ -16,15 +16,16 @@
 //! 13. [Serving](serving): stdio, streamable HTTP, an axum router, and the runner `roundtrip::cli`
 //! 14. [Serverless: AWS Lambda and Cloudflare Workers](serverless): the same server as a Lambda function and as a Worker; what each cannot do
 //! 15. [Who is calling](callers): one caller identity, trusted proxies, the limits a caller meets, rates
-//! 16. [Interceptors](interceptors): the application's own code around every request, on every transport
-//! 17. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP
-//! 18. [TLS: `https` and `rediss`](tls): outgoing connections and the roots they trust
-//! 19. [Authorization](auth): the OAuth 2.1 resource server
-//! 20. [Skills](skills): serving `SKILL.md` trees
-//! 21. [The client](client): calling MCP servers, both eras
-//! 22. [Testing with `TestKit`](testing): a server's contract in tests, and `describe`
-//! 23. [Mistakes the compiler catches](mistakes): each misuse, one error at the token to change
-//! 24. [Coming from rmcp](from_rmcp): the same servers, side by side
+//! 16. [Changing what a server offers while it serves](run_time): tools added and removed at run time, and per tenant
+//! 17. [Interceptors](interceptors): the application's own code around every request, on every transport
+//! 18. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP
+//! 19. [TLS: `https` and `rediss`](tls): outgoing connections and the roots they trust
+//! 20. [Authorization](auth): the OAuth 2.1 resource server
+//! 21. [Skills](skills): serving `SKILL.md` trees
+//! 22. [The client](client): calling MCP servers, both eras
+//! 23. [Testing with `TestKit`](testing): a server's contract in tests, and `describe`
+//! 24. [Mistakes the compiler catches](mistakes): each misuse, one error at the token to change
+//! 25. [Coming from rmcp](from_rmcp): the same servers, side by side
 
 /// A chapter: the module `$name`, whose documentation is the file `$file`. Its links resolve
 /// as they would at the crate root.
@@ -53,6 +54,7 @@ chapter!(manual, "manual.md");
 chapter!(serving, "serving.md");
 chapter!(serverless, "serverless.md");
 chapter!(callers, "callers.md");
+chapter!(run_time, "run_time.md");
 chapter!(interceptors, "interceptors.md");
 chapter!(telemetry, "telemetry.md");
 chapter!(tls, "tls.md");

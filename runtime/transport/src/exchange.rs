@@ -133,8 +133,8 @@ impl Exchange {
             }
             return Err(bad_request(ErrorObject::invalid_request("missing Mcp-Session-Id")));
         }
-        headers::check_modern(&parts.headers, &request, &taken, |name| self.server.tool_def(name))
-            .map_err(bad_request)?;
+        let catalog = self.server.catalog(parts.extensions.get());
+        headers::check_modern(&parts.headers, &request, &taken, |name| catalog.tool(name)).map_err(bad_request)?;
         if request.method == "subscriptions/listen" {
             return Err(Box::new(reply::no_streams()));
         }

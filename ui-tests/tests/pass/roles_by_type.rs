@@ -81,7 +81,7 @@ fn main() {
         .resources(resources![pool, pools]);
     assert!(server.check().is_ok());
     let schema = |name: &str| {
-        let def = server.tool_defs().iter().find(|t| t.tool.name == name).expect("the tool");
+        let def = server.tool_defs().into_iter().find(|t| t.tool.name == name).expect("the tool");
         roundtrip::__private::serde_json::to_value(&def.tool.input_schema).expect("a schema")
     };
     // Neither the state nor the context is an argument.

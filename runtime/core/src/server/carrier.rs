@@ -143,6 +143,7 @@ impl Server {
     /// [`Carrier`] each era runs.
     pub(crate) fn target(
         &self,
+        catalog: &super::Catalog,
         method: Method,
         params: Option<Value>,
         era: Era<'_>,
@@ -181,7 +182,7 @@ impl Server {
         match method {
             Method::ToolsCall => {
                 let name = required_str(name.as_ref(), "name")?;
-                let Some((name, &i)) = self.inner.tool_index.get_key_value(name) else {
+                let Some((name, &i)) = catalog.tool_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown tool: {name}"))));
                 };
                 let arguments = match arguments {
@@ -189,7 +190,7 @@ impl Server {
                     Some(Value::Object(a)) => a,
                     Some(_) => return Err(ErrorObject::invalid_params("params.arguments must be an object").into()),
                 };
-                let def = &self.inner.tools[i];
+                let def = &catalog.tools[i];
                 if let Era::Modern(meta) = &era
                     && def.tool.task_support() == TaskSupport::Required
                     && !meta.client_capabilities.has_extension(TASKS_EXTENSION)
@@ -205,10 +206,10 @@ impl Server {
             }
             Method::PromptsGet => {
                 let name = required_str(name.as_ref(), "name")?;
-                let Some((name, &i)) = self.inner.prompt_index.get_key_value(name) else {
+                let Some((name, &i)) = catalog.prompt_index.get_key_value(name) else {
                     return Err(Failure::in_band(ErrorObject::invalid_params(format!("Unknown prompt: {name}"))));
                 };
-                let def = &self.inner.prompts[i];
+                let def = &catalog.prompts[i];
                 let arguments = match arguments {
                     None | Some(Value::Null) => JsonObject::new(),
                     Some(Value::Object(a)) if a.values().all(Value::is_string) => a,
@@ -239,14 +240,13 @@ impl Server {
                     }
                     return Ok(Target::Answered(Routed::Json(to_json(&result)?)));
                 }
-                let found = self
-                    .inner
+                let found = catalog
                     .resources
                     .iter()
                     .find(|d| d.resource.uri == uri)
                     .map(|d| (d.handler.clone(), Vec::new()))
                     .or_else(|| {
-                        self.inner
+                        catalog
                             .templates
                             .iter()
                             .find_map(|d| d.matcher.matches(uri).map(|vars| (d.handler.clone(), vars)))
@@ -273,7 +273,7 @@ impl Server {
         inbound: Inbound,
         taken: Taken,
     ) -> Result<impl Future<Output = Result<Routed, Failure>> + Send + use<>, Failure> {
-        let target = self.target(method, params, Era::Modern(&meta), taken)?;
+        let target = self.target(&self.catalog(inbound.auth.as_deref()), method, params, Era::Modern(&meta), taken)?;
         self.within_rate(&target, &inbound)?;
         let server = self.clone();
         Ok(async move {
@@ -310,7 +310,8 @@ impl Server {
         fn routed<T: CompleteResult>(result: Option<T>) -> Result<Routed, Failure> {
             result.map_or(Ok(Routed::Silent), |r| to_json(&r).map(Routed::Json))
         }
-        let target = self.target(method, params, Era::Legacy(session), Taken::default())?;
+        let catalog = self.catalog(inbound.auth.as_deref());
+        let target = self.target(&catalog, method, params, Era::Legacy(session), Taken::default())?;
         self.within_rate(&target, inbound)?;
         match target {
             Target::Tool(handler, carrier) => routed(self.run_legacy(&handler, carrier, session, inbound).await?),

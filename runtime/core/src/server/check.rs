@@ -96,6 +96,11 @@ impl fmt::Display for Problem {
 }
 
 pub(super) fn check(server: &Server) -> Result<(), CheckError> {
+    check_catalog(server, &server.shared())
+}
+
+/// [`check`] of the definitions `catalog` holds (the shared one, or a tenant's).
+pub(super) fn check_catalog(server: &Server, catalog: &super::Catalog) -> Result<(), CheckError> {
     let inner = &server.inner;
     let state = |kind, name: &str, needs: &[StateNeed]| {
         needs.iter().find(|n| !inner.states.has(n)).map(|n| CheckError {
@@ -104,16 +109,18 @@ pub(super) fn check(server: &Server) -> Result<(), CheckError> {
             problem: Problem::MissingState { type_name: n.type_name() },
         })
     };
-    let missing = inner
+    let missing = catalog
         .tools
         .iter()
         .find_map(|d| state("tool", &d.tool.name, &d.needs))
-        .or_else(|| inner.prompts.iter().find_map(|d| state("prompt", &d.prompt.name, &d.needs)))
-        .or_else(|| inner.resources.iter().find_map(|d| state("resource", &d.resource.uri, &d.needs)))
-        .or_else(|| inner.templates.iter().find_map(|d| state("resource template", &d.template.uri_template, &d.needs)))
-        .or_else(|| inner.tools.iter().find_map(|d| view(server, &d.tool.name, d.tool.meta.as_ref())))
+        .or_else(|| catalog.prompts.iter().find_map(|d| state("prompt", &d.prompt.name, &d.needs)))
+        .or_else(|| catalog.resources.iter().find_map(|d| state("resource", &d.resource.uri, &d.needs)))
         .or_else(|| {
-            inner.tools.iter().filter(|_| inner.strict_schemas).find_map(|d| {
+            catalog.templates.iter().find_map(|d| state("resource template", &d.template.uri_template, &d.needs))
+        })
+        .or_else(|| catalog.tools.iter().find_map(|d| view(catalog, &d.tool.name, d.tool.meta.as_ref())))
+        .or_else(|| {
+            catalog.tools.iter().filter(|_| inner.strict_schemas).find_map(|d| {
                 let (schema, at, why) = super::strict_schema::tool_violation(&d.tool)?;
                 Some(CheckError {
                     kind: "tool",
@@ -129,9 +136,9 @@ pub(super) fn check(server: &Server) -> Result<(), CheckError> {
 }
 
 /// A tool's link to a view that is not there.
-fn view(server: &Server, tool: &str, meta: Option<&crate::protocol::JsonObject>) -> Option<CheckError> {
+fn view(catalog: &super::Catalog, tool: &str, meta: Option<&crate::protocol::JsonObject>) -> Option<CheckError> {
     let uri = UiToolMeta::of(meta)?.resource_uri?;
-    let problem = match server.inner.resources.iter().find(|r| r.resource.uri == uri) {
+    let problem = match catalog.resources.iter().find(|r| r.resource.uri == uri) {
         None => Problem::MissingView { uri },
         Some(r) if !r.is_view() || !uri.starts_with("ui://") => {
             Problem::NotAView { uri, mime_type: r.resource.mime_type.clone() }

@@ -358,12 +358,13 @@ impl Server {
         let value = match method {
             Method::ServerDiscover => to_value(self.discover())?,
             Method::ToolsList | Method::PromptsList | Method::ResourcesList | Method::ResourcesTemplatesList => {
+                let catalog = self.catalog(inbound.auth.as_deref());
                 if method == Method::ToolsList
-                    && let Some(scoped) = self.tools_in_scope(&inbound, v, &meta.client_capabilities)?
+                    && let Some(scoped) = self.tools_in_scope(&catalog, &inbound, v, &meta.client_capabilities)?
                 {
                     return Ok(Route::Now(Routed::Json(scoped)));
                 }
-                return Ok(Route::Now(Routed::Json(self.list(method, v, &meta.client_capabilities)?)));
+                return Ok(Route::Now(Routed::Json(self.list(&catalog, method, v, &meta.client_capabilities)?)));
             }
             Method::CompletionComplete => to_value(self.complete(params, v)?)?,
             Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
@@ -437,14 +438,15 @@ impl Server {
             | Method::ResourcesTemplatesList
             | Method::CompletionComplete => {
                 self.check_offered(method)?;
+                let catalog = self.catalog(inbound.auth.as_deref());
                 if method == Method::ToolsList
-                    && let Some(scoped) = self.tools_in_scope(inbound, v, &session.client_capabilities)?
+                    && let Some(scoped) = self.tools_in_scope(&catalog, inbound, v, &session.client_capabilities)?
                 {
                     return Ok(Routed::Json(scoped));
                 }
                 match method {
                     Method::CompletionComplete => to_value(self.complete(params, v)?)?,
-                    _ => return Ok(Routed::Json(self.list(method, v, &session.client_capabilities)?)),
+                    _ => return Ok(Routed::Json(self.list(&catalog, method, v, &session.client_capabilities)?)),
                 }
             }
             Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
@@ -502,25 +504,26 @@ impl Server {
 
     #[doc(hidden)]
     pub fn offers_tools(&self) -> bool {
-        !self.inner.tools.is_empty()
+        !self.shared().tools.is_empty() || self.inner.catalog.has_tenants()
     }
 
     #[doc(hidden)]
     pub fn offers_prompts(&self) -> bool {
-        !self.inner.prompts.is_empty()
+        !self.shared().prompts.is_empty()
     }
 
     #[doc(hidden)]
     pub fn offers_resources(&self) -> bool {
-        !self.inner.resources.is_empty() || !self.inner.templates.is_empty() || self.skill_count() > 0
+        let catalog = self.shared();
+        !catalog.resources.is_empty() || !catalog.templates.is_empty() || self.skill_count() > 0
     }
 
     /// Whether something completes arguments: a prompt's or template's completer, or the
     /// server's own.
     fn offers_completions(&self) -> bool {
         !self.withholds(super::Capability::Completions)
-            && (self.inner.prompts.iter().any(|p| p.completer.is_some())
-                || self.inner.templates.iter().any(|t| t.completer.is_some())
+            && (self.shared().prompts.iter().any(|p| p.completer.is_some())
+                || self.shared().templates.iter().any(|t| t.completer.is_some())
                 || self.inner.completer.is_some())
     }
 
@@ -646,12 +649,11 @@ impl Server {
             .cloned()
             .and_then(|p| serde_json::from_value(p).ok())
             .ok_or_else(|| ErrorObject::invalid_params("completion/complete needs ref and argument"))?;
+        let catalog = self.shared();
         let own = match &params.reference {
-            CompletionRef::Prompt { name } => {
-                self.inner.prompt_index.get(name.as_str()).and_then(|&i| self.inner.prompts[i].completer.clone())
-            }
+            CompletionRef::Prompt { name } => catalog.prompt(name).and_then(|p| p.completer.clone()),
             CompletionRef::Resource { uri } => {
-                self.inner.templates.iter().find(|t| t.template.uri_template == *uri).and_then(|t| t.completer.clone())
+                catalog.templates.iter().find(|t| t.template.uri_template == *uri).and_then(|t| t.completer.clone())
             }
             _ => None,
         };
@@ -697,8 +699,8 @@ impl Server {
     fn arrival<'a>(&self, request: &Request, inbound: &'a Inbound) -> crate::observe::Arrival<'a> {
         let name = || inbound.taken.param(request.params.as_ref(), "name").and_then(Value::as_str);
         let declared = match request.method.as_str() {
-            "tools/call" => name().is_some_and(|n| self.inner.tool_index.contains_key(n)),
-            "prompts/get" => name().is_some_and(|n| self.inner.prompt_index.contains_key(n)),
+            "tools/call" => name().is_some_and(|n| self.shared().tool(n).is_some()),
+            "prompts/get" => name().is_some_and(|n| self.shared().prompt(n).is_some()),
             _ => false,
         };
         arrival(inbound, declared)

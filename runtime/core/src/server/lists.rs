@@ -1,6 +1,7 @@
 //! The list results (`tools/list`, `prompts/list`, `resources/list`,
 //! `resources/templates/list`), serialized once per protocol version and answered from then on
-//! as they are: the definitions do not change while a server serves.
+//! as they are, until the definitions change (each change makes a new catalog, with its own
+//! cache).
 //!
 //! `tools/list` has two variants (MCP Apps): one for clients that host views, with each tool
 //! as declared, and one for the others, without the links to views. Each is serialized once;
@@ -14,8 +15,8 @@ use super::result_json::ResultJson;
 
 use serde_json::json;
 
-use super::Server;
 use super::dispatch::{Failure, to_json};
+use super::{Catalog, Server};
 use crate::protocol::{
     CacheScope, ClientCapabilities, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, META_UI, META_UI_RESOURCE_URI, Method, ProtocolVersion, ResultType, Tool, UiToolMeta,
@@ -52,6 +53,7 @@ impl Server {
     /// client that hosts views gets the tools' links to them.
     pub(crate) fn list(
         &self,
+        catalog: &Catalog,
         method: Method,
         version: ProtocolVersion,
         capabilities: &ClientCapabilities,
@@ -59,15 +61,15 @@ impl Server {
         // Only the tools differ between clients that host views and those that do not.
         let hosts_views = method == Method::ToolsList && capabilities.supports_ui();
         let key = (method, version, hosts_views);
-        let cache = &self.inner.lists.lists;
+        let cache = &catalog.lists.lists;
         if let Some(json) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
             return Ok(json);
         }
         let json = match method {
-            Method::ToolsList => to_json(&self.list_tools(version, hosts_views))?,
-            Method::PromptsList => to_json(&self.list_prompts(version))?,
-            Method::ResourcesList => to_json(&self.list_resources(version))?,
-            Method::ResourcesTemplatesList => to_json(&self.list_templates(version))?,
+            Method::ToolsList => to_json(&self.list_tools(catalog, version, hosts_views))?,
+            Method::PromptsList => to_json(&self.list_prompts(catalog, version))?,
+            Method::ResourcesList => to_json(&self.list_resources(catalog, version))?,
+            Method::ResourcesTemplatesList => to_json(&self.list_templates(catalog, version))?,
             _ => return Err(Failure::rejected(roundtrip_wire::ErrorObject::method_not_found(method.as_str()))),
         };
         if let Ok(mut c) = cache.lock() {
@@ -85,26 +87,36 @@ impl Server {
     /// scopes).
     pub(crate) fn tools_in_scope(
         &self,
+        catalog: &Catalog,
         inbound: &super::Inbound,
         version: ProtocolVersion,
         capabilities: &ClientCapabilities,
     ) -> Result<Option<ResultJson>, Failure> {
         let Some(auth) = inbound.auth.as_deref().filter(|_| inbound.tools_by_scope) else { return Ok(None) };
-        if self.inner.tools.iter().all(|d| d.scopes.is_empty()) {
+        if catalog.tools.iter().all(|d| d.scopes.is_empty()) {
             return Ok(None);
         }
-        let tools =
-            self.tools_seen(version, capabilities.supports_ui(), |scopes| auth.missing_scopes(scopes).is_empty());
+        let hosts_views = capabilities.supports_ui();
+        let tools = self.tools_seen(catalog, version, hosts_views, |scopes| auth.missing_scopes(scopes).is_empty());
         let mut result = ListToolsResult::new(tools);
-        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(catalog, version);
         result.cache_scope = result.cache_scope.map(|_| CacheScope::Private);
         result.meta = self.list_meta_value();
         Ok(Some(to_json(&result)?))
     }
 
-    fn cache_hints(&self, version: ProtocolVersion) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
+    /// The cache hints of a list of `catalog`: a tenant's lists are the tenant's alone
+    /// (`private`), whatever the server's lists are.
+    fn cache_hints(
+        &self,
+        catalog: &Catalog,
+        version: ProtocolVersion,
+    ) -> (Option<ResultType>, Option<u64>, Option<CacheScope>) {
         if version.is_modern() {
-            (Some(ResultType::Complete), Some(self.inner.caching.list_ttl_ms), Some(self.inner.caching.list_scope))
+            let caching = self.inner.caching;
+            let tenants = !std::ptr::eq(catalog, &*self.shared());
+            let scope = if tenants { CacheScope::Private } else { caching.list_scope };
+            (Some(ResultType::Complete), Some(caching.list_ttl_ms), Some(scope))
         } else {
             (None, None, None)
         }
@@ -115,11 +127,12 @@ impl Server {
     /// without the tools only a view may call).
     fn tools_seen(
         &self,
+        catalog: &Catalog,
         version: ProtocolVersion,
         hosts_views: bool,
         may_call: impl Fn(&[String]) -> bool,
     ) -> Vec<Tool> {
-        self.inner
+        catalog
             .tools
             .iter()
             .filter(|d| may_call(&d.scopes))
@@ -128,37 +141,37 @@ impl Server {
             .collect()
     }
 
-    fn list_tools(&self, version: ProtocolVersion, hosts_views: bool) -> ListToolsResult {
-        let mut result = ListToolsResult::new(self.tools_seen(version, hosts_views, |_| true));
-        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+    fn list_tools(&self, catalog: &Catalog, version: ProtocolVersion, hosts_views: bool) -> ListToolsResult {
+        let mut result = ListToolsResult::new(self.tools_seen(catalog, version, hosts_views, |_| true));
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(catalog, version);
         result.meta = self.list_meta_value();
         result
     }
 
-    fn list_prompts(&self, version: ProtocolVersion) -> ListPromptsResult {
-        let mut result = ListPromptsResult::new(self.inner.prompts.iter().map(|d| d.prompt.clone()).collect());
-        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+    fn list_prompts(&self, catalog: &Catalog, version: ProtocolVersion) -> ListPromptsResult {
+        let mut result = ListPromptsResult::new(catalog.prompts.iter().map(|d| d.prompt.clone()).collect());
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(catalog, version);
         result.meta = self.list_meta_value();
         result
     }
 
-    fn list_resources(&self, version: ProtocolVersion) -> ListResourcesResult {
+    fn list_resources(&self, catalog: &Catalog, version: ProtocolVersion) -> ListResourcesResult {
         #[allow(unused_mut)]
-        let mut resources: Vec<_> = self.inner.resources.iter().map(|d| d.resource.clone()).collect();
+        let mut resources: Vec<_> = catalog.resources.iter().map(|d| d.resource.clone()).collect();
         #[cfg(feature = "skills")]
         if let Some(skills) = self.skill_set() {
             resources.extend(skills.resources().cloned());
         }
         let mut result = ListResourcesResult::new(resources);
-        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(catalog, version);
         result.meta = self.list_meta_value();
         result
     }
 
-    fn list_templates(&self, version: ProtocolVersion) -> ListResourceTemplatesResult {
+    fn list_templates(&self, catalog: &Catalog, version: ProtocolVersion) -> ListResourceTemplatesResult {
         let mut result =
-            ListResourceTemplatesResult::new(self.inner.templates.iter().map(|d| d.template.clone()).collect());
-        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(version);
+            ListResourceTemplatesResult::new(catalog.templates.iter().map(|d| d.template.clone()).collect());
+        (result.result_type, result.ttl_ms, result.cache_scope) = self.cache_hints(catalog, version);
         result.meta = self.list_meta_value();
         result
     }

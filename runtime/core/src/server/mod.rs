@@ -14,6 +14,7 @@
 //! ```
 
 mod carrier;
+mod catalog;
 mod check;
 mod dispatch;
 mod handler;
@@ -38,6 +39,8 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use crate::request::{InputRequired, NullPeer, Peer, RequestContext, Session, Transport};
+#[doc(hidden)]
+pub use catalog::Catalog;
 pub use check::{CheckError, Problem};
 #[doc(hidden)]
 pub use dispatch::STORE_RETRY_AFTER_SECS;
@@ -76,19 +79,15 @@ pub struct Server {
 /// Where each registered name is, by name. For speed, hashed with FxHash (`rustc-hash`): every
 /// call looks its name up, and SipHash costs several times more on a short name. Callers only
 /// look names up; the keys are the server's own, so no caller can flood the table.
-type NameIndex = HashMap<Arc<str>, usize, rustc_hash::FxBuildHasher>;
+pub(crate) type NameIndex = HashMap<Arc<str>, usize, rustc_hash::FxBuildHasher>;
 
 #[derive(Clone)]
 struct Inner {
     info: Implementation,
     instructions: Option<String>,
-    tools: Vec<ToolDef>,
-    /// By name; the key is the target of each call (shared, not copied per request).
-    tool_index: NameIndex,
-    prompts: Vec<PromptDef>,
-    prompt_index: NameIndex,
-    resources: Vec<ResourceDef>,
-    templates: Vec<ResourceTemplateDef>,
+    /// The tools, prompts, resources and templates, for every caller and per tenant; changed
+    /// in place while the server serves ([`Server::add_tools`]).
+    catalog: catalog::Live,
     completer: Option<ServerCompleter>,
     sealer: Arc<Sealer>,
     caching: Caching,
@@ -97,7 +96,6 @@ struct Inner {
     states: States,
     tasks: Tasks,
     replay: Arc<dyn ReplayCache>,
-    lists: lists::ListCache,
     #[cfg(feature = "skills")]
     skills: Option<crate::skills::Skills>,
     /// The `_meta` of every list result.
@@ -182,10 +180,10 @@ impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
             .field("info", &self.inner.info)
-            .field("tools", &self.inner.tools.len())
-            .field("prompts", &self.inner.prompts.len())
-            .field("resources", &self.inner.resources.len())
-            .field("templates", &self.inner.templates.len())
+            .field("tools", &self.shared().tools.len())
+            .field("prompts", &self.shared().prompts.len())
+            .field("resources", &self.shared().resources.len())
+            .field("templates", &self.shared().templates.len())
             .field("skills", &self.skill_count())
             .finish_non_exhaustive()
     }
@@ -217,12 +215,7 @@ impl Server {
             inner: Arc::new(Inner {
                 info: Implementation::new(name, version),
                 instructions: None,
-                tools: Vec::new(),
-                tool_index: NameIndex::default(),
-                prompts: Vec::new(),
-                prompt_index: NameIndex::default(),
-                resources: Vec::new(),
-                templates: Vec::new(),
+                catalog: catalog::Live::default(),
                 completer: None,
                 sealer: Arc::new(sealer),
                 caching: Caching::default(),
@@ -231,7 +224,6 @@ impl Server {
                 states: States::default(),
                 tasks,
                 replay: Arc::new(MemoryReplayCache::new()),
-                lists: lists::ListCache::default(),
                 #[cfg(feature = "skills")]
                 skills: None,
                 list_meta: None,
@@ -244,10 +236,26 @@ impl Server {
     }
 
     fn inner_mut(&mut self) -> &mut Inner {
-        let inner = Arc::make_mut(&mut self.inner);
-        // The definitions may change: the lists are serialized again when next asked for.
-        inner.lists = lists::ListCache::default();
-        inner
+        Arc::make_mut(&mut self.inner)
+    }
+
+    /// The catalog every caller sees (a tenant's callers see more: [`Server::catalog`]).
+    pub(crate) fn shared(&self) -> Arc<Catalog> {
+        self.inner.catalog.shared()
+    }
+
+    /// A tool as the server keeps it: its header marks found afresh (the schema may have
+    /// changed since: `tool` is a public field), its schemas in the strict profile when the
+    /// server writes them so.
+    fn prepared(&self, def: ToolDef) -> ToolDef {
+        #[cfg(feature = "http")]
+        let mut def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
+        #[cfg(not(feature = "http"))]
+        let mut def = def;
+        if self.inner.strict_schemas {
+            strict_schema::apply(&mut def.tool);
+        }
+        def
     }
 
     /// The server's name.
@@ -277,24 +285,12 @@ impl Server {
     /// URI already is.
     pub fn tool(mut self, mut def: ToolDef) -> Self {
         if let Some(view) = def.bundled_view.take()
-            && !self.inner.resources.iter().any(|r| r.resource.uri == view.resource.uri)
+            && !self.shared().resources.iter().any(|r| r.resource.uri == view.resource.uri)
         {
             self = self.resource(*view);
         }
-        // The schema may have changed since the marks were found (`tool` is a public field).
-        #[cfg(feature = "http")]
-        let mut def = ToolDef { header_marks: std::sync::OnceLock::new(), ..def };
-        let inner = self.inner_mut();
-        if inner.strict_schemas {
-            strict_schema::apply(&mut def.tool);
-        }
-        match inner.tool_index.get(def.tool.name.as_str()) {
-            Some(&i) => inner.tools[i] = def,
-            None => {
-                inner.tool_index.insert(def.tool.name.as_str().into(), inner.tools.len());
-                inner.tools.push(def);
-            }
-        }
+        let def = self.prepared(def);
+        self.inner_mut().catalog.edit_mut(|catalog| catalog.put_tool(def));
         self
     }
 
@@ -311,14 +307,7 @@ impl Server {
 
     /// Register a prompt; a later prompt with the same name replaces the earlier one.
     pub fn prompt(mut self, def: PromptDef) -> Self {
-        let inner = self.inner_mut();
-        match inner.prompt_index.get(def.prompt.name.as_str()) {
-            Some(&i) => inner.prompts[i] = def,
-            None => {
-                inner.prompt_index.insert(def.prompt.name.as_str().into(), inner.prompts.len());
-                inner.prompts.push(def);
-            }
-        }
+        self.inner_mut().catalog.edit_mut(|catalog| catalog.put_prompt(def));
         self
     }
 
@@ -330,11 +319,7 @@ impl Server {
     /// Register a static resource; a later resource with the same URI replaces the earlier
     /// one.
     pub fn resource(mut self, def: ResourceDef) -> Self {
-        let inner = self.inner_mut();
-        match inner.resources.iter_mut().find(|r| r.resource.uri == def.resource.uri) {
-            Some(earlier) => *earlier = def,
-            None => inner.resources.push(def),
-        }
+        self.inner_mut().catalog.edit_mut(|catalog| catalog.put_resource(def));
         self
     }
 
@@ -364,7 +349,7 @@ impl Server {
 
     /// Register a resource template.
     pub fn resource_template(mut self, def: ResourceTemplateDef) -> Self {
-        self.inner_mut().templates.push(def);
+        self.inner_mut().catalog.edit_mut(|catalog| catalog.templates.push(def));
         self
     }
 
@@ -398,7 +383,7 @@ impl Server {
     pub fn strict_schemas(mut self) -> Self {
         let inner = self.inner_mut();
         inner.strict_schemas = true;
-        inner.tools.iter_mut().for_each(|def| strict_schema::apply(&mut def.tool));
+        inner.catalog.edit_mut(|catalog| catalog.tools.iter_mut().for_each(|def| strict_schema::apply(&mut def.tool)));
         self
     }
 
@@ -575,10 +560,11 @@ impl Server {
     /// Whether some handler may send log notifications: a manual one, or a declared fn that
     /// takes the request context.
     pub(crate) fn may_log(&self) -> bool {
-        self.inner.tools.iter().any(|d| d.logs)
-            || self.inner.prompts.iter().any(|d| d.logs)
-            || self.inner.resources.iter().any(|d| d.logs)
-            || self.inner.templates.iter().any(|d| d.logs)
+        let catalog = self.shared();
+        catalog.tools.iter().any(|d| d.logs)
+            || catalog.prompts.iter().any(|d| d.logs)
+            || catalog.resources.iter().any(|d| d.logs)
+            || catalog.templates.iter().any(|d| d.logs)
     }
 
     pub(crate) fn list_meta_value(&self) -> Option<crate::protocol::JsonObject> {
@@ -603,7 +589,7 @@ impl Server {
 
     /// Whether any tool may run as a task (the server then offers the tasks extension).
     pub(crate) fn offers_tasks(&self) -> bool {
-        self.inner.tools.iter().any(|t| t.tool.task_support() != crate::protocol::TaskSupport::Forbidden)
+        self.shared().tools.iter().any(|t| t.tool.task_support() != crate::protocol::TaskSupport::Forbidden)
     }
 
     /// The caller's identity, when it has one: what sealed state and tasks are bound to.
@@ -671,41 +657,36 @@ impl Server {
         0
     }
 
-    /// The registered tools.
-    pub fn tool_defs(&self) -> &[ToolDef] {
-        &self.inner.tools
+    /// The tools registered for every caller, now.
+    pub fn tool_defs(&self) -> Vec<ToolDef> {
+        self.shared().tools.clone()
     }
 
-    /// The registered tool `name`.
+    /// The tool `name`, as every caller sees it.
     #[doc(hidden)]
-    pub fn tool_def(&self, name: &str) -> Option<&ToolDef> {
-        self.inner.tool_index.get(name).map(|&i| &self.inner.tools[i])
+    pub fn tool_def(&self, name: &str) -> Option<ToolDef> {
+        self.shared().tool(name).cloned()
     }
 
-    /// The OAuth scopes the tool `name` needs (none for an unknown tool).
-    #[doc(hidden)]
-    pub fn tool_scopes(&self, name: &str) -> &[String] {
-        self.inner.tool_index.get(name).map_or(&[], |&i| &self.inner.tools[i].scopes)
+    /// The prompts registered for every caller, now.
+    pub fn prompt_defs(&self) -> Vec<PromptDef> {
+        self.shared().prompts.clone()
     }
 
-    /// The registered prompts.
-    pub fn prompt_defs(&self) -> &[PromptDef] {
-        &self.inner.prompts
-    }
-
-    /// The registered static resources.
-    pub fn resource_defs(&self) -> &[ResourceDef] {
-        &self.inner.resources
+    /// The static resources registered for every caller, now.
+    pub fn resource_defs(&self) -> Vec<ResourceDef> {
+        self.shared().resources.clone()
     }
 
     /// Whether the server has a view (MCP Apps): it then declares the extension, and serves
     /// the tools' links to their views to clients that host views.
     pub fn offers_apps(&self) -> bool {
-        *self.inner.lists.apps.get_or_init(|| self.inner.resources.iter().any(ResourceDef::is_view))
+        let catalog = self.shared();
+        *catalog.lists.apps.get_or_init(|| catalog.resources.iter().any(ResourceDef::is_view))
     }
 
-    /// The registered resource templates.
-    pub fn resource_template_defs(&self) -> &[ResourceTemplateDef] {
-        &self.inner.templates
+    /// The resource templates registered for every caller, now.
+    pub fn resource_template_defs(&self) -> Vec<ResourceTemplateDef> {
+        self.shared().templates.clone()
     }
 }

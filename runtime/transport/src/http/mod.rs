@@ -591,8 +591,8 @@ fn build_router(
     let playground = options.playground.then(|| playground::Assets::new(server, &path));
     #[cfg(feature = "auth")]
     let metadata = options.auth.as_ref().map(|auth| {
-        let scopes: Vec<&str> =
-            server.tool_defs().iter().flat_map(|t| t.required_scopes()).map(String::as_str).collect();
+        let tools = server.tool_defs();
+        let scopes: Vec<&str> = tools.iter().flat_map(|t| t.required_scopes()).map(String::as_str).collect();
         auth.metadata_routes(&path, &scopes)
     });
     let state = Arc::new(State {

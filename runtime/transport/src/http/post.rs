@@ -190,7 +190,9 @@ fn dispatch(
         return Either::Left(boxed(Box::pin(legacy(state, parts, request, addr))));
     }
     // The 2026-07-28 stateless path: headers must agree with the body; no session.
-    if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| state.server.tool_def(name)) {
+    // The caller's tools: a tenant's own may mark headers too.
+    let catalog = state.server.catalog(parts.extensions.get());
+    if let Err(e) = headers::check_modern(&parts.headers, &request, &taken, |name| catalog.tool(name)) {
         return Either::Left(now(bad_request(Some(request.id), e)));
     }
     if request.method == "subscriptions/listen" {
@@ -269,13 +271,15 @@ fn tool_scopes(state: &State, parts: &Parts, request: &Request, taken: &roundtri
         return None;
     }
     let name = taken.param(request.params.as_ref(), "name").and_then(serde_json::Value::as_str)?;
-    let scopes = state.server.tool_scopes(name);
+    let principal = parts.extensions.get::<AuthPrincipal>();
+    let catalog = state.server.catalog(principal);
+    let scopes = catalog.tool(name).map_or(&[][..], |t| t.required_scopes());
     if scopes.is_empty() {
         return None;
     }
     // The endpoint verified the token before the body was read; without a principal here
     // the request did not come through it, so refuse rather than run unchecked.
-    let Some(principal) = parts.extensions.get::<AuthPrincipal>() else {
+    let Some(principal) = principal else {
         return Some(auth.refuse(roundtrip_auth::http::Refusal::Missing));
     };
     let refusal = auth.check_scopes(principal, scopes).err()?;
