@@ -31,6 +31,12 @@ async fn whoami(cx: &RequestContext) -> String {
 #[derive(Clone)]
 struct Tenant(String);
 
+/// Fails as badly as a tool can.
+#[tool]
+async fn explode() -> String {
+    panic!("the tool exploded")
+}
+
 /// What an interceptor saw of one request, in `after`.
 #[derive(Debug, Clone, PartialEq)]
 struct Seen {
@@ -87,7 +93,7 @@ impl Interceptor for Tenancy {
 }
 
 fn server(recorder: &Arc<Recorder>) -> Server {
-    Server::new("intercepted", "1.0.0").tools(tools![wizard, whoami]).intercept(Shared(Arc::clone(recorder)))
+    Server::new("intercepted", "1.0.0").tools(tools![wizard, whoami, explode]).intercept(Shared(Arc::clone(recorder)))
 }
 
 /// An interceptor the test keeps a handle on.
@@ -279,4 +285,15 @@ async fn a_legacy_session_runs_its_flow_in_one_request_seen_once() {
     assert_eq!(legs.len(), 1, "{seen:#?}");
     assert_eq!((legs[0].round, legs[0].round_before, legs[0].flow, legs[0].asked), (0, Some(0), None, false));
     assert!(seen.iter().any(|s| s.method == "initialize"), "{seen:#?}");
+}
+
+#[tokio::test]
+async fn a_handler_that_panics_is_seen_ending_in_an_internal_error() {
+    let recorder = Arc::new(Recorder::default());
+    let client = answering().connect_in_memory(server(&recorder)).await.unwrap();
+    let failed = client.call_tool("explode", json!({})).await.unwrap_err();
+    assert!(matches!(&failed, ClientError::Rpc(e) if e.code == -32603), "{failed:?}");
+    let seen = recorder.seen.lock().unwrap();
+    let explode = seen.iter().find(|s| s.target.as_deref() == Some("explode")).expect("seen");
+    assert_eq!((explode.error, explode.round_before), (Some(-32603), Some(0)), "{seen:#?}");
 }

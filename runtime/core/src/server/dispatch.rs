@@ -283,7 +283,13 @@ impl Server {
             let refused = if leg { None } else { gate.before(None).await.err() };
             let reply = match refused {
                 Some(refused) => reply(request.id, Err(Failure::in_band(refused))),
-                None => server.route(request, inbound).await,
+                None => {
+                    // A handler that panics is answered as the transports answer it, and the
+                    // interceptors see that answer.
+                    let id = request.id.clone();
+                    let routing = std::panic::AssertUnwindSafe(async { server.route(request, inbound).await });
+                    routing.catch_unwind().await.unwrap_or_else(|_| Reply::crashed(id))
+                }
             };
             gate.after(&reply);
             reply
