@@ -69,38 +69,20 @@ impl Catalog {
 
     /// Add `def`, or replace the tool of its name.
     pub(crate) fn put_tool(&mut self, def: ToolDef) {
-        match self.tool_index.get(def.tool.name.as_str()) {
-            Some(&i) => self.tools[i] = def,
-            None => {
-                self.tool_index.insert(def.tool.name.as_str().into(), self.tools.len());
-                self.tools.push(def);
-            }
-        }
+        put(&mut self.tools, &mut self.tool_index, def, |d| &d.tool.name);
     }
 
     fn remove_tool(&mut self, name: &str) -> bool {
-        let before = self.tools.len();
-        self.tools.retain(|d| d.tool.name != name);
-        self.tool_index = index(self.tools.iter().map(|d| d.tool.name.as_str()));
-        self.tools.len() != before
+        remove(&mut self.tools, &mut self.tool_index, name, |d| &d.tool.name)
     }
 
     /// Add `def`, or replace the prompt of its name.
     pub(crate) fn put_prompt(&mut self, def: PromptDef) {
-        match self.prompt_index.get(def.prompt.name.as_str()) {
-            Some(&i) => self.prompts[i] = def,
-            None => {
-                self.prompt_index.insert(def.prompt.name.as_str().into(), self.prompts.len());
-                self.prompts.push(def);
-            }
-        }
+        put(&mut self.prompts, &mut self.prompt_index, def, |d| &d.prompt.name);
     }
 
     fn remove_prompt(&mut self, name: &str) -> bool {
-        let before = self.prompts.len();
-        self.prompts.retain(|d| d.prompt.name != name);
-        self.prompt_index = index(self.prompts.iter().map(|d| d.prompt.name.as_str()));
-        self.prompts.len() != before
+        remove(&mut self.prompts, &mut self.prompt_index, name, |d| &d.prompt.name)
     }
 
     /// Add `def`, or replace the resource of its URI.
@@ -130,8 +112,24 @@ impl Catalog {
     }
 }
 
-fn index<'a>(names: impl Iterator<Item = &'a str>) -> NameIndex {
-    names.enumerate().map(|(i, name)| (Arc::from(name), i)).collect()
+/// Add `def` to `defs` and `index`, or replace the definition of its name.
+fn put<D>(defs: &mut Vec<D>, index: &mut NameIndex, def: D, name: impl Fn(&D) -> &String) {
+    match index.get(name(&def).as_str()) {
+        Some(&i) => defs[i] = def,
+        None => {
+            index.insert(name(&def).as_str().into(), defs.len());
+            defs.push(def);
+        }
+    }
+}
+
+/// Remove the definition named `gone` from `defs`, and index what is left again; whether
+/// there was one.
+fn remove<D>(defs: &mut Vec<D>, index: &mut NameIndex, gone: &str, name: impl Fn(&D) -> &String) -> bool {
+    let before = defs.len();
+    defs.retain(|d| name(d) != gone);
+    *index = defs.iter().enumerate().map(|(i, d)| (Arc::from(name(d).as_str()), i)).collect();
+    defs.len() != before
 }
 
 /// Everything the server offers: the shared catalog, and each tenant's own definitions with

@@ -438,10 +438,9 @@ impl Server {
         if interceptors.is_empty() {
             return None;
         }
-        let params = request.params.as_ref();
-        let named = |key: &str| params.and_then(|p| p.get(key)).and_then(serde_json::Value::as_str);
-        let target = inbound.taken.name.as_ref().and_then(serde_json::Value::as_str);
-        let target = target.or_else(|| named("name")).or_else(|| named("uri")).or_else(|| named("taskId"));
+        // `name` may have been taken out of `params` by the transport: `Taken::param` looks in both.
+        let named = |key| inbound.taken.param(request.params.as_ref(), key).and_then(serde_json::Value::as_str);
+        let target = named("name").or_else(|| named("uri")).or_else(|| named("taskId"));
         Some(intercept::Gate::new(
             interceptors.clone(),
             intercept::Arrival {
