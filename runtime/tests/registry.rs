@@ -5,12 +5,12 @@
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
 
-use std::sync::Arc;
+mod common;
 
-use roundtrip::auth::AuthPrincipal;
+use common::{send_as as send, tool_names};
 use roundtrip::prelude::*;
-use roundtrip::protocol::{ErrorObject, Request, RequestId, ResponseBody};
-use roundtrip::server::{Inbound, ListChange, NullPeer, Problem};
+use roundtrip::protocol::ErrorObject;
+use roundtrip::server::{ListChange, Problem};
 use serde_json::{Value, json};
 
 /// Greet the user: asks their name.
@@ -49,35 +49,6 @@ async fn balance(_ledger: State<Ledger>) -> &'static str {
 #[prompt]
 async fn haiku() -> String {
     "Write a haiku.".to_owned()
-}
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    })
-}
-
-/// One 2026-07-28 request by the caller of organization `org` (anonymous without one).
-async fn send(server: &Server, org: Option<&str>, method: &str, mut params: Value) -> Result<Value, ErrorObject> {
-    let mut inbound = Inbound::new(Arc::new(NullPeer));
-    inbound.auth = org.map(|org| {
-        let mut caller = AuthPrincipal::new(format!("user@{org}"));
-        caller.claims.insert("org".into(), json!(org));
-        Arc::new(caller)
-    });
-    params["_meta"] = meta();
-    let reply = server.handle(Request::new(RequestId::Number(1), method, Some(params)), inbound).await;
-    match reply.response.map(|r| r.into_response().body) {
-        Some(ResponseBody::Result(v)) => Ok(v),
-        Some(ResponseBody::Error(e)) => Err(e),
-        None => Err(ErrorObject::internal("no response")),
-    }
-}
-
-async fn tool_names(server: &Server, org: Option<&str>) -> Vec<String> {
-    let list = send(server, org, "tools/list", json!({})).await.unwrap();
-    list["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
 }
 
 async fn call(server: &Server, org: Option<&str>, name: &str) -> Result<Value, ErrorObject> {

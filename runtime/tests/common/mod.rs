@@ -19,6 +19,39 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHal
 
 pub const MODERN: &str = "2026-07-28";
 
+/// One 2026-07-28 request, straight to `server.handle`, by the caller of organization `org`
+/// (its `org` claim; anonymous without one), from a client that answers form elicitations.
+pub async fn send_as(
+    server: &Server,
+    org: Option<&str>,
+    method: &str,
+    mut params: Value,
+) -> Result<Value, roundtrip::protocol::ErrorObject> {
+    use roundtrip::protocol::{ErrorObject, Request, RequestId, ResponseBody};
+    let mut inbound = roundtrip::server::Inbound::new(std::sync::Arc::new(roundtrip::server::NullPeer));
+    inbound.auth = org.map(|org| {
+        let mut caller = roundtrip::auth::AuthPrincipal::new(format!("user@{org}"));
+        caller.claims.insert("org".into(), json!(org));
+        std::sync::Arc::new(caller)
+    });
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    });
+    let reply = server.handle(Request::new(RequestId::Number(1), method, Some(params)), inbound).await;
+    match reply.response.map(|r| r.into_response().body) {
+        Some(ResponseBody::Result(v)) => Ok(v),
+        Some(ResponseBody::Error(e)) => Err(e),
+        None => Err(ErrorObject::internal("no response")),
+    }
+}
+
+/// The names of the tools `server` lists to the caller of `org` ([`send_as`]).
+pub async fn tool_names(server: &Server, org: Option<&str>) -> Vec<String> {
+    let list = send_as(server, org, "tools/list", json!({})).await.unwrap();
+    list["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+}
+
 pub fn object(v: Value) -> JsonObject {
     v.as_object().cloned().unwrap()
 }

@@ -20,6 +20,7 @@ pub struct Instruments {
     pub task_duration: Histogram<f64>,
     pub limits: Counter<u64>,
     pub client_flows: Counter<u64>,
+    pub bus_events: Counter<u64>,
 }
 
 impl std::fmt::Debug for Instruments {
@@ -73,6 +74,7 @@ pub fn enable() {
             task_duration: seconds(TASK_DURATION, "How long tasks ran, from creation to their end."),
             limits: count(LIMITS, "Requests, connections, streams, sessions, tasks and fast calls refused by a limit."),
             client_flows: count(CLIENT_FLOWS, "Calls of the client, by how their flow ended."),
+            bus_events: count(BUS_EVENTS, "Events of the fleet's bus, by what befell them, and its outages."),
         }
     });
 }

@@ -22,8 +22,8 @@ pub use instruments::enable;
 pub use instruments::instruments;
 #[cfg(feature = "otel")]
 pub use notes::{
-    Arrival, RemoteCaller, RequestSpan, current_context, flow_completed, leg, limit, reasked, round, state_refused,
-    task, tool_error, traced_task,
+    Arrival, RemoteCaller, RequestSpan, bus, current_context, flow_completed, leg, limit, reasked, round,
+    state_refused, task, tool_error, traced_task,
 };
 
 /// The longest string a caller sent that a span attribute or a log line carries, in bytes: a
@@ -94,6 +94,9 @@ mod off {
     /// A limit refused something.
     #[inline(always)]
     pub fn limit(_limit: &'static str) {}
+    /// An event of the fleet's bus, or an outage.
+    #[inline(always)]
+    pub fn bus(_event: &'static str) {}
 }
 
 #[cfg(not(feature = "otel"))]

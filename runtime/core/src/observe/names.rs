@@ -38,6 +38,10 @@ pub const TASK_ID: &str = "roundtrip.task.id";
 pub const TASK_STATUS: &str = "roundtrip.task.status";
 pub const LIMIT: &str = "roundtrip.limit";
 pub const FLOW_OUTCOME: &str = "roundtrip.flow.outcome";
+/// What befell an event of the fleet's bus: `published`, `received`, `duplicate`,
+/// `unreadable`, `unheld` (a registration of what this replica does not hold), `dropped`
+/// (queued beyond the bus's limit) or `outage` (the bus stopped delivering).
+pub const BUS_EVENT: &str = "roundtrip.bus.event";
 
 pub const FLOWS: &str = "roundtrip.server.flows";
 pub const FLOW_ROUNDS: &str = "roundtrip.server.flow.rounds";
@@ -47,6 +51,7 @@ pub const TASKS: &str = "roundtrip.server.tasks";
 pub const TASK_DURATION: &str = "roundtrip.server.task.duration";
 pub const LIMITS: &str = "roundtrip.server.limits";
 pub const CLIENT_FLOWS: &str = "roundtrip.client.flows";
+pub const BUS_EVENTS: &str = "roundtrip.server.bus.events";
 
 /// The conventions' bucket boundaries for the operation histograms, in seconds.
 pub const DURATION_BUCKETS: [f64; 14] =

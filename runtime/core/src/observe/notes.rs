@@ -294,6 +294,12 @@ pub fn limit(limit: &'static str) {
     ins.limits.add(1, &[KeyValue::new(LIMIT, limit)]);
 }
 
+/// An event of the fleet's bus, or an outage ([`BUS_EVENT`]).
+pub fn bus(event: &'static str) {
+    let Some(ins) = instruments() else { return };
+    ins.bus_events.add(1, &[KeyValue::new(BUS_EVENT, event)]);
+}
+
 /// The current context, to parent work that outlives the request (a task's body).
 pub fn current_context() -> Context {
     Context::current()

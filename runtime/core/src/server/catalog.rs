@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
+use serde::{Deserialize, Serialize};
 
 use super::handler::{PromptDef, ResourceDef, ResourceTemplateDef, ToolDef};
 use super::lists::ListCache;
@@ -72,7 +73,7 @@ impl Catalog {
         put(&mut self.tools, &mut self.tool_index, def, |d| &d.tool.name);
     }
 
-    fn remove_tool(&mut self, name: &str) -> bool {
+    fn remove_tool(&mut self, name: &str) -> Option<ToolDef> {
         remove(&mut self.tools, &mut self.tool_index, name, |d| &d.tool.name)
     }
 
@@ -81,7 +82,7 @@ impl Catalog {
         put(&mut self.prompts, &mut self.prompt_index, def, |d| &d.prompt.name);
     }
 
-    fn remove_prompt(&mut self, name: &str) -> bool {
+    fn remove_prompt(&mut self, name: &str) -> Option<PromptDef> {
         remove(&mut self.prompts, &mut self.prompt_index, name, |d| &d.prompt.name)
     }
 
@@ -93,12 +94,42 @@ impl Catalog {
         }
     }
 
-    /// Remove the resource of `uri`, or the template written `uri`.
-    fn remove_resource(&mut self, uri: &str) -> bool {
-        let before = self.resources.len() + self.templates.len();
-        self.resources.retain(|d| d.resource.uri != uri);
-        self.templates.retain(|d| d.template.uri_template != uri);
-        self.resources.len() + self.templates.len() != before
+    /// Remove the resource of `uri`, or else the template written `uri`.
+    fn remove_resource(&mut self, uri: &str) -> Option<ResourceEntry> {
+        if let Some(i) = self.resources.iter().position(|d| d.resource.uri == uri) {
+            return Some(ResourceEntry::Static(self.resources.remove(i)));
+        }
+        let i = self.templates.iter().position(|d| d.template.uri_template == uri)?;
+        Some(ResourceEntry::Template(self.templates.remove(i)))
+    }
+
+    /// Whether the catalog has the `kind` of definition `name`.
+    fn has(&self, kind: Kind, name: &str) -> bool {
+        match kind {
+            Kind::Tool => self.tool(name).is_some(),
+            Kind::Prompt => self.prompt(name).is_some(),
+            Kind::Resource => {
+                self.resources.iter().any(|r| r.resource.uri == name)
+                    || self.templates.iter().any(|t| t.template.uri_template == name)
+            }
+        }
+    }
+
+    /// Add a tool and the view it brings, unless a resource of that URI is there already.
+    fn put_tool_and_view(&mut self, mut def: ToolDef) {
+        if let Some(view) = def.bundled_view.take()
+            && !self.resources.iter().any(|r| r.resource.uri == view.resource.uri)
+        {
+            self.put_resource(*view);
+        }
+        self.put_tool(def);
+    }
+
+    fn put_entry(&mut self, entry: ResourceEntry) {
+        match entry {
+            ResourceEntry::Static(def) => self.put_resource(def),
+            ResourceEntry::Template(def) => self.templates.push(def),
+        }
     }
 
     /// This catalog with `own`'s definitions added (a tenant's over the shared ones).
@@ -123,13 +154,120 @@ fn put<D>(defs: &mut Vec<D>, index: &mut NameIndex, def: D, name: impl Fn(&D) ->
     }
 }
 
-/// Remove the definition named `gone` from `defs`, and index what is left again; whether
-/// there was one.
-fn remove<D>(defs: &mut Vec<D>, index: &mut NameIndex, gone: &str, name: impl Fn(&D) -> &String) -> bool {
-    let before = defs.len();
-    defs.retain(|d| name(d) != gone);
+/// Remove the definition named `gone` from `defs`, and index what is left again.
+fn remove<D>(defs: &mut Vec<D>, index: &mut NameIndex, gone: &str, name: impl Fn(&D) -> &String) -> Option<D> {
+    let removed = defs.remove(*index.get(gone)?);
     *index = defs.iter().enumerate().map(|(i, d)| (Arc::from(name(d).as_str()), i)).collect();
-    defs.len() != before
+    Some(removed)
+}
+
+/// What a run-time registration adds or removes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Kind {
+    /// The list it changes.
+    fn list(self) -> ListChange {
+        match self {
+            Self::Tool => ListChange::Tools,
+            Self::Prompt => ListChange::Prompts,
+            Self::Resource => ListChange::Resources,
+        }
+    }
+}
+
+/// A run-time registration as replicas tell each other of it: which definition, by name (a
+/// resource's URI), was added or removed, for every caller or for one tenant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Registration {
+    kind: Kind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tenant: Option<String>,
+    name: String,
+    /// Added (`true`) or removed.
+    on: bool,
+}
+
+impl Registration {
+    /// Whose latest registration this is: the definition's, for one tenant or for all.
+    pub(crate) fn key(&self) -> String {
+        serde_json::json!([self.kind, self.tenant, self.name]).to_string()
+    }
+}
+
+/// The definitions a replica can put back when another replica registers one by name: those
+/// it was built to hold ([`Server::standby_tools`]…), and each it added or removed while
+/// serving.
+#[derive(Clone, Default)]
+pub(crate) struct Standby {
+    tools: HashMap<String, ToolDef>,
+    prompts: HashMap<String, PromptDef>,
+    resources: HashMap<String, ResourceEntry>,
+}
+
+impl Standby {
+    fn keep_tool(&mut self, def: &ToolDef) {
+        self.tools.insert(def.tool.name.clone(), def.clone());
+    }
+
+    fn keep_prompt(&mut self, def: &PromptDef) {
+        self.prompts.insert(def.prompt.name.clone(), def.clone());
+    }
+
+    fn keep_entry(&mut self, entry: &ResourceEntry) {
+        self.resources.insert(entry_key(entry).to_owned(), entry.clone());
+    }
+
+    /// Remove `kind` `name` from `catalog`, keeping it here; whether there was one.
+    fn take(&mut self, catalog: &mut Catalog, kind: Kind, name: &str) -> bool {
+        match kind {
+            Kind::Tool => catalog.remove_tool(name).map(|d| self.keep_tool(&d)).is_some(),
+            Kind::Prompt => catalog.remove_prompt(name).map(|d| self.keep_prompt(&d)).is_some(),
+            Kind::Resource => catalog.remove_resource(name).map(|e| self.keep_entry(&e)).is_some(),
+        }
+    }
+
+    /// Put `kind` `name` back into `catalog` (`prepare` readies a tool); whether it was put
+    /// back: not when the catalog has it already, nor when none is held here (logged).
+    fn put_back(
+        &self,
+        catalog: &mut Catalog,
+        kind: Kind,
+        name: &str,
+        prepare: impl FnOnce(ToolDef) -> ToolDef,
+    ) -> bool {
+        if catalog.has(kind, name) {
+            return false;
+        }
+        let held = match kind {
+            Kind::Tool => self.tools.get(name).map(|d| catalog.put_tool_and_view(prepare(d.clone()))),
+            Kind::Prompt => self.prompts.get(name).map(|d| catalog.put_prompt(d.clone())),
+            Kind::Resource => self.resources.get(name).map(|e| catalog.put_entry(e.clone())),
+        };
+        if held.is_none() {
+            crate::observe::bus("unheld");
+            tracing::warn!(
+                target: "roundtrip::bus",
+                "another replica registered the {kind:?} `{name}`, which this one does not hold: build every \
+                 replica with what may be registered at run time (Server::standby_tools, standby_prompts, \
+                 standby_resources)"
+            );
+        }
+        held.is_some()
+    }
+}
+
+/// The name a resource entry is registered by: its URI, or its template's.
+fn entry_key(entry: &ResourceEntry) -> &str {
+    match entry {
+        ResourceEntry::Static(def) => &def.resource.uri,
+        ResourceEntry::Template(def) => &def.template.uri_template,
+    }
 }
 
 /// Everything the server offers: the shared catalog, and each tenant's own definitions with
@@ -149,13 +287,13 @@ pub(crate) struct Live {
     registry: ArcSwap<Registry>,
     tenant_of: Option<TenantOf>,
     /// One change at a time (a change reads the registry, makes the next, checks it, stores
-    /// it); requests never take it.
-    writer: Mutex<()>,
+    /// it), with the definitions this replica can put back; requests never take it.
+    writer: Mutex<Standby>,
 }
 
 impl Default for Live {
     fn default() -> Self {
-        Self { registry: ArcSwap::from_pointee(Registry::default()), tenant_of: None, writer: Mutex::new(()) }
+        Self { registry: ArcSwap::from_pointee(Registry::default()), tenant_of: None, writer: Mutex::default() }
     }
 }
 
@@ -165,7 +303,7 @@ impl Clone for Live {
         Self {
             registry: ArcSwap::new(self.registry.load_full()),
             tenant_of: self.tenant_of.clone(),
-            writer: Mutex::new(()),
+            writer: Mutex::new(self.writer.lock().map(|s| s.clone()).unwrap_or_default()),
         }
     }
 }
@@ -174,6 +312,17 @@ impl Live {
     /// The shared catalog, now.
     pub(crate) fn shared(&self) -> Arc<Catalog> {
         Arc::clone(&self.registry.load().shared)
+    }
+
+    /// Whether the server holds definitions of `kind` it may put back while serving: it may
+    /// offer them then ([`Server::standby_tools`]).
+    pub(crate) fn holds(&self, kind: Kind) -> bool {
+        let standby = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match kind {
+            Kind::Tool => !standby.tools.is_empty(),
+            Kind::Prompt => !standby.prompts.is_empty(),
+            Kind::Resource => !standby.resources.is_empty(),
+        }
     }
 
     /// Whether the server gives callers tenants ([`Server::tenants`]).
@@ -193,20 +342,26 @@ impl Live {
         self.registry.store(registry);
     }
 
+    /// The definitions of a server being built that it can put back.
+    pub(crate) fn standby_mut(&mut self) -> &mut Standby {
+        self.writer.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Change the catalog of `tenant` (`None`: the shared one) while serving: a copy is
     /// changed, then `check`ed as each tenant's callers will see it, then stored, unless
     /// either fails. Whether the change changed anything.
     fn edit<E>(
         &self,
         tenant: Option<&str>,
-        change: impl FnOnce(&mut Catalog) -> bool,
+        change: impl FnOnce(&mut Catalog, &mut Standby) -> bool,
         check: impl Fn(&Catalog) -> Result<(), E>,
     ) -> Result<bool, E> {
-        let _writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut standby = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut registry = Registry::clone(&self.registry.load());
+        let mut next = standby.clone();
         let changed = match tenant {
-            None => change(Arc::make_mut(&mut registry.shared)),
-            Some(tenant) => change(registry.own.entry(tenant.to_owned()).or_default()),
+            None => change(Arc::make_mut(&mut registry.shared), &mut next),
+            Some(tenant) => change(registry.own.entry(tenant.to_owned()).or_default(), &mut next),
         };
         if !changed {
             return Ok(false);
@@ -215,6 +370,7 @@ impl Live {
         check(&registry.shared)?;
         registry.merged.values().try_for_each(|c| check(c))?;
         self.registry.store(Arc::new(registry));
+        *standby = next;
         Ok(true)
     }
 }
@@ -310,19 +466,16 @@ impl Server {
         defs: impl IntoIterator<Item = D>,
     ) -> Result<(), CheckError> {
         let defs: Vec<ToolDef> = defs.into_iter().map(|d| self.prepared(d.into_def())).collect();
-        let add = |catalog: &mut Catalog| {
-            for mut def in defs {
-                if let Some(view) = def.bundled_view.take()
-                    && !catalog.resources.iter().any(|r| r.resource.uri == view.resource.uri)
-                {
-                    catalog.put_resource(*view);
-                }
-                catalog.put_tool(def);
+        let names: Vec<String> = defs.iter().map(|d| d.tool.name.clone()).collect();
+        let add = |catalog: &mut Catalog, standby: &mut Standby| {
+            for def in defs {
+                standby.keep_tool(&def);
+                catalog.put_tool_and_view(def);
             }
             true
         };
         self.inner.catalog.edit(tenant, add, |catalog| super::check::check_catalog(self, catalog))?;
-        self.notify_list_changed(ListChange::Tools);
+        self.registered(Kind::Tool, tenant, names, true);
         Ok(())
     }
 
@@ -330,30 +483,34 @@ impl Server {
     /// then on, also the next leg of a flow it began (whose state is refused with it), is
     /// answered `Unknown tool`.
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.remove(None, ListChange::Tools, |catalog| catalog.remove_tool(name))
+        self.remove(None, Kind::Tool, name)
     }
 
     /// Remove the tool `name` of `tenant`'s own; `false` if it had none.
     pub fn remove_tool_for(&self, tenant: &str, name: &str) -> bool {
-        self.remove(Some(tenant), ListChange::Tools, |catalog| catalog.remove_tool(name))
+        self.remove(Some(tenant), Kind::Tool, name)
     }
 
     /// Add prompts while serving (or replace those of the same names), for every caller;
     /// checked as [`add_tools`](Self::add_tools) checks tools.
     pub fn add_prompts<D: IntoDef<PromptDef>>(&self, defs: impl IntoIterator<Item = D>) -> Result<(), CheckError> {
         let defs: Vec<PromptDef> = defs.into_iter().map(IntoDef::into_def).collect();
-        let add = |catalog: &mut Catalog| {
-            defs.into_iter().for_each(|d| catalog.put_prompt(d));
+        let names: Vec<String> = defs.iter().map(|d| d.prompt.name.clone()).collect();
+        let add = |catalog: &mut Catalog, standby: &mut Standby| {
+            for def in defs {
+                standby.keep_prompt(&def);
+                catalog.put_prompt(def);
+            }
             true
         };
         self.inner.catalog.edit(None, add, |catalog| super::check::check_catalog(self, catalog))?;
-        self.notify_list_changed(ListChange::Prompts);
+        self.registered(Kind::Prompt, None, names, true);
         Ok(())
     }
 
     /// Remove the prompt `name` while serving; `false` if there was none.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.remove(None, ListChange::Prompts, |catalog| catalog.remove_prompt(name))
+        self.remove(None, Kind::Prompt, name)
     }
 
     /// Add resources and templates while serving, for every caller; checked as
@@ -363,33 +520,96 @@ impl Server {
         entries: impl IntoIterator<Item = D>,
     ) -> Result<(), CheckError> {
         let entries: Vec<ResourceEntry> = entries.into_iter().map(IntoDef::into_def).collect();
-        let add = |catalog: &mut Catalog| {
+        let names: Vec<String> = entries.iter().map(|e| entry_key(e).to_owned()).collect();
+        let add = |catalog: &mut Catalog, standby: &mut Standby| {
             for entry in entries {
-                match entry {
-                    ResourceEntry::Static(def) => catalog.put_resource(def),
-                    ResourceEntry::Template(def) => catalog.templates.push(def),
-                }
+                standby.keep_entry(&entry);
+                catalog.put_entry(entry);
             }
             true
         };
         self.inner.catalog.edit(None, add, |catalog| super::check::check_catalog(self, catalog))?;
-        self.notify_list_changed(ListChange::Resources);
+        self.registered(Kind::Resource, None, names, true);
         Ok(())
     }
 
     /// Remove the resource of `uri` (or the template written `uri`) while serving; `false` if
     /// there was none.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        self.remove(None, ListChange::Resources, |catalog| catalog.remove_resource(uri))
+        self.remove(None, Kind::Resource, uri)
     }
 
-    /// Remove with `change`, and say so when it removed something.
-    fn remove(&self, tenant: Option<&str>, list: ListChange, change: impl FnOnce(&mut Catalog) -> bool) -> bool {
-        let removed = self.inner.catalog.edit(tenant, change, |_| Ok::<(), std::convert::Infallible>(()));
+    /// Hold these tools, unlisted, for when a replica of the fleet registers one of them at
+    /// run time ([`bus`](Self::bus)): it is registered by name, and each replica puts back
+    /// the definition it holds. A tool added or removed while serving is held too.
+    ///
+    /// ```
+    /// use roundtrip::prelude::*;
+    ///
+    /// /// The quarterly report, offered while the quarter closes.
+    /// #[tool(read_only)]
+    /// async fn quarterly() -> &'static str {
+    ///     "q3"
+    /// }
+    ///
+    /// // Every replica is built the same way; any of them may then `add_tools(tools![quarterly])`.
+    /// let server = Server::new("finance", "1.0.0").standby_tools(tools![quarterly]);
+    /// assert!(server.tool_defs().is_empty(), "held, not offered");
+    /// ```
+    pub fn standby_tools<D: IntoDef<ToolDef>>(mut self, defs: impl IntoIterator<Item = D>) -> Self {
+        let standby = self.inner_mut().catalog.standby_mut();
+        defs.into_iter().for_each(|d| standby.keep_tool(&d.into_def()));
+        self
+    }
+
+    /// Hold these prompts for run-time registration by another replica, as
+    /// [`standby_tools`](Self::standby_tools) holds tools.
+    pub fn standby_prompts<D: IntoDef<PromptDef>>(mut self, defs: impl IntoIterator<Item = D>) -> Self {
+        let standby = self.inner_mut().catalog.standby_mut();
+        defs.into_iter().for_each(|d| standby.keep_prompt(&d.into_def()));
+        self
+    }
+
+    /// Hold these resources and templates for run-time registration by another replica, as
+    /// [`standby_tools`](Self::standby_tools) holds tools.
+    pub fn standby_resources<D: IntoDef<ResourceEntry>>(mut self, entries: impl IntoIterator<Item = D>) -> Self {
+        let standby = self.inner_mut().catalog.standby_mut();
+        entries.into_iter().for_each(|e| standby.keep_entry(&e.into_def()));
+        self
+    }
+
+    /// Remove `kind` `name` (of `tenant`'s own, or shared) while serving, and say so when
+    /// there was one.
+    fn remove(&self, tenant: Option<&str>, kind: Kind, name: &str) -> bool {
+        let take = |catalog: &mut Catalog, standby: &mut Standby| standby.take(catalog, kind, name);
+        let removed = self.inner.catalog.edit(tenant, take, |_| Ok::<(), std::convert::Infallible>(()));
         let removed = removed.unwrap_or_else(|never| match never {});
         if removed {
-            self.notify_list_changed(list);
+            self.registered(kind, tenant, vec![name.to_owned()], false);
         }
         removed
+    }
+
+    /// Tell this replica's streams of a registration made here, and the fleet.
+    fn registered(&self, kind: Kind, tenant: Option<&str>, names: Vec<String>, on: bool) {
+        self.announce_here(kind.list());
+        for name in names {
+            self.publish_registration(Registration { kind, tenant: tenant.map(str::to_owned), name, on });
+        }
+    }
+
+    /// Make a registration another replica made (told of it by the fleet's bus), with the
+    /// definitions held here; this replica's streams are told when it changed something.
+    pub(crate) fn apply(&self, registration: Registration) {
+        let Registration { kind, tenant, name, on } = registration;
+        let change = |catalog: &mut Catalog, standby: &mut Standby| match on {
+            true => standby.put_back(catalog, kind, &name, |def| self.prepared(def)),
+            false => standby.take(catalog, kind, &name),
+        };
+        match self.inner.catalog.edit(tenant.as_deref(), change, |catalog| super::check::check_catalog(self, catalog)) {
+            Ok(true) => self.announce_here(kind.list()),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(target: "roundtrip::bus", "another replica registered what this one refuses: {e}"),
+        }
     }
 }

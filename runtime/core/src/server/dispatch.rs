@@ -8,6 +8,7 @@ use futures::future::{BoxFuture, Either};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::catalog::Kind;
 use super::peer::Inbound;
 use super::result_json::ResultJson;
 use super::{Server, subscriptions};
@@ -249,6 +250,7 @@ impl Server {
         request: Request,
         inbound: Inbound,
     ) -> impl Future<Output = Reply> + Send + use<> {
+        self.attach_bus();
         // Telemetry off, nothing is looked at (the target's name is looked up for its span).
         #[cfg(feature = "otel")]
         if crate::observe::instruments().is_some()
@@ -510,18 +512,21 @@ impl Server {
 
     #[doc(hidden)]
     pub fn offers_tools(&self) -> bool {
-        !self.shared().tools.is_empty() || self.inner.catalog.has_tenants()
+        !self.shared().tools.is_empty() || self.inner.catalog.has_tenants() || self.inner.catalog.holds(Kind::Tool)
     }
 
     #[doc(hidden)]
     pub fn offers_prompts(&self) -> bool {
-        !self.shared().prompts.is_empty()
+        !self.shared().prompts.is_empty() || self.inner.catalog.holds(Kind::Prompt)
     }
 
     #[doc(hidden)]
     pub fn offers_resources(&self) -> bool {
         let catalog = self.shared();
-        !catalog.resources.is_empty() || !catalog.templates.is_empty() || self.skill_count() > 0
+        !catalog.resources.is_empty()
+            || !catalog.templates.is_empty()
+            || self.skill_count() > 0
+            || self.inner.catalog.holds(Kind::Resource)
     }
 
     /// Whether something completes arguments: a prompt's or template's completer, or the

@@ -13,6 +13,7 @@
 //! assert_eq!(server.name(), "hello-server");
 //! ```
 
+mod bus;
 mod carrier;
 mod catalog;
 mod check;
@@ -40,6 +41,7 @@ use std::sync::Arc;
 
 pub use crate::request::{InputRequired, NullPeer, Peer, RequestContext, Session, Transport};
 #[doc(hidden)]
+pub use bus::{Bus, Inbox};
 pub use catalog::Catalog;
 pub use check::{CheckError, Problem};
 #[doc(hidden)]
@@ -108,6 +110,8 @@ struct Inner {
     rates: rate::RateLimits,
     /// The application's interceptors, in order ([`Server::intercept`]).
     interceptors: intercept::Interceptors,
+    /// What the server shares its changes with the fleet through ([`Server::bus`]).
+    bus: Option<Arc<bus::Link>>,
 }
 
 /// A capability a server may decline to announce, whatever it registered
@@ -231,6 +235,7 @@ impl Server {
                 strict_schemas: false,
                 rates: rate::RateLimits::default(),
                 interceptors: intercept::Interceptors::default(),
+                bus: None,
             }),
         }
     }
@@ -572,9 +577,11 @@ impl Server {
 
     /// Whether the server is ready to serve all it offers: its task store answers now
     /// ([`TaskStore::ready`]; the in-memory default always does, `RedisStore` answers a `PING`
-    /// within a second), within [`TaskOptions::store_timeout`]. For readiness probes: a replica
-    /// whose store is away still serves what needs none (its multi-round flows), but answers
-    /// `503` to what does, so a balancer that can should send its traffic elsewhere meanwhile.
+    /// within a second), within [`TaskOptions::store_timeout`], and its [`bus`](Self::bus), if
+    /// it has one, delivers. For readiness probes: a replica whose store is away still serves
+    /// what needs none (its multi-round flows), but answers `503` to what does, and one whose
+    /// bus is down misses the fleet's changes, so a balancer that can should send its traffic
+    /// elsewhere meanwhile.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")] async fn main() {
@@ -583,6 +590,12 @@ impl Server {
     /// # }
     /// ```
     pub async fn ready(&self) -> Result<(), crate::task::StoreError> {
+        self.attach_bus();
+        if let Some(link) = &self.inner.bus
+            && !link.is_up()
+        {
+            return Err(crate::task::StoreError::new("the fleet's bus delivers no events"));
+        }
         self.inner.tasks.ready().await
     }
 
@@ -630,17 +643,25 @@ impl Server {
         self.check().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))
     }
 
-    /// Tell `subscriptions/listen` streams (and legacy sessions) that a list changed.
+    /// Tell `subscriptions/listen` streams (and legacy sessions) that a list changed, on
+    /// every replica when the server has a [`bus`](Self::bus).
     pub fn notify_list_changed(&self, change: ListChange) {
-        // No receiver is not an error: nobody is listening.
-        let _ = self.inner.changes.send(change);
+        self.announce_here(change.clone());
+        self.publish_change(&change);
     }
 
     /// Tell the legacy sessions that subscribed to `uri` (`resources/subscribe`) that the
     /// resource changed (`notifications/resources/updated`, over stdio and on the standalone
-    /// GET stream of HTTP sessions).
+    /// GET stream of HTTP sessions), on every replica when the server has a
+    /// [`bus`](Self::bus).
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
-        let _ = self.inner.changes.send(ListChange::ResourceUpdated(uri.into()));
+        self.notify_list_changed(ListChange::ResourceUpdated(uri.into()));
+    }
+
+    /// Tell this replica's streams and sessions of a change.
+    pub(crate) fn announce_here(&self, change: ListChange) {
+        // No receiver is not an error: nobody is listening.
+        let _ = self.inner.changes.send(change);
     }
 
     /// Receive list changes, e.g. to forward them to a legacy session.
