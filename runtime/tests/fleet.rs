@@ -744,6 +744,104 @@ mod redis {
         }
     }
 
+    /// Offered once the quarter closes: registered at run time.
+    #[tool(read_only)]
+    async fn quarterly() -> &'static str {
+        "q3 numbers"
+    }
+
+    /// A replica of a fleet on `redis`: nothing of its own, `quarterly` held for run time.
+    async fn bus_replica(redis: &RedisServer) -> Server {
+        let bus = roundtrip::redis::RedisBus::connect(&redis.url).await.unwrap();
+        Server::new("fleet", "1.0.0").standby_tools(tools![quarterly]).bus(bus)
+    }
+
+    /// Whether `server` is ready within 5 s.
+    async fn ready_soon(server: &Server, ready: bool) -> bool {
+        for _ in 0..50 {
+            if server.ready().await.is_ok() == ready {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
+    }
+
+    /// The next event of an SSE stream that names `method`, within `within`.
+    async fn next_event(
+        stream: &mut (impl futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin),
+        method: &str,
+        within: Duration,
+    ) -> Option<Duration> {
+        use futures::StreamExt as _;
+        let started = std::time::Instant::now();
+        while let Ok(Some(chunk)) = tokio::time::timeout(within.saturating_sub(started.elapsed()), stream.next()).await
+        {
+            if String::from_utf8_lossy(&chunk.unwrap()).contains(method) {
+                return Some(started.elapsed());
+            }
+        }
+        None
+    }
+
+    /// Two replicas on one Redis: a tool registered on A while B holds a
+    /// `subscriptions/listen` stream open over HTTP is announced on that stream within a
+    /// second and listed by B, and by a replica started after; with Redis paused, B is not ready (and a registration on A
+    /// returns at once), and once Redis is back, B is ready again and hears of what A did
+    /// meanwhile.
+    #[tokio::test]
+    async fn redis_a_tool_registered_on_one_replica_is_announced_on_a_stream_held_on_another() {
+        let redis = RedisServer::start();
+        let (a, b) = (bus_replica(&redis).await, bus_replica(&redis).await);
+        let http = b.clone().bind_http("127.0.0.1:0").await.unwrap();
+        let url = http.url();
+        tokio::spawn(http.run());
+        assert!(ready_soon(&b, true).await, "B reads the bus");
+
+        const V: &str = "2026-07-28";
+        let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {}},
+            "notifications": {"toolsListChanged": true}}});
+        let http_client = reqwest::Client::new();
+        let opened = http_client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", V)
+            .header("Mcp-Method", "subscriptions/listen")
+            .body(listen.to_string())
+            .send()
+            .await
+            .unwrap();
+        let mut stream = opened.bytes_stream();
+        let acknowledged = next_event(&mut stream, "notifications/subscriptions/acknowledged", Duration::from_secs(5));
+        assert!(acknowledged.await.is_some());
+
+        a.add_tools(tools![quarterly]).unwrap();
+        let heard = next_event(&mut stream, "notifications/tools/list_changed", Duration::from_secs(1)).await;
+        let heard = heard.expect("B's stream heard of A's tool within a second");
+        eprintln!("announced on B's stream {heard:?} after A registered");
+        let names =
+            |server: Server| async move { server.tool_defs().into_iter().map(|d| d.tool.name).collect::<Vec<_>>() };
+        assert_eq!(names(b.clone()).await, ["quarterly"]);
+        // A replica started now has it from the kept registrations.
+        let c = bus_replica(&redis).await;
+        assert!(ready_soon(&c, true).await);
+        assert_eq!(names(c).await, ["quarterly"]);
+
+        // Redis hangs: B is not ready; A's change waits for it, and nothing waits on it.
+        redis.signal("STOP");
+        assert!(ready_soon(&b, false).await, "not ready while the bus delivers nothing");
+        let removing = std::time::Instant::now();
+        assert!(a.remove_tool("quarterly"));
+        assert!(removing.elapsed() < Duration::from_millis(100), "registering does not wait on Redis");
+        redis.signal("CONT");
+        assert!(ready_soon(&b, true).await, "ready again once Redis answers");
+        let heard = next_event(&mut stream, "notifications/tools/list_changed", Duration::from_secs(5)).await;
+        assert!(heard.is_some(), "what A did during the outage reached B's stream after it");
+        assert!(names(b.clone()).await.is_empty());
+    }
+
     impl Stores for RedisServer {
         async fn store(&self) -> impl TaskStore + Clone {
             // Each replica connects on its own, as separate processes would.

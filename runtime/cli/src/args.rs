@@ -73,7 +73,7 @@ pub(crate) fn usage(program: &str) -> String {
 
 environment:
   ROUNDTRIP_STATE_KEYS        keys sealing requestState, comma-separated hex or base64 (first seals)
-  ROUNDTRIP_TASK_STORE        redis://host:port/db or rediss://…: tasks and used states in Redis
+  ROUNDTRIP_TASK_STORE        redis://host:port/db or rediss://…: tasks, used states, the bus in Redis
   ROUNDTRIP_AUTH_ISSUER       require bearer tokens (JWT) of this authorization server …
   ROUNDTRIP_AUTH_RESOURCE     … issued for this endpoint's URL
   ROUNDTRIP_AUTH_SCOPES       scopes every request needs, space-separated

@@ -96,8 +96,10 @@ async fn task_store(server: Server, url: &str) -> Result<Server, String> {
     let store = roundtrip_redis::RedisStore::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
     let replay =
         roundtrip_redis::RedisReplayCache::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
-    tracing::info!("tasks and single-use states kept in {}", redacted(url));
-    Ok(server.task_store(store).replay_cache(replay))
+    // The same Redis carries the fleet's list changes and run-time registrations.
+    let bus = roundtrip_redis::RedisBus::connect(url).await.map_err(|e| format!("ROUNDTRIP_TASK_STORE: {e}"))?;
+    tracing::info!("tasks, single-use states and the fleet's changes kept in {}", redacted(url));
+    Ok(server.task_store(store).replay_cache(replay).bus(bus))
 }
 
 /// `url` without its password (`rediss://user:***@host`), for the log: hosted Redis over TLS
@@ -224,7 +226,7 @@ fn auth() -> Result<HttpOptions, String> {
 const READY_FOR: Duration = Duration::from_secs(1);
 
 /// `GET /healthz`: `200` while the process serves. `GET /readyz`: `200` while the task store
-/// answers, else `503`; the reason goes to the log, once per change, never to the prober. The
+/// answers and the fleet's bus delivers (`Server::ready`), else `503`; the reason goes to the log, once per change, never to the prober. The
 /// store is asked at most once every [`READY_FOR`].
 pub(super) fn health_routes(server: &Server) -> Router {
     let server = server.clone();
@@ -264,7 +266,7 @@ where
         let ready = match (self.check)().await {
             Ok(()) => {
                 if !self.was_ready.swap(true, Ordering::Relaxed) {
-                    tracing::info!("ready again: the task store answers");
+                    tracing::info!("ready again");
                 }
                 true
             }
@@ -283,7 +285,7 @@ where
         if self.ready().await {
             (http::StatusCode::OK, "ready\n")
         } else {
-            (http::StatusCode::SERVICE_UNAVAILABLE, "not ready: the task store does not answer\n")
+            (http::StatusCode::SERVICE_UNAVAILABLE, "not ready: the task store or the fleet's bus does not answer\n")
         }
     }
 }

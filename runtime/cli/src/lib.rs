@@ -27,7 +27,7 @@
 //! | variable | what it sets |
 //! |---|---|
 //! | `ROUNDTRIP_STATE_KEYS` | the keys that seal `requestState`, comma-separated hex or base64 (the first seals, all verify) |
-//! | `ROUNDTRIP_TASK_STORE` | `redis://…` or `rediss://…`: tasks and the used states of single-use tools in Redis (feature `redis`) |
+//! | `ROUNDTRIP_TASK_STORE` | `redis://…` or `rediss://…`: tasks, the used states of single-use tools and the fleet's bus (list changes, resource updates, run-time registrations) in Redis (feature `redis`) |
 //! | `ROUNDTRIP_AUTH_ISSUER`, `ROUNDTRIP_AUTH_RESOURCE`, `ROUNDTRIP_AUTH_SCOPES` | bearer tokens (JWT) of that issuer for that resource URL, with those scopes (feature `auth`) |
 //! | `ROUNDTRIP_ALLOWED_HOSTS`, `ROUNDTRIP_ALLOWED_ORIGINS` | the `Host` names and browser origins the endpoint accepts |
 //! | `ROUNDTRIP_ALLOW_ANY_HOST` | `1`: answer any `Host` on an address that is not loopback, the endpoint's and `--metrics` (otherwise refused without allowed hosts) |
@@ -44,7 +44,8 @@
 //! any with `--allow-any-host`).
 //!
 //! Over HTTP, `GET /healthz` answers 200 while the process runs and `GET /readyz` 200 only
-//! while the task store answers (asked at most once a second, however many the probes). SIGTERM (or Ctrl-C) stops taking connections, answers `408` to
+//! while the task store answers and the fleet's bus delivers (asked at most once a second,
+//! however many the probes). SIGTERM (or Ctrl-C) stops taking connections, answers `408` to
 //! a request whose body is still arriving, lets the requests in flight finish, waits for the
 //! task bodies running here (up to 10 s), and flushes telemetry. The requests get at most the
 //! shutdown timeout (20 s by default, within Kubernetes' grace period of 30 s; what is still

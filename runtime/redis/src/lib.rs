@@ -1,6 +1,7 @@
 //! Redis behind a fleet (cargo feature `redis`): replicas that share a [`RedisStore`] answer
-//! each other's tasks, and a [`RedisReplayCache`] refuses a `#[tool(single_use)]` state used on
-//! any replica. `rediss://` connects over TLS with rustls, trusting the system's roots.
+//! each other's tasks, a [`RedisReplayCache`] refuses a `#[tool(single_use)]` state used on
+//! any replica, and a [`RedisBus`] carries each replica's list changes, resource updates and
+//! run-time registrations to the others. `rediss://` connects over TLS with rustls, trusting the system's roots.
 //!
 //! Both are the stores of roundtrip's core ([`TaskStore`](roundtrip_core::task::TaskStore),
 //! [`ReplayCache`](roundtrip_core::seal::ReplayCache)) kept in Redis; the core itself opens no
@@ -10,9 +11,11 @@
 //! [roundtrip](https://docs.rs/roundtrip)).
 
 mod announcements;
+mod bus;
 mod replay;
 mod tasks;
 
+pub use bus::RedisBus;
 pub use replay::RedisReplayCache;
 pub use tasks::RedisStore;
 
