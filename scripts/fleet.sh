@@ -8,6 +8,9 @@
 #   kill-9         one replica is killed with SIGKILL and restarted
 #   rotate-1..3    the keys rotate in three rolling restarts (SIGTERM, a graceful stop):
 #                  [K1] -> [K1,K2] -> [K2,K1] -> [K2]
+#   register       an operator's process (examples/src/bin/fleet-admin.rs) adds and removes
+#                  the held tool `maintenance_notice` 21 times through the fleet's Redis bus,
+#                  ending with it added: every replica must list it within a second after
 #   redis-restart  redis-server is stopped and started again in place (its append-only file
 #                  keeps the tasks)
 #   redis-down     redis-server is paused for 10 s (SIGSTOP, then SIGCONT): its connections
@@ -19,8 +22,9 @@
 # The load driver (examples/src/bin/fleet-load.rs) counts flows per kind and per phase:
 # started, completed, failed visibly, lost. This script exits non-zero if an idempotent flow
 # was lost or failed, a flow that is not idempotent was lost, a phase carried fewer flows than
-# its floor (10 a second of its length), a graceful stop took longer than 15 s, readiness did
-# not follow Redis, or a replica's log shows a panic.
+# its floor (10 a second of its length), a graceful stop took longer than 15 s, a replica did
+# not list the tool registered at run time, readiness did not follow Redis, or a replica's log
+# shows a panic.
 #
 #   scripts/fleet.sh            # about two minutes
 #   scripts/fleet.sh --short    # about 50 s (the test command runs this)
@@ -53,7 +57,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-cargo build --quiet -p roundtrip-examples --bin provision --bin fleet-load
+cargo build --quiet -p roundtrip-examples --bin provision --bin fleet-load --bin fleet-admin
 TARGET="${CARGO_TARGET_DIR:-$PWD/target}/debug"
 
 WORK=$(mktemp -d -t roundtrip-fleet.XXXXXX)
@@ -89,6 +93,14 @@ wait_port() {
 key() { python3 -c 'import secrets; print(secrets.token_hex(32))'; }
 # The HTTP status of a GET (000 when nothing answered within 5 s).
 status_of() { curl -s -o /dev/null -m 5 -w '%{http_code}' "$1" || true; }
+# The names of the tools replica $1 lists (a 2026-07-28 tools/list, straight to its port).
+tools_of() {
+  curl -s -m 5 "http://127.0.0.1:$1/mcp" -H 'content-type: application/json' \
+    -H 'accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H 'Mcp-Method: tools/list' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
+      "io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' \
+    | grep -o '"name":"[a-z_]*"' || true
+}
 
 LB=$(free_port); REDIS=$(free_port)
 PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
@@ -173,6 +185,22 @@ sleep "$STEP"
 phase rotate-1; echo "fleet: rolling restart with [K1,K2]"; rolling_restart "$K1,$K2"
 phase rotate-2; echo "fleet: rolling restart with [K2,K1]"; rolling_restart "$K2,$K1"
 phase rotate-3; echo "fleet: rolling restart with [K2]"; rolling_restart "$K2"
+
+phase register
+echo "fleet: fleet-admin adds and removes maintenance_notice 21 times through Redis, ending added"
+if ! "$TARGET/fleet-admin" --redis "redis://127.0.0.1:$REDIS/" --toggles 21 --every-ms 100; then
+  problems+=("fleet-admin could not send its registrations")
+fi
+for i in 0 1 2; do
+  listed=""
+  for _ in $(seq 10); do
+    if tools_of "${PORTS[$i]}" | grep -q '"maintenance_notice"'; then listed=yes; break; fi
+    sleep 0.1
+  done
+  echo "fleet:   replica $i lists maintenance_notice: ${listed:-no}"
+  if [ -z "$listed" ]; then problems+=("replica $i did not list maintenance_notice a second after it was registered"); fi
+done
+sleep "$STEP"
 
 phase redis-restart
 echo "fleet: restart redis-server in place (append-only file on)"

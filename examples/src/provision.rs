@@ -230,6 +230,13 @@ pub async fn note(
     Ok(format!("Note {id}: the eagle lands at dawn."))
 }
 
+/// Say when the next maintenance window is. Not offered until an operator registers it while
+/// the fleet serves (`fleet-admin`, through the fleet's bus): every replica holds it.
+#[tool(read_only, idempotent)]
+pub async fn maintenance_notice() -> &'static str {
+    "Maintenance: Sunday 02:00-03:00 UTC. Flows in progress carry on."
+}
+
 /// The server.
 pub fn server() -> Server {
     build(true)
@@ -246,5 +253,9 @@ fn build(with_tasks: bool) -> Server {
         .state(Arc::new(Inventory::default()))
         .tools(tools![provision, wizard, confirm_delete, slow_sum, link_account, summarize, workspace]);
     let server = if with_tasks { server.tools(tools![backup]) } else { server };
-    server.tools(tools![databases, drop_database]).prompts(prompts![greeting]).resources(resources![note])
+    server
+        .tools(tools![databases, drop_database])
+        .prompts(prompts![greeting])
+        .resources(resources![note])
+        .standby_tools(tools![maintenance_notice])
 }
