@@ -15,6 +15,7 @@
 #   scripts/bench-peers.sh --mimalloc             # every Rust server built with mimalloc
 #   scripts/bench-peers.sh --lto                  # every Rust server built with fat LTO
 #   scripts/bench-peers.sh --otel                 # also roundtrip without telemetry, and exporting
+#   scripts/bench-peers.sh --intercepted          # also roundtrip with one interceptor
 #
 # Options: --seconds N (per measured run, default 8), --rounds R (default 3), --warmup N
 # (seconds per server and scenario before round 1, default 2), --connections N (default 16),
@@ -26,10 +27,12 @@
 # --otel (two more roundtrip rows of the flow: `provision` built without the `otel` feature
 # (`rt-nootel`, into target/no-otel), and the default build exporting every span and metric by
 # OTLP/HTTP to a sink that answers 200 (`rt-otlp`); the report gives the CPU per leg of each
-# against the no-telemetry build).
+# against the no-telemetry build), --intercepted (one more roundtrip row of the flow:
+# `provision-audited`, the provision example with one interceptor that counts requests
+# (`rt-audited`); the report gives its CPU per leg against the plain server).
 # Environment: SERVER_CPUS / LOAD_CPUS (taskset CPU lists; default 1 and 0 on 2+ cores),
 # SERVER_WORKERS (tokio worker threads of the Rust servers, default 1), PORT_BASE (default
-# 18180; nine ports from it), PYTHON (default .venv/bin/python).
+# 18180; ten ports from it), PYTHON (default .venv/bin/python).
 #
 # Exit status: 0 when every run passed all its body checks, 1 when any check failed or a
 # server did not come up.
@@ -46,6 +49,7 @@ build=1
 features=()
 lto=0
 otel=0
+intercepted=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -57,7 +61,8 @@ while [ $# -gt 0 ]; do
     --mimalloc) features=(--features mimalloc); shift ;;
     --lto) lto=1; shift ;;
     --otel) otel=1; shift ;;
-    -h|--help) sed -n '2,32p' "$0" | cut -c3-; exit 0 ;;
+    --intercepted) intercepted=1; shift ;;
+    -h|--help) sed -n '2,36p' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -95,7 +100,8 @@ rt_bin="$rt_target/release"
 peers_bin="$peers_target/release"
 if [ "$build" = 1 ]; then
   echo "building roundtrip's provision and conformance examples and bench/peers (release)..."
-  CARGO_TARGET_DIR="$rt_target" cargo build --quiet --release -p roundtrip-examples --bin provision --bin conformance "${features[@]}"
+  CARGO_TARGET_DIR="$rt_target" cargo build --quiet --release -p roundtrip-examples --bin provision --bin conformance \
+    --bin provision-audited "${features[@]}"
   (cd bench/peers && CARGO_TARGET_DIR="$peers_target" cargo build --quiet --release "${features[@]}")
   if [ "$otel" = 1 ]; then
     echo "building provision without the otel feature (release, into $rt_target/no-otel)..."
@@ -105,6 +111,7 @@ if [ "$build" = 1 ]; then
 fi
 bins=("$rt_bin/provision" "$rt_bin/conformance" "$peers_bin/rmcp-provision" "$peers_bin/hyper-floor" "$peers_bin/essential-floor" "$peers_bin/peers-load")
 [ "$otel" = 1 ] && bins+=("$rt_target/no-otel/release/provision")
+[ "$intercepted" = 1 ] && bins+=("$rt_bin/provision-audited")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "missing $b (run without --no-build)" >&2; exit 1; }
 done
@@ -122,7 +129,8 @@ trap 'exit 130' INT TERM
 
 p_rt=$port_base; p_conf=$((port_base + 1)); p_rmcp=$((port_base + 2)); p_py=$((port_base + 3)); p_floor=$((port_base + 4))
 p_nootel=$((port_base + 5)); p_otlp=$((port_base + 6)); p_sink=$((port_base + 7)); p_ess=$((port_base + 8))
-for p in $p_rt $p_conf $p_rmcp $p_py $p_floor $p_nootel $p_otlp $p_sink $p_ess; do
+p_audited=$((port_base + 9))
+for p in $p_rt $p_conf $p_rmcp $p_py $p_floor $p_nootel $p_otlp $p_sink $p_ess $p_audited; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "port $p is in use (set PORT_BASE)" >&2; exit 1; fi
 done
 
@@ -179,6 +187,10 @@ PYEOF
     start rt-otlp "$p_otlp" "$rt_bin/provision" --http "127.0.0.1:$p_otlp"
 fi
 
+if [ "$intercepted" = 1 ]; then
+  start rt-audited "$p_audited" "$rt_bin/provision-audited" --http "127.0.0.1:$p_audited"
+fi
+
 # label server-process URL scenario [extra args]
 runs=(
   "roundtrip|roundtrip|http://127.0.0.1:$p_rt/mcp|flow"
@@ -192,6 +204,9 @@ runs=(
 )
 if [ "$otel" = 1 ]; then
   runs+=("rt-nootel|rt-nootel|http://127.0.0.1:$p_nootel/mcp|flow" "rt-otlp|rt-otlp|http://127.0.0.1:$p_otlp/mcp|flow")
+fi
+if [ "$intercepted" = 1 ]; then
+  runs+=("rt-audited|rt-audited|http://127.0.0.1:$p_audited/mcp|flow")
 fi
 
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
@@ -332,7 +347,7 @@ def med(key, i):
 
 order = [("roundtrip", "flow"), ("roundtrip", "call"), ("rmcp", "flow"), ("rmcp", "call"),
          ("python", "flow"), ("python", "call"), ("hyper", "fixed"), ("essential", "flow"), ("rt-nootel", "flow"),
-         ("rt-otlp", "flow")]
+         ("rt-otlp", "flow"), ("rt-audited", "flow")]
 print(f"median of {rounds} round(s), column by column. A flow is 2 requests (leg 1 asks, leg 2 completes); p50/p99 are per request.")
 print("CPU µs/req: the server process's own utime+stime over the run / its requests; busy: that CPU time / the run's")
 print("wall time (near 100% per pinned core = the server was the bottleneck; well below = the generator or the machine was).")
@@ -369,6 +384,10 @@ if ("rt-nootel", "flow") in rows:
           f"without: {num((ratio(med(('roundtrip', 'flow'), 4), bare) - 1) * 100, '+.1f')}%")
     print(f"  exporting every span by OTLP:  {num(med(('rt-otlp', 'flow'), 4), '.1f')} µs/leg: "
           f"{num((ratio(med(('rt-otlp', 'flow'), 4), bare) - 1) * 100, '+.1f')}%")
+if ("rt-audited", "flow") in rows:
+    plain, audited = med(("roundtrip", "flow"), 4), med(("rt-audited", "flow"), 4)
+    print("interceptors (issue 43: one that counts requests, against none):")
+    print(f"  {num(audited, '.1f')} µs/leg against {num(plain, '.1f')}: {num((ratio(audited, plain) - 1) * 100, '+.1f')}%")
 bad = sum(r[7] for v in rows.values() for r in v)
 print(f"\nfailed body checks: {bad:.0f}")
 PY
