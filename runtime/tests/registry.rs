@@ -142,3 +142,21 @@ async fn prompts_and_resources_come_and_go_too() {
     assert!(server.remove_prompt("haiku"));
     assert!(send(&server, None, "prompts/get", json!({"name": "haiku"})).await.is_err());
 }
+
+#[tokio::test]
+async fn a_tenant_has_prompts_of_its_own() {
+    let server = Server::new("saas", "1.0.0")
+        .tools(tools![status])
+        .tenants(|caller| caller.claims.get("org")?.as_str().map(str::to_owned));
+    server.add_prompts_for("acme", prompts![haiku]).unwrap();
+    let prompt_names = |list: Value| -> Vec<String> {
+        list["prompts"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let listed = send(&server, Some("acme"), "prompts/list", json!({})).await.unwrap();
+    assert_eq!(prompt_names(listed), ["haiku"]);
+    let got = send(&server, Some("acme"), "prompts/get", json!({"name": "haiku"})).await.unwrap();
+    assert_eq!(got["messages"][0]["content"]["text"], "Write a haiku.");
+    assert!(send(&server, Some("globex"), "prompts/get", json!({"name": "haiku"})).await.is_err(), "not globex's");
+    assert!(server.remove_prompt_for("acme", "haiku"));
+    assert!(send(&server, Some("acme"), "prompts/get", json!({"name": "haiku"})).await.is_err());
+}

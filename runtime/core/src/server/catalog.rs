@@ -465,18 +465,11 @@ impl Server {
         tenant: Option<&str>,
         defs: impl IntoIterator<Item = D>,
     ) -> Result<(), CheckError> {
-        let defs: Vec<ToolDef> = defs.into_iter().map(|d| self.prepared(d.into_def())).collect();
-        let names: Vec<String> = defs.iter().map(|d| d.tool.name.clone()).collect();
-        let add = |catalog: &mut Catalog, standby: &mut Standby| {
-            for def in defs {
-                standby.keep_tool(&def);
-                catalog.put_tool_and_view(def);
-            }
-            true
-        };
-        self.inner.catalog.edit(tenant, add, |catalog| super::check::check_catalog(self, catalog))?;
-        self.registered(Kind::Tool, tenant, names, true);
-        Ok(())
+        let defs = defs.into_iter().map(|d| self.prepared(d.into_def())).collect();
+        self.add(tenant, Kind::Tool, defs, |d| &d.tool.name, |catalog, standby, def| {
+            standby.keep_tool(&def);
+            catalog.put_tool_and_view(def);
+        })
     }
 
     /// Remove the tool `name` while serving; `false` if there was none. A call of it from
@@ -494,23 +487,39 @@ impl Server {
     /// Add prompts while serving (or replace those of the same names), for every caller;
     /// checked as [`add_tools`](Self::add_tools) checks tools.
     pub fn add_prompts<D: IntoDef<PromptDef>>(&self, defs: impl IntoIterator<Item = D>) -> Result<(), CheckError> {
-        let defs: Vec<PromptDef> = defs.into_iter().map(IntoDef::into_def).collect();
-        let names: Vec<String> = defs.iter().map(|d| d.prompt.name.clone()).collect();
-        let add = |catalog: &mut Catalog, standby: &mut Standby| {
-            for def in defs {
-                standby.keep_prompt(&def);
-                catalog.put_prompt(def);
-            }
-            true
-        };
-        self.inner.catalog.edit(None, add, |catalog| super::check::check_catalog(self, catalog))?;
-        self.registered(Kind::Prompt, None, names, true);
-        Ok(())
+        self.add_prompts_to(None, defs)
+    }
+
+    /// Add prompts for the callers of `tenant` only, as [`add_tools_for`](Self::add_tools_for)
+    /// adds tools.
+    pub fn add_prompts_for<D: IntoDef<PromptDef>>(
+        &self,
+        tenant: &str,
+        defs: impl IntoIterator<Item = D>,
+    ) -> Result<(), CheckError> {
+        self.add_prompts_to(Some(tenant), defs)
+    }
+
+    fn add_prompts_to<D: IntoDef<PromptDef>>(
+        &self,
+        tenant: Option<&str>,
+        defs: impl IntoIterator<Item = D>,
+    ) -> Result<(), CheckError> {
+        let defs = defs.into_iter().map(IntoDef::into_def).collect();
+        self.add(tenant, Kind::Prompt, defs, |d| &d.prompt.name, |catalog, standby, def| {
+            standby.keep_prompt(&def);
+            catalog.put_prompt(def);
+        })
     }
 
     /// Remove the prompt `name` while serving; `false` if there was none.
     pub fn remove_prompt(&self, name: &str) -> bool {
         self.remove(None, Kind::Prompt, name)
+    }
+
+    /// Remove the prompt `name` of `tenant`'s own; `false` if it had none.
+    pub fn remove_prompt_for(&self, tenant: &str, name: &str) -> bool {
+        self.remove(Some(tenant), Kind::Prompt, name)
     }
 
     /// Add resources and templates while serving, for every caller; checked as
@@ -519,17 +528,48 @@ impl Server {
         &self,
         entries: impl IntoIterator<Item = D>,
     ) -> Result<(), CheckError> {
-        let entries: Vec<ResourceEntry> = entries.into_iter().map(IntoDef::into_def).collect();
-        let names: Vec<String> = entries.iter().map(|e| entry_key(e).to_owned()).collect();
+        self.add_resources_to(None, entries)
+    }
+
+    /// Add resources and templates for the callers of `tenant` only, as
+    /// [`add_tools_for`](Self::add_tools_for) adds tools.
+    pub fn add_resources_for<D: IntoDef<ResourceEntry>>(
+        &self,
+        tenant: &str,
+        entries: impl IntoIterator<Item = D>,
+    ) -> Result<(), CheckError> {
+        self.add_resources_to(Some(tenant), entries)
+    }
+
+    fn add_resources_to<D: IntoDef<ResourceEntry>>(
+        &self,
+        tenant: Option<&str>,
+        entries: impl IntoIterator<Item = D>,
+    ) -> Result<(), CheckError> {
+        let entries = entries.into_iter().map(IntoDef::into_def).collect();
+        self.add(tenant, Kind::Resource, entries, entry_key, |catalog, standby, entry| {
+            standby.keep_entry(&entry);
+            catalog.put_entry(entry);
+        })
+    }
+
+    /// Add `defs` of `kind` (named by `name`) to `tenant`'s catalog or the shared one with
+    /// `put`, checked as a whole; tell this replica's streams and the fleet.
+    fn add<D>(
+        &self,
+        tenant: Option<&str>,
+        kind: Kind,
+        defs: Vec<D>,
+        name: fn(&D) -> &str,
+        put: impl Fn(&mut Catalog, &mut Standby, D),
+    ) -> Result<(), CheckError> {
+        let names: Vec<String> = defs.iter().map(|d| name(d).to_owned()).collect();
         let add = |catalog: &mut Catalog, standby: &mut Standby| {
-            for entry in entries {
-                standby.keep_entry(&entry);
-                catalog.put_entry(entry);
-            }
+            defs.into_iter().for_each(|def| put(catalog, standby, def));
             true
         };
-        self.inner.catalog.edit(None, add, |catalog| super::check::check_catalog(self, catalog))?;
-        self.registered(Kind::Resource, None, names, true);
+        self.inner.catalog.edit(tenant, add, |catalog| super::check::check_catalog(self, catalog))?;
+        self.registered(kind, tenant, names, true);
         Ok(())
     }
 
@@ -537,6 +577,12 @@ impl Server {
     /// there was none.
     pub fn remove_resource(&self, uri: &str) -> bool {
         self.remove(None, Kind::Resource, uri)
+    }
+
+    /// Remove the resource of `uri` (or the template written `uri`) of `tenant`'s own; `false`
+    /// if it had none.
+    pub fn remove_resource_for(&self, tenant: &str, uri: &str) -> bool {
+        self.remove(Some(tenant), Kind::Resource, uri)
     }
 
     /// Hold these tools, unlisted, for when a replica of the fleet registers one of them at
