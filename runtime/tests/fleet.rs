@@ -785,7 +785,8 @@ mod redis {
     }
 
     /// Two replicas on one Redis: a tool registered on A while B holds a
-    /// `subscriptions/listen` stream open over HTTP is announced on that stream within a
+    /// `subscriptions/listen` stream and a 2025-era GET stream open over HTTP is announced on
+    /// both within a
     /// second and listed by B, and by a replica started after; with Redis paused, B is not ready (and a registration on A
     /// returns at once), and once Redis is back, B is ready again and hears of what A did
     /// meanwhile.
@@ -816,11 +817,36 @@ mod redis {
         let mut stream = opened.bytes_stream();
         let acknowledged = next_event(&mut stream, "notifications/subscriptions/acknowledged", Duration::from_secs(5));
         assert!(acknowledged.await.is_some());
+        // And a 2025-era session's GET stream on B.
+        const LEGACY: &str = "2025-06-18";
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}});
+        let initialized = http_client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(init.to_string())
+            .send()
+            .await
+            .unwrap();
+        let session = initialized.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        let opened = http_client
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("Mcp-Session-Id", &session)
+            .header("MCP-Protocol-Version", LEGACY)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(opened.status().as_u16(), 200);
+        let mut legacy = opened.bytes_stream();
 
         a.add_tools(tools![quarterly]).unwrap();
         let heard = next_event(&mut stream, "notifications/tools/list_changed", Duration::from_secs(1)).await;
         let heard = heard.expect("B's stream heard of A's tool within a second");
         eprintln!("announced on B's stream {heard:?} after A registered");
+        let heard = next_event(&mut legacy, "notifications/tools/list_changed", Duration::from_secs(1)).await;
+        assert!(heard.is_some(), "B's 2025-era GET stream heard of it too");
         let names =
             |server: Server| async move { server.tool_defs().into_iter().map(|d| d.tool.name).collect::<Vec<_>>() };
         assert_eq!(names(b.clone()).await, ["quarterly"]);
