@@ -18,14 +18,15 @@
 //! 15. [Who is calling](callers): one caller identity, trusted proxies, the limits a caller meets, rates
 //! 16. [Changing what a server offers while it serves](run_time): tools added and removed at run time, and per tenant
 //! 17. [Interceptors](interceptors): the application's own code around every request, on every transport
-//! 18. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP
-//! 19. [TLS: `https` and `rediss`](tls): outgoing connections and the roots they trust
-//! 20. [Authorization](auth): the OAuth 2.1 resource server
-//! 21. [Skills](skills): serving `SKILL.md` trees
-//! 22. [The client](client): calling MCP servers, both eras
-//! 23. [Testing with `TestKit`](testing): a server's contract in tests, and `describe`
-//! 24. [Mistakes the compiler catches](mistakes): each misuse, one error at the token to change
-//! 25. [Coming from rmcp](from_rmcp): the same servers, side by side
+//! 18. [Composing servers](composition): several servers mounted into one, each under a namespace
+//! 19. [Telemetry](telemetry): spans and metrics by the OpenTelemetry conventions for MCP
+//! 20. [TLS: `https` and `rediss`](tls): outgoing connections and the roots they trust
+//! 21. [Authorization](auth): the OAuth 2.1 resource server
+//! 22. [Skills](skills): serving `SKILL.md` trees
+//! 23. [The client](client): calling MCP servers, both eras
+//! 24. [Testing with `TestKit`](testing): a server's contract in tests, and `describe`
+//! 25. [Mistakes the compiler catches](mistakes): each misuse, one error at the token to change
+//! 26. [Coming from rmcp](from_rmcp): the same servers, side by side
 
 /// A chapter: the module `$name`, whose documentation is the file `$file`. Its links resolve
 /// as they would at the crate root.
@@ -56,6 +57,7 @@ chapter!(serverless, "serverless.md");
 chapter!(callers, "callers.md");
 chapter!(run_time, "run_time.md");
 chapter!(interceptors, "interceptors.md");
+chapter!(composition, "composition.md");
 chapter!(telemetry, "telemetry.md");
 chapter!(tls, "tls.md");
 chapter!(auth, "auth.md");

@@ -25,6 +25,7 @@ mod lists;
 #[cfg(feature = "http")]
 #[doc(hidden)]
 pub mod marks;
+mod mount;
 mod peer;
 mod per_caller;
 mod rate;

@@ -25,17 +25,28 @@ impl StateNeed {
     }
 }
 
-/// The registered values, by type.
+/// The registered values, by type, with the type's name.
 #[derive(Clone, Default)]
-pub(crate) struct States(std::collections::HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+pub(crate) struct States(std::collections::HashMap<TypeId, (&'static str, Arc<dyn Any + Send + Sync>)>);
 
 impl States {
     pub fn insert<T: Any + Send + Sync>(&mut self, value: Arc<T>) {
-        self.0.insert(TypeId::of::<T>(), value);
+        self.0.insert(TypeId::of::<T>(), (std::any::type_name::<T>(), value));
     }
 
     pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
-        self.0.get(&TypeId::of::<T>()).and_then(|v| Arc::clone(v).downcast::<T>().ok())
+        self.0.get(&TypeId::of::<T>()).and_then(|(_, v)| Arc::clone(v).downcast::<T>().ok())
+    }
+
+    /// Take `other`'s values beside these; the name of a type both hold different values of,
+    /// in which case nothing is taken.
+    pub fn merge(&mut self, other: &States) -> Result<(), &'static str> {
+        let clash = other.0.iter().find(|(id, (_, theirs))| self.0.get(id).is_some_and(|(_, ours)| !Arc::ptr_eq(ours, theirs)));
+        if let Some((_, (name, _))) = clash {
+            return Err(name);
+        }
+        self.0.extend(other.0.iter().map(|(id, entry)| (*id, entry.clone())));
+        Ok(())
     }
 
     pub fn has(&self, need: &StateNeed) -> bool {

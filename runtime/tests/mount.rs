@@ -1,0 +1,88 @@
+//! Servers mounted into one (`Server::mount`): each part's tools and prompts under its
+//! namespace, its multi-round flows completed through the mounted name, its state served; a
+//! name that is taken, a state type registered twice and a namespace that is not one are
+//! refused before anything is mounted.
+
+#![allow(clippy::unwrap_used)] // a test fails loudly
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{send_as as send, tool_names};
+use roundtrip::prelude::*;
+use roundtrip::server::Problem;
+use serde_json::{Value, json};
+
+/// Greet the user: asks their name.
+#[tool]
+async fn greet(#[resolve(elicit = "Your name?")] name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+struct Counter(u32);
+
+/// How far the counter got.
+#[tool(read_only)]
+async fn count(counter: State<Counter>) -> String {
+    counter.0.to_string()
+}
+
+/// A prompt of the part.
+#[prompt]
+async fn haiku() -> String {
+    "Write a haiku.".to_owned()
+}
+
+fn greeter() -> Server {
+    Server::new("greeter", "1.0.0").tools(tools![greet]).prompts(prompts![haiku])
+}
+
+fn counter(value: u32) -> Server {
+    Server::new("counter", "1.0.0").tools(tools![count]).state(Arc::new(Counter(value)))
+}
+
+/// Answer the one question of `asked` with `content`, on the next leg of tool `name`.
+fn answered(name: &str, asked: &Value, content: Value) -> Value {
+    let (key, _) = asked["inputRequests"].as_object().unwrap().iter().next().unwrap();
+    json!({
+        "name": name,
+        "arguments": {},
+        "inputResponses": { key.clone(): {"action": "accept", "content": content} },
+        "requestState": asked["requestState"],
+    })
+}
+
+#[tokio::test]
+async fn each_part_is_served_under_its_namespace_with_its_flows_and_state() {
+    let server = Server::new("gateway", "1.0.0").mount("people", greeter()).unwrap().mount("stats", counter(7)).unwrap();
+    assert_eq!(tool_names(&server, None).await, ["people_greet", "stats_count"]);
+
+    let asked = send(&server, None, "tools/call", json!({"name": "people_greet", "arguments": {}})).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required");
+    let done = send(&server, None, "tools/call", answered("people_greet", &asked, json!({"name": "Ada"}))).await;
+    assert_eq!(done.unwrap()["content"][0]["text"], "Hello, Ada!");
+
+    let counted = send(&server, None, "tools/call", json!({"name": "stats_count", "arguments": {}})).await.unwrap();
+    assert_eq!(counted["content"][0]["text"], "7", "the part's state is served");
+    let got = send(&server, None, "prompts/get", json!({"name": "people_haiku"})).await.unwrap();
+    assert_eq!(got["messages"][0]["content"]["text"], "Write a haiku.");
+    assert!(send(&server, None, "tools/call", json!({"name": "greet", "arguments": {}})).await.is_err());
+}
+
+#[test]
+fn a_taken_name_a_state_twice_and_a_bad_namespace_are_refused() {
+    let server = Server::new("gateway", "1.0.0").mount("people", greeter()).unwrap();
+    let taken = server.clone().mount("people", greeter()).unwrap_err();
+    assert_eq!((taken.kind, taken.name.as_str(), &taken.problem), ("tool", "people_greet", &Problem::Taken));
+    assert!(taken.to_string().contains("mount the part under another namespace"), "{taken}");
+
+    let twice = Server::new("gateway", "1.0.0").mount("a", counter(1)).unwrap().mount("b", counter(2)).unwrap_err();
+    assert!(matches!(twice.problem, Problem::StateTwice { type_name } if type_name.ends_with("Counter")), "{twice}");
+
+    for bad in ["", "has space", "dot.ted", &"x".repeat(65)] {
+        let refused = Server::new("gateway", "1.0.0").mount(bad, greeter()).unwrap_err();
+        assert_eq!(refused.problem, Problem::BadNamespace, "{bad:?}");
+    }
+    assert_eq!(server.tool_defs().len(), 1, "nothing was mounted by the refused calls");
+}
