@@ -100,9 +100,9 @@ for crate in $(scripts/api-json.sh); do
   cargo semver-checks check-release --release-type patch \
     --baseline-rustdoc "target/api-json/baseline-$file.json" --current-rustdoc "target/api-json/doc/$file.json"
 done
-# 130 when issue 40 shaped the surface; + `server::Interceptor`, `server::Call`, `server::Bus`,
-# `server::Inbox` and `redis::RedisBus` (issue 43).
-python3 scripts/public-api.py --max 135
+# 130 when issue 40 shaped the surface; 133 with issue 43's `server::Interceptor`, `server::Call`,
+# `server::Bus`, `server::Inbox` and `redis::RedisBus` (as public-api.py counts them).
+python3 scripts/public-api.py --max 133
 done_with target/api-json target/package
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"

@@ -20,12 +20,14 @@ async fn greet(#[resolve(elicit = "Your name?")] name: String) -> String {
     format!("Hello, {name}!")
 }
 
-struct Counter(u32);
+struct Counter {
+    value: u32,
+}
 
 /// How far the counter got.
 #[tool(read_only)]
 async fn count(counter: State<Counter>) -> String {
-    counter.0.to_string()
+    counter.value.to_string()
 }
 
 /// A prompt of the part.
@@ -39,7 +41,7 @@ fn greeter() -> Server {
 }
 
 fn counter(value: u32) -> Server {
-    Server::new("counter", "1.0.0").tools(tools![count]).state(Arc::new(Counter(value)))
+    Server::new("counter", "1.0.0").tools(tools![count]).state(Arc::new(Counter { value }))
 }
 
 /// Answer the one question of `asked` with `content`, on the next leg of tool `name`.
@@ -55,7 +57,8 @@ fn answered(name: &str, asked: &Value, content: Value) -> Value {
 
 #[tokio::test]
 async fn each_part_is_served_under_its_namespace_with_its_flows_and_state() {
-    let server = Server::new("gateway", "1.0.0").mount("people", greeter()).unwrap().mount("stats", counter(7)).unwrap();
+    let server =
+        Server::new("gateway", "1.0.0").mount("people", greeter()).unwrap().mount("stats", counter(7)).unwrap();
     assert_eq!(tool_names(&server, None).await, ["people_greet", "stats_count"]);
 
     let asked = send(&server, None, "tools/call", json!({"name": "people_greet", "arguments": {}})).await.unwrap();

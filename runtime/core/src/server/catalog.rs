@@ -466,10 +466,16 @@ impl Server {
         defs: impl IntoIterator<Item = D>,
     ) -> Result<(), CheckError> {
         let defs = defs.into_iter().map(|d| self.prepared(d.into_def())).collect();
-        self.add(tenant, Kind::Tool, defs, |d| &d.tool.name, |catalog, standby, def| {
-            standby.keep_tool(&def);
-            catalog.put_tool_and_view(def);
-        })
+        self.add(
+            tenant,
+            Kind::Tool,
+            defs,
+            |d| &d.tool.name,
+            |catalog, standby, def| {
+                standby.keep_tool(&def);
+                catalog.put_tool_and_view(def);
+            },
+        )
     }
 
     /// Remove the tool `name` while serving; `false` if there was none. A call of it from
@@ -506,10 +512,16 @@ impl Server {
         defs: impl IntoIterator<Item = D>,
     ) -> Result<(), CheckError> {
         let defs = defs.into_iter().map(IntoDef::into_def).collect();
-        self.add(tenant, Kind::Prompt, defs, |d| &d.prompt.name, |catalog, standby, def| {
-            standby.keep_prompt(&def);
-            catalog.put_prompt(def);
-        })
+        self.add(
+            tenant,
+            Kind::Prompt,
+            defs,
+            |d| &d.prompt.name,
+            |catalog, standby, def| {
+                standby.keep_prompt(&def);
+                catalog.put_prompt(def);
+            },
+        )
     }
 
     /// Remove the prompt `name` while serving; `false` if there was none.

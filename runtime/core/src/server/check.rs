@@ -94,17 +94,19 @@ impl fmt::Display for Problem {
                 "may run as a task, which {platform} cannot run (a task's body runs on after its call is \
                  answered, and {platform} stops with the answer): declare it without `task` to serve it there"
             ),
-            Self::Taken => write!(
-                f,
-                "is taken: the server has one of that name already; mount the part under another namespace"
-            ),
+            Self::Taken => {
+                write!(f, "is taken: the server has one of that name already; mount the part under another namespace")
+            }
             Self::StateTwice { type_name } => write!(
                 f,
                 "registers State<{type_name}>, and the server has another value of that type: register \
                  one value, on the server or on the part"
             ),
             Self::BadNamespace => {
-                write!(f, "is not a namespace: use 1 to 64 letters, digits, `_` or `-` (tool names are prefixed with it)")
+                write!(
+                    f,
+                    "is not a namespace: use 1 to 64 letters, digits, `_` or `-` (tool names are prefixed with it)"
+                )
             }
             Self::NotStrict { schema, at, why } => write!(
                 f,

@@ -1,9 +1,9 @@
 //! One server made of several ([`Server::mount`]): each part's tools and prompts under a
 //! namespace, its resources, templates and state beside the server's own.
 
+use super::Server;
 use super::catalog::Catalog;
 use super::check::{CheckError, Problem};
-use super::Server;
 
 /// The longest namespace: a prefix, not a name.
 const MAX_NAMESPACE: usize = 64;

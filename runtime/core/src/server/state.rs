@@ -41,7 +41,8 @@ impl States {
     /// Take `other`'s values beside these; the name of a type both hold different values of,
     /// in which case nothing is taken.
     pub fn merge(&mut self, other: &States) -> Result<(), &'static str> {
-        let clash = other.0.iter().find(|(id, (_, theirs))| self.0.get(id).is_some_and(|(_, ours)| !Arc::ptr_eq(ours, theirs)));
+        let clash =
+            other.0.iter().find(|(id, (_, theirs))| self.0.get(id).is_some_and(|(_, ours)| !Arc::ptr_eq(ours, theirs)));
         if let Some((_, (name, _))) = clash {
             return Err(name);
         }
