@@ -1,6 +1,6 @@
 //! Servers mounted into one (`Server::mount`): each part's tools and prompts under its
-//! namespace, its multi-round flows completed through the mounted name, its state served; a
-//! name that is taken, a state type registered twice and a namespace that is not one are
+//! namespace, its multi-round flows completed through the mounted name, its state served, its
+//! task tools run as tasks under the mounted name; a name that is taken, a state type registered twice and a namespace that is not one are
 //! refused before anything is mounted.
 
 #![allow(clippy::unwrap_used)] // a test fails loudly
@@ -34,6 +34,13 @@ async fn count(counter: State<Counter>) -> String {
 #[prompt]
 async fn haiku() -> String {
     "Write a haiku.".to_owned()
+}
+
+/// Runs on after its call: a task.
+#[tool(task)]
+async fn crunch(n: u64) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    format!("crunched {n}")
 }
 
 fn greeter() -> Server {
@@ -88,4 +95,29 @@ fn a_taken_name_a_state_twice_and_a_bad_namespace_are_refused() {
         assert_eq!(refused.problem, Problem::BadNamespace, "{bad:?}");
     }
     assert_eq!(server.tool_defs().len(), 1, "nothing was mounted by the refused calls");
+}
+
+#[tokio::test]
+async fn a_mounted_task_tool_runs_as_a_task_under_its_mounted_name() {
+    use roundtrip::client::{Client, Step};
+    use roundtrip::protocol::TaskStatus;
+
+    let part = Server::new("batch", "1.0.0").tools(tools![crunch]);
+    let server = Server::new("gateway", "1.0.0").mount("batch", part).unwrap();
+    let client = Client::builder("mount-test", "1").connect_in_memory(server).await.unwrap();
+    let task = match client.call_tool_step("batch_crunch", json!({"n": 7}), None, None).await.unwrap() {
+        Step::Task(task) => task,
+        other => panic!("batch_crunch did not become a task: {other:?}"),
+    };
+    let mut done = None;
+    for _ in 0..200 {
+        let got = client.get_task(&task.task_id).await.unwrap().task;
+        if got.task.status == TaskStatus::Completed {
+            done = Some(got);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let done = done.expect("the task completed");
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "crunched 7");
 }
