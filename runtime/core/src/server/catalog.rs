@@ -103,22 +103,30 @@ impl Catalog {
         Some(ResourceEntry::Template(self.templates.remove(i)))
     }
 
-    /// Whether the catalog has the `kind` of definition `name`.
+    /// Whether the catalog has the `kind` of definition `name` (a resource or template by
+    /// its URI).
     fn has(&self, kind: Kind, name: &str) -> bool {
         match kind {
             Kind::Tool => self.tool(name).is_some(),
             Kind::Prompt => self.prompt(name).is_some(),
-            Kind::Resource => {
-                self.resources.iter().any(|r| r.resource.uri == name)
-                    || self.templates.iter().any(|t| t.template.uri_template == name)
-            }
+            Kind::Resource => self.has_resource(name) || self.has_template(name),
         }
     }
 
+    /// Whether a static resource is at `uri`.
+    pub(crate) fn has_resource(&self, uri: &str) -> bool {
+        self.resources.iter().any(|r| r.resource.uri == uri)
+    }
+
+    /// Whether a template is written `uri_template`.
+    pub(crate) fn has_template(&self, uri_template: &str) -> bool {
+        self.templates.iter().any(|t| t.template.uri_template == uri_template)
+    }
+
     /// Add a tool and the view it brings, unless a resource of that URI is there already.
-    fn put_tool_and_view(&mut self, mut def: ToolDef) {
+    pub(crate) fn put_tool_and_view(&mut self, mut def: ToolDef) {
         if let Some(view) = def.bundled_view.take()
-            && !self.resources.iter().any(|r| r.resource.uri == view.resource.uri)
+            && !self.has_resource(&view.resource.uri)
         {
             self.put_resource(*view);
         }
@@ -171,8 +179,18 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// The kind whose list `change` says changed (none for a resource's update).
+    pub(crate) fn listed_in(change: &ListChange) -> Option<Self> {
+        match change {
+            ListChange::Tools => Some(Self::Tool),
+            ListChange::Prompts => Some(Self::Prompt),
+            ListChange::Resources => Some(Self::Resource),
+            ListChange::ResourceUpdated(_) => None,
+        }
+    }
+
     /// The list it changes.
-    fn list(self) -> ListChange {
+    pub(crate) fn list(self) -> ListChange {
         match self {
             Self::Tool => ListChange::Tools,
             Self::Prompt => ListChange::Prompts,

@@ -289,14 +289,9 @@ impl Server {
     /// Register a tool; a later tool with the same name replaces the earlier one. A view the
     /// tool brings (`#[tool(ui = VIEW)]`) is registered with it, unless a resource with its
     /// URI already is.
-    pub fn tool(mut self, mut def: ToolDef) -> Self {
-        if let Some(view) = def.bundled_view.take()
-            && !self.shared().resources.iter().any(|r| r.resource.uri == view.resource.uri)
-        {
-            self = self.resource(*view);
-        }
+    pub fn tool(mut self, def: ToolDef) -> Self {
         let def = self.prepared(def);
-        self.inner_mut().catalog.edit_mut(|catalog| catalog.put_tool(def));
+        self.inner_mut().catalog.edit_mut(|catalog| catalog.put_tool_and_view(def));
         self
     }
 

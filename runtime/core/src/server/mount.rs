@@ -92,14 +92,8 @@ impl Server {
 fn taken(ours: &Catalog, theirs: &Catalog, named: impl Fn(&str) -> String) -> Option<(&'static str, String)> {
     let tool = theirs.tools.iter().map(|d| named(&d.tool.name)).find(|n| ours.tool(n).is_some());
     let prompt = || theirs.prompts.iter().map(|d| named(&d.prompt.name)).find(|n| ours.prompt(n).is_some());
-    let resource = || {
-        let uri = |u: &String| ours.resources.iter().any(|r| r.resource.uri == *u);
-        theirs.resources.iter().map(|d| &d.resource.uri).find(|u| uri(u)).cloned()
-    };
-    let template = || {
-        let ours_has = |t: &String| ours.templates.iter().any(|d| d.template.uri_template == *t);
-        theirs.templates.iter().map(|d| &d.template.uri_template).find(|t| ours_has(t)).cloned()
-    };
+    let resource = || theirs.resources.iter().map(|d| &d.resource.uri).find(|u| ours.has_resource(u)).cloned();
+    let template = || theirs.templates.iter().map(|d| &d.template.uri_template).find(|t| ours.has_template(t)).cloned();
     tool.map(|n| ("tool", n))
         .or_else(|| prompt().map(|n| ("prompt", n)))
         .or_else(|| resource().map(|u| ("resource", u)))
