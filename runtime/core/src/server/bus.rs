@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::Registration;
+use super::catalog::{Kind, Registration};
 use super::{Inner, ListChange, Server};
 
 /// What carries a server's changes to the other replicas of its fleet, and theirs to it.
@@ -150,9 +150,9 @@ impl Seen {
 struct Event {
     /// Random, 32 hex digits.
     id: String,
-    /// A list changed (`tools`, `prompts`, `resources`).
+    /// The list of this kind changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    changed: Option<String>,
+    changed: Option<Kind>,
     /// The resource at this URI changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     updated: Option<String>,
@@ -194,7 +194,7 @@ impl Server {
     pub(crate) fn publish_change(&self, change: &ListChange) {
         let (changed, updated) = match change {
             ListChange::ResourceUpdated(uri) => (None, Some(uri.clone())),
-            list => (Some(list_name(list).to_owned()), None),
+            list => (Kind::listed_in(list), None),
         };
         self.publish(Event { id: String::new(), changed, updated, registered: None }, None);
     }
@@ -238,8 +238,8 @@ impl Server {
             return;
         }
         crate::observe::bus("received");
-        if let Some(list) = event.changed.as_deref().and_then(list_named) {
-            self.announce_here(list);
+        if let Some(kind) = event.changed {
+            self.announce_here(kind.list());
         }
         if let Some(uri) = event.updated {
             self.announce_here(ListChange::ResourceUpdated(uri));
@@ -247,23 +247,6 @@ impl Server {
         if let Some(registration) = event.registered {
             self.apply(registration);
         }
-    }
-}
-
-fn list_name(change: &ListChange) -> &'static str {
-    match change {
-        ListChange::Tools => "tools",
-        ListChange::Prompts => "prompts",
-        ListChange::Resources | ListChange::ResourceUpdated(_) => "resources",
-    }
-}
-
-fn list_named(name: &str) -> Option<ListChange> {
-    match name {
-        "tools" => Some(ListChange::Tools),
-        "prompts" => Some(ListChange::Prompts),
-        "resources" => Some(ListChange::Resources),
-        _ => None,
     }
 }
 
