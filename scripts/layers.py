@@ -7,6 +7,7 @@
 The crates themselves are layered by the compiler: a crate cannot name one that depends on it.
 roundtrip-wire < roundtrip-core < roundtrip-tls < roundtrip-redis, roundtrip-auth <
 roundtrip-transport, roundtrip-otel < roundtrip-client, roundtrip-cli < roundtrip (the facade),
+roundtrip-gateway (beside the facade, on client and cli),
 each naming only crates to its left (scripts/test.sh checks some of it by dependency trees).
 What the crate graph cannot say is the order of the modules inside one crate; that is what
 this checks, for every runtime crate of more than one module (roundtrip-tls, -redis, -auth and
@@ -45,6 +46,9 @@ CRATES = {
                "skills", "builder"],
     # limits: the limits by name; args: the command line; configure: the server as they say.
     "cli": ["limits", "args", "configure"],
+    # error: the gateway's error; upstream: reaching an upstream; hold: calls held open for a
+    # 2025-era upstream; relay: one leg relayed; proxy: an upstream mounted; config: the file.
+    "gateway": ["error", "upstream", "hold", "relay", "proxy", "config", "main"],
     # The facade: testing: the test kit; fuzzing: what the fuzz targets call; guide: the user
     # guide, which may name anything.
     "roundtrip": ["testing", "fuzzing", "guide"],
@@ -54,6 +58,7 @@ SOURCES = {
     "transport": RUNTIME / "transport" / "src",
     "client": RUNTIME / "client" / "src",
     "cli": RUNTIME / "cli" / "src",
+    "gateway": RUNTIME / "gateway" / "src",
     "roundtrip": RUNTIME / "src",
 }
 # The typed references that go up, each by design, with its reason; every other edge up fails.

@@ -1,0 +1,200 @@
+//! Calls held open for a 2025-era upstream: such a server asks its questions inside the call
+//! (`elicitation/create`, `sampling/createMessage`, `roots/list`), so to give a 2026-07-28
+//! caller a round instead, the gateway keeps the call, and the connection it runs on, open
+//! until the caller's next leg brings the answer. Each held call has a connection of its own
+//! (a question names no call), at most [`HoldLimits::max_held`] are held, at most
+//! [`HoldLimits::max_held_per_caller`] for one caller, and each for at most
+//! [`HoldLimits::idle`] between legs. A fleet must route a held call's next leg to the replica
+//! that holds it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use roundtrip_client::{Client, ClientError};
+use roundtrip_wire::{ErrorObject, InputRequest};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::upstream::{Asked, CALLER_AUTHORIZATION, HoldLimits, Route, Upstream};
+
+/// What a held call does upstream.
+#[derive(Debug, Clone)]
+pub(crate) enum Call {
+    Tool { name: String, arguments: Value },
+    Prompt { name: String, arguments: Value },
+    Resource { uri: String },
+}
+
+impl Call {
+    async fn run(self, client: &Client) -> Result<Value, ClientError> {
+        fn json<T: serde::Serialize>(result: Result<T, ClientError>) -> Result<Value, ClientError> {
+            result.and_then(|r| serde_json::to_value(r).map_err(|e| ClientError::Protocol(e.to_string())))
+        }
+        match self {
+            Call::Tool { name, arguments } => json(client.call_tool(&name, arguments).await),
+            Call::Prompt { name, arguments } => json(client.get_prompt(&name, arguments).await),
+            Call::Resource { uri } => json(client.read_resource(&uri).await),
+        }
+    }
+}
+
+/// Where a held call stands after a leg.
+pub(crate) enum Progress {
+    /// The call ended upstream: its result, or why it failed.
+    Done(Result<Value, ClientError>),
+    /// The upstream asked: the question, and the id the caller's next leg names.
+    Asked { question: Box<InputRequest>, id: u128 },
+}
+
+/// A call held between legs.
+struct Held {
+    owner: String,
+    question: InputRequest,
+    open: Open,
+}
+
+/// A running call: where its questions come from and its end, and the task running it
+/// (aborted, with its connection closed, when this is dropped).
+struct Open {
+    questions: mpsc::Receiver<Asked>,
+    reply: Option<oneshot::Sender<Result<Value, ClientError>>>,
+    done: oneshot::Receiver<Result<Value, ClientError>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The held calls of one upstream, and its spare connections.
+pub(crate) struct Holds {
+    upstream: Upstream,
+    held: Mutex<HashMap<u128, Held>>,
+    spare: Mutex<Vec<(Client, Route)>>,
+}
+
+/// Why a call could not be held.
+fn too_many() -> ErrorObject {
+    ErrorObject::internal("the gateway holds as many calls waiting for answers as it may: try again later")
+}
+
+impl Holds {
+    pub fn new(upstream: Upstream) -> Arc<Self> {
+        Arc::new(Self { upstream, held: Mutex::new(HashMap::new()), spare: Mutex::new(Vec::new()) })
+    }
+
+    fn limits(&self) -> HoldLimits {
+        self.upstream.limits
+    }
+
+    fn has_room_for(&self, owner: &str) -> bool {
+        let Ok(held) = self.held.lock() else { return false };
+        held.len() < self.limits().max_held
+            && held.values().filter(|h| h.owner == owner).count() < self.limits().max_held_per_caller
+    }
+
+    /// Start `call` for `owner` (with their `Authorization` header, for an upstream that
+    /// forwards it) and run it to its end or its first question.
+    pub async fn start(
+        self: &Arc<Self>,
+        owner: String,
+        authorization: Option<String>,
+        call: Call,
+    ) -> Result<Progress, ErrorObject> {
+        if !self.has_room_for(&owner) {
+            return Err(too_many());
+        }
+        let spare = self.spare.lock().ok().and_then(|mut spare| spare.pop());
+        let (client, route) = match spare {
+            Some(connection) => connection,
+            None => {
+                let route = Route::default();
+                let client = self.upstream.connect(route.clone(), None).await.map_err(unreachable)?;
+                (client, route)
+            }
+        };
+        let (to_caller, questions) = mpsc::channel(1);
+        route.set(Some(to_caller));
+        let (end, done) = oneshot::channel();
+        let holds = Arc::downgrade(self);
+        let task = tokio::spawn(CALLER_AUTHORIZATION.scope(authorization, async move {
+            let result = call.run(&client).await;
+            route.set(None);
+            // A connection whose call ended cleanly serves the next one.
+            if result.is_ok()
+                && let Some(holds) = holds.upgrade()
+                && let Ok(mut spare) = holds.spare.lock()
+                && spare.len() < holds.limits().spare_connections
+            {
+                spare.push((client, route));
+            }
+            let _ = end.send(result);
+        }));
+        let open = Open { questions, reply: None, done, task };
+        self.next(owner, open).await
+    }
+
+    /// The caller's next leg of held call `id`: pass on its answer (none: ask again) and run
+    /// the call to its end or its next question. `None` when no call of that id is held here
+    /// for this caller (it ended, expired, or is held by another replica).
+    pub async fn resume(self: &Arc<Self>, id: u128, owner: &str, answer: Option<Value>) -> Option<Progress> {
+        let mut held = {
+            let mut all = self.held.lock().ok()?;
+            match all.get(&id) {
+                Some(h) if h.owner == owner => all.remove(&id)?,
+                _ => return None,
+            }
+        };
+        let Some(answer) = answer else {
+            // No answer: the same question again, under the same id.
+            let question = held.question.clone();
+            self.held.lock().ok()?.insert(id, held);
+            return Some(Progress::Asked { question: Box::new(question), id });
+        };
+        if let Some(reply) = held.open.reply.take() {
+            let _ = reply.send(Ok(answer));
+        }
+        Some(self.next(held.owner, held.open).await.unwrap_or_else(|e| Progress::Done(Err(ClientError::Rpc(e)))))
+    }
+
+    /// Wait for the call's end or its next question; hold it over a question.
+    async fn next(self: &Arc<Self>, owner: String, mut open: Open) -> Result<Progress, ErrorObject> {
+        let asked = tokio::select! {
+            biased;
+            result = &mut open.done => {
+                return Ok(Progress::Done(result.unwrap_or_else(|_| Err(ClientError::Transport("the upstream call stopped".into())))));
+            }
+            Some(asked) = open.questions.recv() => asked,
+        };
+        if !self.has_room_for(&owner) {
+            return Err(too_many());
+        }
+        open.reply = Some(asked.reply);
+        let id = rand::random::<u128>();
+        let question = asked.request;
+        let held = Held { owner, question: question.clone(), open };
+        self.held.lock().map_err(|_| too_many())?.insert(id, held);
+        expire(Arc::downgrade(self), id, self.limits().idle);
+        Ok(Progress::Asked { question: Box::new(question), id })
+    }
+}
+
+/// Drop held call `id` after `idle` unless a leg took it before.
+fn expire(holds: Weak<Holds>, id: u128, idle: std::time::Duration) {
+    tokio::spawn(async move {
+        tokio::time::sleep(idle).await;
+        if let Some(holds) = holds.upgrade()
+            && let Ok(mut held) = holds.held.lock()
+            && held.remove(&id).is_some()
+        {
+            tracing::debug!(target: "roundtrip::gateway", "a held call waited {idle:?} for its next leg: dropped");
+        }
+    });
+}
+
+fn unreachable(e: ClientError) -> ErrorObject {
+    tracing::warn!(target: "roundtrip::gateway", "could not connect to the upstream: {e}");
+    ErrorObject::internal("the upstream server is unreachable")
+}

@@ -1,0 +1,237 @@
+//! The gateway's relays, in one process: a roundtrip server upstream (in memory), spoken to
+//! at 2026-07-28 or, pinned to the 2025 handshake, as a 2025-era server that asks inside the
+//! call; callers with identities of their own.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use roundtrip::client::{Client, Mode};
+use roundtrip::prelude::*;
+use roundtrip::protocol::{ElicitResult, ErrorObject, Request, RequestId, ResponseBody};
+use roundtrip::seal::{Codec, RequestStateSecurity};
+use roundtrip::server::{Inbound, NullPeer};
+use roundtrip_gateway::{HoldLimits, Proxy, Upstream};
+use serde_json::{Value, json};
+
+/// Two rounds: the second question needs the first answer.
+#[tool]
+async fn two_rounds(
+    #[resolve(elicit = "Your story?")] story: String,
+    #[resolve(elicit = "Sign it, {story}?")] sign: bool,
+) -> String {
+    format!("{} bytes, signed {sign}", story.len())
+}
+
+/// A codec that keeps every token it seals, so a test can look for them where they must not
+/// be.
+#[derive(Clone, Default)]
+struct Recording(Arc<Mutex<Vec<String>>>);
+
+impl Codec for Recording {
+    fn seal(&self, bytes: &[u8]) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+        let token = format!("up.{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        self.0.lock().unwrap().push(token.clone());
+        Ok(token)
+    }
+    fn unseal(&self, token: &str) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+        let hex = token.strip_prefix("up.").ok_or("not ours")?;
+        (0..hex.len()).step_by(2).map(|i| Ok(u8::from_str_radix(hex.get(i..i + 2).ok_or("odd")?, 16)?)).collect()
+    }
+}
+
+fn upstream(tokens: &Recording) -> Server {
+    Server::new("stories", "1.0.0")
+        .tools(tools![two_rounds])
+        .security(RequestStateSecurity::new().codec(tokens.clone()))
+        .unwrap()
+}
+
+async fn gateway(upstream: Upstream) -> Server {
+    Proxy::connect(upstream).await.unwrap().mount(Server::new("gateway", "1.0.0"), "stories").unwrap()
+}
+
+/// One 2026-07-28 request to `server` by the caller `who`.
+async fn send(server: &Server, who: &str, method: &str, mut params: Value) -> Result<Value, ErrorObject> {
+    let mut inbound = Inbound::new(Arc::new(NullPeer));
+    inbound.auth = Some(Arc::new(roundtrip::auth::AuthPrincipal::new(who)));
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    });
+    let reply = server.handle(Request::new(RequestId::Number(1), method, Some(params)), inbound).await;
+    match reply.response.map(|r| r.into_response().body) {
+        Some(ResponseBody::Result(v)) => Ok(v),
+        Some(ResponseBody::Error(e)) => Err(e),
+        None => panic!("no response"),
+    }
+}
+
+fn leg(name: &str, answers: Value, state: Option<&Value>) -> Value {
+    let mut params = json!({"name": name, "arguments": {}, "inputResponses": answers});
+    if let Some(state) = state {
+        params["requestState"] = state.clone();
+    }
+    params
+}
+
+fn accept(field: &str, value: Value) -> Value {
+    json!({"action": "accept", "content": {field: value}})
+}
+
+#[tokio::test]
+async fn a_2026_upstreams_rounds_reach_the_caller_and_its_state_never_does() {
+    let tokens = Recording::default();
+    let gateway = gateway(Upstream::in_memory(upstream(&tokens))).await;
+    let mut wire = Vec::new();
+
+    let first = send(&gateway, "alice", "tools/call", leg("stories_two_rounds", json!({}), None)).await.unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert_eq!(first["inputRequests"]["story"]["params"]["message"], "Your story?");
+    wire.push(first.to_string());
+    let answers = json!({"story": accept("story", json!("once"))});
+    let second =
+        send(&gateway, "alice", "tools/call", leg("stories_two_rounds", answers.clone(), Some(&first["requestState"])));
+    let second = second.await.unwrap();
+    assert_eq!(second["inputRequests"]["sign"]["params"]["message"], "Sign it, once?", "{second}");
+    wire.push(second.to_string());
+
+    // Bob replaying Alice's leg, and a tampered state, are refused as any sealed state is.
+    let replayed =
+        send(&gateway, "bob", "tools/call", leg("stories_two_rounds", answers, Some(&first["requestState"])));
+    assert_eq!(replayed.await.unwrap_err(), ErrorObject::invalid_request_state());
+    let mut tampered = second["requestState"].as_str().unwrap().to_owned();
+    let last = tampered.pop().unwrap();
+    tampered.push(if last == 'A' { 'B' } else { 'A' });
+    let answers = json!({"sign": accept("sign", json!(true))});
+    let forged =
+        send(&gateway, "alice", "tools/call", leg("stories_two_rounds", answers.clone(), Some(&json!(tampered))));
+    assert_eq!(forged.await.unwrap_err(), ErrorObject::invalid_request_state());
+
+    let done = send(&gateway, "alice", "tools/call", leg("stories_two_rounds", answers, Some(&second["requestState"])));
+    let done = done.await.unwrap();
+    assert_eq!(done["content"][0]["text"], "4 bytes, signed true", "{done}");
+    wire.push(done.to_string());
+
+    // The upstream sealed a state for each of its two rounds; none reached the caller.
+    let sealed = tokens.0.lock().unwrap().clone();
+    assert!(sealed.len() >= 2, "{sealed:?}");
+    for token in &sealed {
+        assert!(wire.iter().all(|message| !message.contains(token.as_str())), "the upstream's state {token} leaked");
+    }
+}
+
+#[tokio::test]
+async fn a_2025_era_caller_completes_a_2026_upstreams_rounds_inside_its_call() {
+    let gateway = gateway(Upstream::in_memory(upstream(&Recording::default()))).await;
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let client = Client::builder("legacy", "1")
+        .mode(Mode::Legacy)
+        .on_elicit(move |params| {
+            let message = serde_json::to_value(&params).unwrap()["message"].as_str().unwrap().to_owned();
+            seen.lock().unwrap().push(message.clone());
+            let content = if message == "Your story?" { json!({"story": "abc"}) } else { json!({"sign": false}) };
+            async move { Ok(ElicitResult::accept(content.as_object().cloned().unwrap())) }
+        })
+        .connect_in_memory(gateway)
+        .await
+        .unwrap();
+    assert!(!client.protocol_version().is_modern());
+    let result = client.call_tool("stories_two_rounds", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("3 bytes, signed false"));
+    assert_eq!(*asked.lock().unwrap(), ["Your story?", "Sign it, abc?"]);
+}
+
+/// A roundtrip server spoken to with the 2025 handshake asks inside the call, as a 2025-era
+/// server does.
+fn legacy(limits: HoldLimits) -> Upstream {
+    Upstream::in_memory(upstream(&Recording::default())).mode(Mode::Legacy).hold_limits(limits)
+}
+
+#[tokio::test]
+async fn a_2025_upstreams_in_call_questions_reach_a_2026_caller_as_rounds() {
+    let gateway = gateway(legacy(HoldLimits::default())).await;
+    let first = send(&gateway, "alice", "tools/call", leg("stories_two_rounds", json!({}), None)).await.unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert_eq!(first["inputRequests"]["upstream"]["params"]["message"], "Your story?", "{first}");
+    let answers = json!({"upstream": accept("story", json!("twelve bytes"))});
+    let state = &first["requestState"];
+    // Bob cannot answer Alice's held call.
+    let bobs = send(&gateway, "bob", "tools/call", leg("stories_two_rounds", answers.clone(), Some(state))).await;
+    assert_eq!(bobs.unwrap_err(), ErrorObject::invalid_request_state());
+    let second = send(&gateway, "alice", "tools/call", leg("stories_two_rounds", answers, Some(state))).await.unwrap();
+    assert_eq!(second["inputRequests"]["upstream"]["params"]["message"], "Sign it, twelve bytes?", "{second}");
+    let answers = json!({"upstream": accept("sign", json!(true))});
+    let done = send(
+        &gateway,
+        "alice",
+        "tools/call",
+        leg("stories_two_rounds", answers.clone(), Some(&second["requestState"])),
+    );
+    assert_eq!(done.await.unwrap()["content"][0]["text"], "12 bytes, signed true");
+    // A held call is answered once: its state is spent.
+    let again =
+        send(&gateway, "alice", "tools/call", leg("stories_two_rounds", answers, Some(&second["requestState"])));
+    assert_eq!(again.await.unwrap_err(), ErrorObject::invalid_request_state());
+}
+
+#[tokio::test]
+async fn one_caller_cannot_hold_every_call_and_a_held_call_expires() {
+    let mut limits = HoldLimits::default();
+    limits.max_held = 4;
+    limits.max_held_per_caller = 2;
+    limits.idle = Duration::from_millis(300);
+    let gateway = gateway(legacy(limits)).await;
+    let start = |who: &'static str| send(&gateway, who, "tools/call", leg("stories_two_rounds", json!({}), None));
+    // Mallory holds her two; her third is refused, not queued.
+    for _ in 0..2 {
+        assert_eq!(start("mallory").await.unwrap()["resultType"], "input_required");
+    }
+    let refused = start("mallory").await.unwrap_err();
+    assert!(refused.message.contains("try again later"), "{refused:?}");
+    // Alice still gets hers.
+    let alices = start("alice").await.unwrap();
+    assert_eq!(alices["resultType"], "input_required");
+    // After the idle time the held call is gone: its next leg is refused, and Mallory may
+    // start again.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let answers = json!({"upstream": accept("story", json!("late"))});
+    let late = send(&gateway, "alice", "tools/call", leg("stories_two_rounds", answers, Some(&alices["requestState"])));
+    assert_eq!(late.await.unwrap_err(), ErrorObject::invalid_request_state());
+    assert_eq!(start("mallory").await.unwrap()["resultType"], "input_required");
+}
+
+#[tokio::test]
+async fn an_upstreams_list_change_reaches_the_gateways_list() {
+    /// Added while serving.
+    #[tool(read_only)]
+    async fn later() -> &'static str {
+        "later"
+    }
+    let upstream = upstream(&Recording::default());
+    let gateway = gateway(Upstream::in_memory(upstream.clone())).await;
+    let names = |server: &Server| {
+        let mut names = server.tool_defs().into_iter().map(|d| d.tool.name).collect::<Vec<_>>();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&gateway), ["stories_two_rounds"]);
+    // The gateway's subscriptions/listen is open before the change.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    upstream.add_tools(tools![later]).unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while names(&gateway).len() < 2 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(names(&gateway), ["stories_later", "stories_two_rounds"]);
+    let called =
+        send(&gateway, "alice", "tools/call", json!({"name": "stories_later", "arguments": {}})).await.unwrap();
+    assert_eq!(called["content"][0]["text"], "later");
+    assert!(upstream.remove_tool("later"));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while names(&gateway).len() > 1 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(names(&gateway), ["stories_two_rounds"]);
+}
