@@ -16,6 +16,7 @@
 #                       pexpect (drives `ask` through a pseudo-terminal) and cargo-lambda (its
 #                       emulator serves the `provision` example as a Lambda function in
 #                       tests/serverless; PyPI's wheel carries the binary)
+#   .venv-mcp1          the Python SDK 1.x (mcp 1.30.0): a 2025-era upstream of the gateway test
 #   .tools/workers      wrangler (whose `wrangler dev` runs workerd, Cloudflare Workers' runtime)
 #                       and binaryen (wasm-opt), pinned: tests/serverless serves examples/worker
 #   worker-build,       workers-rs's build tool and the wasm-bindgen CLI of the version
@@ -35,6 +36,7 @@ cd "$(dirname "$0")/.."
 
 CONFORMANCE_VERSION="${CONFORMANCE_VERSION:-0.2.0-alpha.12}"
 MCP_PY_VERSION="${MCP_PY_VERSION:-2.3.0}"
+MCP1_PY_VERSION="${MCP1_PY_VERSION:-1.30.0}"
 # The view SDK vendored in examples/views/vendor is this version; its peers as npm resolved
 # them for it, and the bundler.
 EXT_APPS_VERSION="${EXT_APPS_VERSION:-2.0.4}"
@@ -128,6 +130,18 @@ PYEOF
   "$PY" -m pip install --quiet --disable-pip-version-check \
     "mcp==$MCP_PY_VERSION" pytest pytest-timeout pexpect playwright opentelemetry-sdk opentelemetry-proto grpcio \
     "cargo-lambda==$CARGO_LAMBDA_VERSION"
+fi
+
+# A second venv with the last 1.x release of the Python SDK: a 2025-era server (in-call
+# elicitation) that the gateway's interop test fronts for a 2026-07-28 client.
+VENV1="$PWD/.venv-mcp1"
+if [ ! -x "$VENV1/bin/python" ]; then
+  echo "setup-tools: creating the Python venv $VENV1"
+  python3 -m venv "$VENV1"
+fi
+if ! "$VENV1/bin/python" -c "from importlib.metadata import version; assert version('mcp') == '$MCP1_PY_VERSION'" 2>/dev/null; then
+  echo "setup-tools: installing mcp==$MCP1_PY_VERSION in $VENV1"
+  "$VENV1/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==$MCP1_PY_VERSION"
 fi
 
 # Debian's packages: redis-server, for the task store tests over a real Redis (which also drop
