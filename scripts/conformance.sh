@@ -65,6 +65,15 @@ case "${SERVE:-process}" in
     ENDPOINT=/mcp
     "$BIN" --http "$ADDR" >"$SERVER_LOG" 2>&1 &
     ;;
+  gateway)
+    echo "conformance: building the example server and roundtrip-gateway"
+    cargo build --quiet -p roundtrip-examples --bin conformance -p roundtrip-gateway
+    TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/debug"
+    ENDPOINT=/mcp
+    printf '[[upstream]]\nnamespace = ""\ncommand = ["%s", "--stdio"]\n' "$TARGET_DIR/conformance" \
+      >"$OUT_DIR/gateway.toml"
+    ROUNDTRIP_GATEWAY_CONFIG="$OUT_DIR/gateway.toml" "$TARGET_DIR/roundtrip-gateway" --http "$ADDR" >"$SERVER_LOG" 2>&1 &
+    ;;
   lambda)
     echo "conformance: building the example server with the lambda feature"
     cargo build --quiet -p roundtrip-examples --bin conformance --features lambda

@@ -90,11 +90,16 @@ fn a_taken_name_a_state_twice_and_a_bad_namespace_are_refused() {
     let twice = Server::new("gateway", "1.0.0").mount("a", counter(1)).unwrap().mount("b", counter(2)).unwrap_err();
     assert!(matches!(twice.problem, Problem::StateTwice { type_name } if type_name.ends_with("Counter")), "{twice}");
 
-    for bad in ["", "has space", "dot.ted", &"x".repeat(65)] {
+    for bad in ["has space", "dot.ted", &"x".repeat(65)] {
         let refused = Server::new("gateway", "1.0.0").mount(bad, greeter()).unwrap_err();
         assert_eq!(refused.problem, Problem::BadNamespace, "{bad:?}");
     }
     assert_eq!(server.tool_defs().len(), 1, "nothing was mounted by the refused calls");
+
+    // An empty namespace keeps the part's names (and so clashes on them).
+    let merged = Server::new("gateway", "1.0.0").mount("", greeter()).unwrap();
+    assert_eq!(merged.tool_defs()[0].tool.name, "greet");
+    assert_eq!(merged.mount("", greeter()).unwrap_err().problem, Problem::Taken);
 }
 
 #[tokio::test]

@@ -7,6 +7,7 @@
 //!
 //! [[upstream]]
 //! namespace = "provision"     # its tools and prompts are served as provision_{name}
+//!                             # ("" keeps their names: a gateway in front of one server)
 //! command = ["target/debug/provision", "--stdio"]
 //! env = { RUST_LOG = "warn" }
 //!

@@ -116,7 +116,7 @@ impl Proxy {
     pub fn mount(self, server: Server, namespace: &str) -> Result<Server, GatewayError> {
         let part = self.listed.defs(&self.relay, |name| name.to_owned()).into_server();
         let server = server.mount(namespace, part).map_err(GatewayError::Mount)?;
-        let named = |name: &String| format!("{namespace}_{name}");
+        let named = |name: &String| mounted(namespace, name);
         let known = Known {
             tools: self.listed.tools.iter().map(|t| named(&t.name)).collect(),
             prompts: self.listed.prompts.iter().map(|p| named(&p.name)).collect(),
@@ -134,6 +134,11 @@ impl Proxy {
         }
         Ok(server)
     }
+}
+
+/// The name `Server::mount` gives an item `name` under `namespace`.
+fn mounted(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() { name.to_owned() } else { format!("{namespace}_{name}") }
 }
 
 /// Everything the upstream lists, every page.
@@ -297,7 +302,7 @@ async fn refresh(
         Changed::Prompts => listed.prompts = pages(client, "prompts/list", "prompts").await?,
         Changed::Resources => listed.resources = pages(client, "resources/list", "resources").await?,
     }
-    let defs = listed.defs(relay, |name| format!("{namespace}_{name}"));
+    let defs = listed.defs(relay, |name| mounted(namespace, name));
     let added = match changed {
         Changed::Tools => {
             let now = defs.tools.iter().map(|d| d.tool.name.clone()).collect();

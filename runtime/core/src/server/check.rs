@@ -66,7 +66,7 @@ pub enum Problem {
         /// The state's type.
         type_name: &'static str,
     },
-    /// A namespace is not 1 to 64 letters, digits, `_` or `-`.
+    /// A namespace is not up to 64 letters, digits, `_` or `-`.
     BadNamespace,
 }
 
@@ -105,7 +105,7 @@ impl fmt::Display for Problem {
             Self::BadNamespace => {
                 write!(
                     f,
-                    "is not a namespace: use 1 to 64 letters, digits, `_` or `-` (tool names are prefixed with it)"
+                    "is not a namespace: use up to 64 letters, digits, `_` or `-` (tool names are prefixed with it)"
                 )
             }
             Self::NotStrict { schema, at, why } => write!(

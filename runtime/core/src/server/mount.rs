@@ -20,9 +20,10 @@ impl Server {
     /// after mounting are its own.
     ///
     /// `_` joins the namespace to a name (tool names go into model APIs that take only
-    /// letters, digits, `_` and `-`). A name or URI the server already has, a state type both
-    /// register different values of, or a namespace that is not 1 to 64 letters, digits, `_`
-    /// or `-`, is an error, and nothing is mounted.
+    /// letters, digits, `_` and `-`); an empty namespace keeps the part's names. A name or URI
+    /// the server already has, a state type both register different values of, or a namespace
+    /// longer than 64 or of other characters than letters, digits, `_` and `-`, is an error,
+    /// and nothing is mounted.
     ///
     /// ```
     /// use roundtrip::prelude::*;
@@ -48,12 +49,12 @@ impl Server {
     /// ```
     pub fn mount(mut self, namespace: &str, part: Server) -> Result<Self, CheckError> {
         let error = |kind, name: String, problem| CheckError { kind, name, problem };
-        let valid = (1..=MAX_NAMESPACE).contains(&namespace.len())
+        let valid = namespace.len() <= MAX_NAMESPACE
             && namespace.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if !valid {
             return Err(error("namespace", namespace.to_owned(), Problem::BadNamespace));
         }
-        let named = |name: &str| format!("{namespace}_{name}");
+        let named = |name: &str| if namespace.is_empty() { name.to_owned() } else { format!("{namespace}_{name}") };
         let theirs = part.shared();
         let mut states = self.inner.states.clone();
         states
