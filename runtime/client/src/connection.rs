@@ -111,16 +111,20 @@ impl Inner {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(meta) = meta.as_object_mut() {
                 meta.insert(META_PROTOCOL_VERSION.into(), json!(self.version.as_str()));
-                let mut capabilities = self.callbacks.capabilities();
-                if self.tasks {
-                    let mut extensions = JsonObject::new();
-                    extensions.insert(roundtrip_wire::TASKS_EXTENSION.into(), json!({}));
-                    capabilities.extensions = Some(extensions);
-                }
-                meta.insert(META_CLIENT_CAPABILITIES.into(), json!(capabilities));
+                // Capabilities and a log level the caller put in `_meta` (a request relayed
+                // for another client) are sent as given.
+                meta.entry(META_CLIENT_CAPABILITIES).or_insert_with(|| {
+                    let mut capabilities = self.callbacks.capabilities();
+                    if self.tasks {
+                        let mut extensions = JsonObject::new();
+                        extensions.insert(roundtrip_wire::TASKS_EXTENSION.into(), json!({}));
+                        capabilities.extensions = Some(extensions);
+                    }
+                    json!(capabilities)
+                });
                 meta.insert(META_CLIENT_INFO.into(), json!(self.info));
                 if let Some(level) = self.log_level {
-                    meta.insert(META_LOG_LEVEL.into(), json!(level));
+                    meta.entry(META_LOG_LEVEL).or_insert_with(|| json!(level));
                 }
             }
             Headers { protocol_version: Some(self.version.as_str()), name, params: param_headers }

@@ -65,6 +65,22 @@ impl Client {
         self.step("resources/read", uri_params(uri), uri, input_responses, request_state).await
     }
 
+    /// One leg of `tools/call`, `prompts/get` or `resources/read` relayed for another client,
+    /// as a gateway sends it: `params` whole (`name` or `uri`, `arguments`, `inputResponses`,
+    /// `requestState`), with in `_meta` what that client's request carried that the server
+    /// should see as its own: its capabilities, log level and progress token are sent in place
+    /// of this client's. The result is left as JSON, to be passed on.
+    pub async fn forward(&self, method: &str, mut params: JsonObject) -> Result<Step<Value>, ClientError> {
+        let name =
+            params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let responses = params.remove("inputResponses").and_then(|v| match v {
+            Value::Object(responses) => Some(responses),
+            _ => None,
+        });
+        let state = params.remove("requestState").and_then(|v| v.as_str().map(str::to_owned));
+        self.step(method, params, &name, responses, state).await
+    }
+
     async fn step<T: DeserializeOwned>(
         &self,
         method: &str,
@@ -97,7 +113,10 @@ impl Client {
         }
         if let Some(next) = &self.inner.progress {
             let token = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            params.insert("_meta".into(), json!({ "progressToken": token }));
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.entry("progressToken").or_insert_with(|| json!(token));
+            }
         }
         let param_headers = if method == "tools/call" && self.inner.version.is_modern() {
             let known = self.inner.tool_headers.lock().map_err(|_| ClientError::Protocol("poisoned lock".into()))?;

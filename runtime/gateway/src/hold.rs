@@ -10,12 +10,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
-use roundtrip_client::{Client, ClientError};
-use roundtrip_wire::{ErrorObject, InputRequest};
+use roundtrip_client::{ClientError, Step};
+use roundtrip_wire::{ErrorObject, InputRequest, JsonObject};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::upstream::{Asked, CALLER_AUTHORIZATION, HoldLimits, Route, Upstream};
+use crate::pool::Pool;
+use crate::upstream::{Asked, CALLER_AUTHORIZATION, HoldLimits, Notify, Route};
 
 /// What a held call does upstream.
 #[derive(Debug, Clone)]
@@ -26,15 +27,26 @@ pub(crate) enum Call {
 }
 
 impl Call {
-    async fn run(self, client: &Client) -> Result<Value, ClientError> {
-        fn json<T: serde::Serialize>(result: Result<T, ClientError>) -> Result<Value, ClientError> {
-            result.and_then(|r| serde_json::to_value(r).map_err(|e| ClientError::Protocol(e.to_string())))
-        }
-        match self {
-            Call::Tool { name, arguments } => json(client.call_tool(&name, arguments).await),
-            Call::Prompt { name, arguments } => json(client.get_prompt(&name, arguments).await),
-            Call::Resource { uri } => json(client.read_resource(&uri).await),
-        }
+    /// The method and the params of its first leg (no answers, no state).
+    pub fn params(self) -> (&'static str, JsonObject) {
+        let mut params = JsonObject::new();
+        let method = match self {
+            Call::Tool { name, arguments } => {
+                params.insert("name".into(), Value::String(name));
+                params.insert("arguments".into(), arguments);
+                "tools/call"
+            }
+            Call::Prompt { name, arguments } => {
+                params.insert("name".into(), Value::String(name));
+                params.insert("arguments".into(), arguments);
+                "prompts/get"
+            }
+            Call::Resource { uri } => {
+                params.insert("uri".into(), Value::String(uri));
+                "resources/read"
+            }
+        };
+        (method, params)
     }
 }
 
@@ -53,9 +65,11 @@ struct Held {
     open: Open,
 }
 
-/// A running call: where its questions come from and its end, and the task running it
-/// (aborted, with its connection closed, when this is dropped).
+/// A running call: where its questions come from and its end, the route of its connection
+/// (whose notifications go to the leg in hand), and the task running it (aborted, with its
+/// connection closed, when this is dropped).
 struct Open {
+    route: Route,
     questions: mpsc::Receiver<Asked>,
     reply: Option<oneshot::Sender<Result<Value, ClientError>>>,
     done: oneshot::Receiver<Result<Value, ClientError>>,
@@ -68,11 +82,10 @@ impl Drop for Open {
     }
 }
 
-/// The held calls of one upstream, and its spare connections.
+/// The held calls of one upstream.
 pub(crate) struct Holds {
-    upstream: Upstream,
+    pool: Arc<Pool>,
     held: Mutex<HashMap<u128, Held>>,
-    spare: Mutex<Vec<(Client, Route)>>,
 }
 
 /// Why a call could not be held.
@@ -81,12 +94,12 @@ fn too_many() -> ErrorObject {
 }
 
 impl Holds {
-    pub fn new(upstream: Upstream) -> Arc<Self> {
-        Arc::new(Self { upstream, held: Mutex::new(HashMap::new()), spare: Mutex::new(Vec::new()) })
+    pub fn new(pool: Arc<Pool>) -> Arc<Self> {
+        Arc::new(Self { pool, held: Mutex::new(HashMap::new()) })
     }
 
     fn limits(&self) -> HoldLimits {
-        self.upstream.limits
+        self.pool.upstream().limits
     }
 
     fn has_room_for(&self, owner: &str) -> bool {
@@ -95,51 +108,52 @@ impl Holds {
             && held.values().filter(|h| h.owner == owner).count() < self.limits().max_held_per_caller
     }
 
-    /// Start `call` for `owner` (with their `Authorization` header, for an upstream that
-    /// forwards it) and run it to its end or its first question.
+    /// Start a call (its method and first params) for `owner` (with their `Authorization` header, for an upstream that
+    /// forwards it; its notifications to `notify`) and run it to its end or its first
+    /// question.
     pub async fn start(
         self: &Arc<Self>,
         owner: String,
         authorization: Option<String>,
-        call: Call,
+        notify: Notify,
+        (method, params): (&'static str, JsonObject),
     ) -> Result<Progress, ErrorObject> {
         if !self.has_room_for(&owner) {
             return Err(too_many());
         }
-        let spare = self.spare.lock().ok().and_then(|mut spare| spare.pop());
-        let (client, route) = match spare {
-            Some(connection) => connection,
-            None => {
-                let route = Route::default();
-                let client = self.upstream.connect(route.clone(), None).await.map_err(unreachable)?;
-                (client, route)
-            }
-        };
+        let connection = self.pool.lease().await.map_err(unreachable)?;
+        let route = connection.route.clone();
         let (to_caller, questions) = mpsc::channel(1);
-        route.set(Some(to_caller));
+        route.questions_to(Some(to_caller));
+        route.notifications_to(Some(notify));
         let (end, done) = oneshot::channel();
-        let holds = Arc::downgrade(self);
+        let pool = self.pool.clone();
         let task = tokio::spawn(CALLER_AUTHORIZATION.scope(authorization, async move {
-            let result = call.run(&client).await;
-            route.set(None);
+            let result = match connection.client.forward(method, params).await {
+                Ok(Step::Complete(result)) => Ok(result),
+                Ok(_) => Err(ClientError::Protocol("a 2025-era server answered with a round".into())),
+                Err(e) => Err(e),
+            };
             // A connection whose call ended cleanly serves the next one.
-            if result.is_ok()
-                && let Some(holds) = holds.upgrade()
-                && let Ok(mut spare) = holds.spare.lock()
-                && spare.len() < holds.limits().spare_connections
-            {
-                spare.push((client, route));
+            if result.is_ok() {
+                pool.give_back(connection);
             }
             let _ = end.send(result);
         }));
-        let open = Open { questions, reply: None, done, task };
+        let open = Open { route, questions, reply: None, done, task };
         self.next(owner, open).await
     }
 
     /// The caller's next leg of held call `id`: pass on its answer (none: ask again) and run
     /// the call to its end or its next question. `None` when no call of that id is held here
     /// for this caller (it ended, expired, or is held by another replica).
-    pub async fn resume(self: &Arc<Self>, id: u128, owner: &str, answer: Option<Value>) -> Option<Progress> {
+    pub async fn resume(
+        self: &Arc<Self>,
+        id: u128,
+        owner: &str,
+        answer: Option<Value>,
+        notify: Notify,
+    ) -> Option<Progress> {
         let mut held = {
             let mut all = self.held.lock().ok()?;
             match all.get(&id) {
@@ -153,6 +167,7 @@ impl Holds {
             self.held.lock().ok()?.insert(id, held);
             return Some(Progress::Asked { question: Box::new(question), id });
         };
+        held.open.route.notifications_to(Some(notify));
         if let Some(reply) = held.open.reply.take() {
             let _ = reply.send(Ok(answer));
         }
@@ -171,6 +186,8 @@ impl Holds {
         if !self.has_room_for(&owner) {
             return Err(too_many());
         }
+        // Between legs, the upstream's notifications have no leg to go to.
+        open.route.notifications_to(None);
         open.reply = Some(asked.reply);
         let id = rand::random::<u128>();
         let question = asked.request;

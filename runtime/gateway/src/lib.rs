@@ -29,6 +29,7 @@
 
 mod error;
 mod hold;
+mod pool;
 mod proxy;
 mod relay;
 mod upstream;

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::error::GatewayError;
 use crate::hold::Holds;
+use crate::pool::Pool;
 use crate::relay::Relay;
 use crate::upstream::{Route, Upstream, is_modern};
 
@@ -38,6 +39,7 @@ use crate::upstream::{Route, Upstream, is_modern};
 /// # Ok(()) }
 /// ```
 pub struct Proxy {
+    client: Client,
     relay: Arc<Relay>,
     listed: Listed,
     following: Arc<OnceLock<Following>>,
@@ -46,8 +48,8 @@ pub struct Proxy {
 impl std::fmt::Debug for Proxy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Proxy")
-            .field("upstream", &self.relay.client.server_info())
-            .field("version", &self.relay.client.protocol_version())
+            .field("upstream", &self.client.server_info())
+            .field("version", &self.client.protocol_version())
             .field("tools", &self.listed.tools.len())
             .finish_non_exhaustive()
     }
@@ -64,6 +66,8 @@ struct Listed {
 
 /// Where the upstream's list changes go once it is mounted.
 struct Following {
+    /// The connection that lists.
+    client: Client,
     server: Server,
     namespace: String,
     relay: std::sync::Weak<Relay>,
@@ -83,31 +87,30 @@ impl Proxy {
     pub async fn connect(upstream: Upstream) -> Result<Self, GatewayError> {
         let following: Arc<OnceLock<Following>> = Arc::new(OnceLock::new());
         let heard = following.clone();
-        let notify: Arc<dyn Fn(Notification) + Send + Sync> = Arc::new(move |n: Notification| {
+        // This connection lists, and hears of list changes; the legs run on others (`Pool`).
+        let route = Route::default();
+        route.notifications_to(Some(Arc::new(move |n: Notification| {
             if let Some(following) = heard.get() {
                 following.hear(n);
             }
-        });
-        let client = upstream.connect(Route::default(), Some(notify)).await.map_err(GatewayError::Connect)?;
+        })));
+        let client = upstream.connect(route).await.map_err(GatewayError::Connect)?;
         let modern = is_modern(&client);
         let listed = list(&client).await.map_err(GatewayError::List)?;
-        let relay = Arc::new(Relay {
-            client,
-            modern,
-            forward_authorization: upstream.forwards_authorization(),
-            holds: Holds::new(upstream),
-        });
-        Ok(Self { relay, listed, following })
+        let forward_authorization = upstream.forwards_authorization();
+        let pool = Arc::new(Pool::new(upstream));
+        let relay = Arc::new(Relay { holds: Holds::new(pool.clone()), pool, modern, forward_authorization });
+        Ok(Self { client, relay, listed, following })
     }
 
     /// Who the upstream said it is.
     pub fn server_info(&self) -> Option<&Implementation> {
-        self.relay.client.server_info()
+        self.client.server_info()
     }
 
     /// The revision the gateway speaks with the upstream.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.relay.client.protocol_version()
+        self.client.protocol_version()
     }
 
     /// Serve the upstream's items as part of `server` ([`Server::mount`]): its tools and prompts
@@ -123,6 +126,7 @@ impl Proxy {
             resources: self.listed.resources.iter().map(|r| r.uri.clone()).collect(),
         };
         let following = Following {
+            client: self.client.clone(),
             server: server.clone(),
             namespace: namespace.to_owned(),
             relay: Arc::downgrade(&self.relay),
@@ -130,7 +134,7 @@ impl Proxy {
         };
         let _ = self.following.set(following);
         if self.relay.modern {
-            listen(self.relay.client.clone());
+            listen(self.client.clone());
         }
         Ok(server)
     }
@@ -274,12 +278,13 @@ impl Following {
             _ => return,
         };
         let Some(relay) = self.relay.upgrade() else { return };
+        let client = self.client.clone();
         let (server, namespace, known) = (self.server.clone(), self.namespace.clone(), self.known.clone());
         // Listed on a task of its own (this runs on the connection's reader), one change at
         // a time.
         tokio::spawn(async move {
             let mut known = known.lock().await;
-            if let Err(e) = refresh(changed, &relay, &server, &namespace, &mut known).await {
+            if let Err(e) = refresh(changed, &client, &relay, &server, &namespace, &mut known).await {
                 tracing::warn!(target: "roundtrip::gateway", "could not list the upstream's {changed:?} again: {e}");
             }
         });
@@ -290,12 +295,12 @@ impl Following {
 /// removed, the others added or replaced.
 async fn refresh(
     changed: Changed,
+    client: &Client,
     relay: &Arc<Relay>,
     server: &Server,
     namespace: &str,
     known: &mut Known,
 ) -> Result<(), ClientError> {
-    let client = &relay.client;
     let mut listed = Listed::default();
     match changed {
         Changed::Tools => listed.tools = client.list_all_tools().await?,

@@ -9,16 +9,20 @@
 
 use std::sync::Arc;
 
-use roundtrip_client::{Client, ClientError, Step};
+use roundtrip_client::{ClientError, Step};
 use roundtrip_core::error::Error;
 use roundtrip_core::server::{HandlerResult, InputRequired, Outcome, RequestContext};
-use roundtrip_wire::{CallToolResult, ErrorObject, GetPromptResult, JsonObject, ReadResourceResult};
+use roundtrip_wire::{
+    CallToolResult, ErrorObject, GetPromptResult, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_LOG_LEVEL,
+    Notification, ReadResourceResult,
+};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::hold::{Call, Holds, Progress};
-use crate::upstream::CALLER_AUTHORIZATION;
+use crate::pool::Pool;
+use crate::upstream::{CALLER_AUTHORIZATION, Notify};
 
 /// The key a held call's question is asked under.
 const HELD_KEY: &str = "upstream";
@@ -36,7 +40,7 @@ enum Leg {
 
 /// Relays the legs of the calls to one upstream.
 pub(crate) struct Relay {
-    pub client: Client,
+    pub pool: Arc<Pool>,
     pub modern: bool,
     pub forward_authorization: bool,
     pub holds: Arc<Holds>,
@@ -45,29 +49,21 @@ pub(crate) struct Relay {
 impl Relay {
     pub async fn tool(self: Arc<Self>, name: String, cx: RequestContext) -> HandlerResult<CallToolResult> {
         let arguments = Value::Object(cx.arguments().clone());
-        if !self.modern {
-            return self.held(&cx, Call::Tool { name, arguments }).await;
-        }
-        let (responses, state) = upstream_leg(&cx)?;
-        outcome(self.scoped(&cx, self.client.call_tool_step(&name, arguments, responses, state)).await)
+        self.leg(Arc::new(cx), Call::Tool { name, arguments }).await
     }
 
     pub async fn prompt(self: Arc<Self>, name: String, cx: RequestContext) -> HandlerResult<GetPromptResult> {
         let arguments = Value::Object(cx.arguments().clone());
-        if !self.modern {
-            return self.held(&cx, Call::Prompt { name, arguments }).await;
-        }
-        let (responses, state) = upstream_leg(&cx)?;
-        outcome(self.scoped(&cx, self.client.get_prompt_step(&name, arguments, responses, state)).await)
+        self.leg(Arc::new(cx), Call::Prompt { name, arguments }).await
     }
 
     pub async fn resource(self: Arc<Self>, cx: RequestContext) -> HandlerResult<ReadResourceResult> {
         let uri = cx.target().to_owned();
-        if !self.modern {
-            return self.held(&cx, Call::Resource { uri }).await;
-        }
-        let (responses, state) = upstream_leg(&cx)?;
-        outcome(self.scoped(&cx, self.client.read_resource_step(&uri, responses, state)).await)
+        self.leg(Arc::new(cx), Call::Resource { uri }).await
+    }
+
+    async fn leg<T: DeserializeOwned>(&self, cx: Arc<RequestContext>, call: Call) -> HandlerResult<T> {
+        if self.modern { self.forwarded(cx, call).await } else { self.held(cx, call).await }
     }
 
     /// The caller's `Authorization` header, when this upstream is given it.
@@ -75,33 +71,109 @@ impl Relay {
         self.forward_authorization.then(|| cx.header("authorization").map(str::to_owned)).flatten()
     }
 
-    /// Run `request` as made for the caller of `cx`.
-    async fn scoped<T>(&self, cx: &RequestContext, request: impl Future<Output = T>) -> T {
-        CALLER_AUTHORIZATION.scope(self.authorization(cx), request).await
+    /// A leg to a 2026-07-28 upstream: one leg of its own, on a connection of its own while
+    /// it runs (whose progress and log notifications are the caller's), carrying the caller's
+    /// capabilities, log level and progress token.
+    async fn forwarded<T: DeserializeOwned>(&self, cx: Arc<RequestContext>, call: Call) -> HandlerResult<T> {
+        let (responses, state) = upstream_leg(&cx)?;
+        let (method, mut params) = call.params();
+        if let Some(responses) = responses {
+            params.insert("inputResponses".into(), Value::Object(responses));
+        }
+        if let Some(state) = state {
+            params.insert("requestState".into(), Value::String(state));
+        }
+        params.insert("_meta".into(), Value::Object(caller_meta(&cx)));
+        let connection = self.pool.lease().await.map_err(upstream_error)?;
+        connection.route.notifications_to(Some(to_caller(&cx)));
+        let step = CALLER_AUTHORIZATION.scope(self.authorization(&cx), connection.client.forward(method, params)).await;
+        // A connection that answered, even with an error, serves the next leg.
+        if matches!(step, Ok(_) | Err(ClientError::Rpc(_))) {
+            self.pool.give_back(connection);
+        }
+        outcome(step)
     }
 
     /// A leg of a call to a 2025-era upstream: start it, or pass on the answer to the call
     /// held since the last leg.
-    async fn held<T: DeserializeOwned>(&self, cx: &RequestContext, call: Call) -> HandlerResult<T> {
+    async fn held<T: DeserializeOwned>(&self, cx: Arc<RequestContext>, call: Call) -> HandlerResult<T> {
         let owner = cx.caller();
+        let notify = to_caller(&cx);
         let progress = match cx.state::<Leg>() {
-            None => self.holds.start(owner, self.authorization(cx), call).await.map_err(Error::jsonrpc)?,
+            None => {
+                // A 2025-era request carries only the progress token; its server keeps the
+                // capabilities of the connection's handshake.
+                let (method, mut params) = call.params();
+                if let Some(token) = cx.progress_token() {
+                    params.insert("_meta".into(), json!({ "progressToken": token }));
+                }
+                let started = self.holds.start(owner, self.authorization(&cx), notify, (method, params)).await;
+                started.map_err(Error::jsonrpc)?
+            }
             Some(Leg::Held(id)) => {
                 let id = u128::from_str_radix(&id, 16).map_err(|_| refused())?;
-                self.holds.resume(id, &owner, cx.input_response(HELD_KEY).cloned()).await.ok_or_else(refused)?
+                let answer = cx.input_response(HELD_KEY).cloned();
+                self.holds.resume(id, &owner, answer, notify).await.ok_or_else(refused)?
             }
             Some(Leg::Upstream(_)) => return Err(refused()),
         };
         match progress {
-            Progress::Done(Ok(result)) => Ok(Outcome::Complete(
-                serde_json::from_value(result).map_err(|e| upstream_error(ClientError::Protocol(e.to_string())))?,
-            )),
+            Progress::Done(Ok(result)) => Ok(Outcome::Complete(complete(result)?)),
             Progress::Done(Err(e)) => Err(upstream_error(e)),
             Progress::Asked { question, id } => {
                 Ok(InputRequired::new().ask(HELD_KEY, *question).state(&Leg::Held(format!("{id:x}"))).into())
             }
         }
     }
+}
+
+/// What the caller's request carried that the upstream should see as its own: its
+/// capabilities (less the tasks extension, which the gateway does not relay yet), its log
+/// level and its progress token.
+fn caller_meta(cx: &RequestContext) -> JsonObject {
+    let mut capabilities = cx.client_capabilities().clone();
+    if let Some(extensions) = &mut capabilities.extensions {
+        extensions.remove(roundtrip_wire::TASKS_EXTENSION);
+    }
+    let mut meta = JsonObject::new();
+    meta.insert(META_CLIENT_CAPABILITIES.into(), serde_json::to_value(capabilities).unwrap_or_default());
+    if let Some(level) = cx.log_level() {
+        meta.insert(META_LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or_default());
+    }
+    if let Some(token) = cx.progress_token() {
+        meta.insert("progressToken".into(), serde_json::to_value(token).unwrap_or_default());
+    }
+    meta
+}
+
+/// Pass the upstream's progress and log notifications on to the caller of `cx`.
+fn to_caller(cx: &Arc<RequestContext>) -> Notify {
+    let cx = cx.clone();
+    Arc::new(move |n: Notification| {
+        let params = n.params.unwrap_or_default();
+        match n.method.as_str() {
+            "notifications/progress" => {
+                let Some(progress) = params.get("progress").and_then(Value::as_f64) else { return };
+                let total = params.get("total").and_then(Value::as_f64);
+                cx.progress(progress, total, params.get("message").and_then(Value::as_str));
+            }
+            "notifications/message" => {
+                let Ok(level) =
+                    serde_json::from_value::<LoggingLevel>(params.get("level").cloned().unwrap_or_default())
+                else {
+                    return;
+                };
+                let logger = params.get("logger").and_then(Value::as_str);
+                cx.log(level, logger, params.get("data").cloned().unwrap_or_default());
+            }
+            _ => {}
+        }
+    })
+}
+
+/// A completed result, as the caller gets it.
+fn complete<T: DeserializeOwned>(result: Value) -> Result<T, Error> {
+    serde_json::from_value(result).map_err(|e| upstream_error(ClientError::Protocol(e.to_string())))
 }
 
 /// The answers and the upstream's state a leg carries to a 2026-07-28 upstream.
@@ -117,9 +189,9 @@ fn upstream_leg(cx: &RequestContext) -> Result<(Option<JsonObject>, Option<Strin
 
 /// The caller's outcome of an upstream's step: its questions asked under the same keys, its
 /// state sealed inside the gateway's.
-fn outcome<T>(step: Result<Step<T>, ClientError>) -> HandlerResult<T> {
+fn outcome<T: DeserializeOwned>(step: Result<Step<Value>, ClientError>) -> HandlerResult<T> {
     match step.map_err(upstream_error)? {
-        Step::Complete(result) => Ok(Outcome::Complete(result)),
+        Step::Complete(result) => Ok(Outcome::Complete(complete(result)?)),
         Step::InputRequired(round) => {
             let asked = round.input_requests.unwrap_or_default().into_iter();
             let relayed = asked.fold(InputRequired::new(), |relayed, (key, request)| relayed.ask(key, request));

@@ -53,8 +53,9 @@ impl std::fmt::Debug for Upstream {
     }
 }
 
-/// What a 2025-era upstream may make the gateway hold: a call that asked a question inside
-/// itself stays open until the caller's next leg brings the answer ([`Upstream::hold_limits`]).
+/// What an upstream may make the gateway hold: a 2025-era upstream's call that asked a question
+/// inside itself stays open until the caller's next leg brings the answer; and connections
+/// kept for the next leg ([`Upstream::hold_limits`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HoldLimits {
@@ -65,13 +66,14 @@ pub struct HoldLimits {
     /// How long a held call waits for the caller's next leg before it is dropped (default 10
     /// minutes: a person answering a form).
     pub idle: std::time::Duration,
-    /// Idle connections kept for the next call (default 4); each held call has one of its own.
+    /// Idle connections kept for the next leg (default 16). Each leg in flight, and each call
+    /// held open, has a connection of its own (for a stdio upstream, a process).
     pub spare_connections: usize,
 }
 
 impl Default for HoldLimits {
     fn default() -> Self {
-        Self { max_held: 256, max_held_per_caller: 8, idle: std::time::Duration::from_secs(600), spare_connections: 4 }
+        Self { max_held: 256, max_held_per_caller: 8, idle: std::time::Duration::from_secs(600), spare_connections: 16 }
     }
 }
 
@@ -150,13 +152,8 @@ impl Upstream {
         self.forward_authorization
     }
 
-    /// Connect, with the upstream's questions going to `route` and its notifications to
-    /// `notify`.
-    pub(crate) async fn connect(
-        &self,
-        route: Route,
-        notify: Option<Arc<dyn Fn(Notification) + Send + Sync>>,
-    ) -> Result<Client, ClientError> {
+    /// Connect, with what the upstream sends going to `route`.
+    pub(crate) async fn connect(&self, route: Route) -> Result<Client, ClientError> {
         let fixed = self.authorization.clone();
         let forward = self.forward_authorization;
         let mut builder = Client::builder("roundtrip-gateway", env!("CARGO_PKG_VERSION"))
@@ -179,14 +176,12 @@ impl Upstream {
             let asked = sample.ask(InputRequest::CreateMessage(params));
             async move { answer::<CreateMessageResult>(asked.await) }
         });
-        let roots = route;
+        let roots = route.clone();
         builder = builder.on_roots(move || {
             let asked = roots.ask(InputRequest::ListRoots(ListRootsParams::default()));
             async move { answer::<ListRootsResult>(asked.await).map(|r| r.roots) }
         });
-        if let Some(notify) = notify {
-            builder = builder.on_notification(move |n| notify(n));
-        }
+        builder = builder.on_notification(move |n| route.notify(n));
         match &self.reach {
             Reach::Stdio { program, args, env } => {
                 let mut command = tokio::process::Command::new(program);
@@ -214,20 +209,44 @@ pub(crate) struct Asked {
     pub reply: oneshot::Sender<Result<Value, ClientError>>,
 }
 
-/// Where a connection's questions go: to the call that holds the connection now, or, with
-/// none, nowhere (the upstream is told the question cannot be answered).
+/// Where what a connection's server sends goes: its questions (a 2025-era server's in-call
+/// elicitation, sampling and roots) and its notifications (progress, logs), to the leg that
+/// uses the connection now; with none, nowhere (the server is told a question cannot be
+/// answered).
 #[derive(Clone, Default)]
-pub(crate) struct Route(Arc<Mutex<Option<mpsc::Sender<Asked>>>>);
+pub(crate) struct Route(Arc<Mutex<Slot>>);
+
+#[derive(Default)]
+struct Slot {
+    questions: Option<mpsc::Sender<Asked>>,
+    notifications: Option<Notify>,
+}
+
+/// Where a connection's notifications go.
+pub(crate) type Notify = Arc<dyn Fn(Notification) + Send + Sync>;
 
 impl Route {
-    pub fn set(&self, to: Option<mpsc::Sender<Asked>>) {
+    pub fn questions_to(&self, to: Option<mpsc::Sender<Asked>>) {
         if let Ok(mut slot) = self.0.lock() {
-            *slot = to;
+            slot.questions = to;
+        }
+    }
+
+    pub fn notifications_to(&self, to: Option<Notify>) {
+        if let Ok(mut slot) = self.0.lock() {
+            slot.notifications = to;
+        }
+    }
+
+    fn notify(&self, notification: Notification) {
+        let to = self.0.lock().ok().and_then(|slot| slot.notifications.clone());
+        if let Some(to) = to {
+            to(notification);
         }
     }
 
     fn ask(&self, request: InputRequest) -> impl Future<Output = Result<Value, ClientError>> + Send + use<> {
-        let to = self.0.lock().ok().and_then(|slot| slot.clone());
+        let to = self.0.lock().ok().and_then(|slot| slot.questions.clone());
         async move {
             let Some(to) = to else {
                 return Err(ClientError::Callback("no caller is waiting for this question".into()));

@@ -235,3 +235,57 @@ async fn an_upstreams_list_change_reaches_the_gateways_list() {
     }
     assert_eq!(names(&gateway), ["stories_two_rounds"]);
 }
+
+/// Reports progress and a log line, and says which of sampling and the tasks extension the
+/// caller declared.
+fn chatty() -> roundtrip::server::ToolDef {
+    use roundtrip::protocol::{CallToolResult, LoggingLevel, Tool, empty_input_schema};
+    roundtrip::server::ToolDef::new(Tool::new("chatty", empty_input_schema()), |cx| async move {
+        cx.progress(1.0, Some(2.0), Some("half way"));
+        cx.log(LoggingLevel::Warning, Some("upstream"), json!("careful"));
+        let caps = cx.client_capabilities();
+        let said = format!("sampling {}, tasks {}", caps.sampling.is_some(), cx.accepts_tasks());
+        Ok(roundtrip::server::Outcome::Complete(CallToolResult::text(said)))
+    })
+}
+
+#[tokio::test]
+async fn the_callers_capabilities_progress_and_logs_cross_the_gateway() {
+    use roundtrip::protocol::{CreateMessageResult, LoggingLevel, Notification};
+    for upstream_mode in [Mode::Auto, Mode::Legacy] {
+        let upstream = Upstream::in_memory(Server::new("chatty", "1.0.0").tool(chatty())).mode(upstream_mode);
+        let gateway = Proxy::connect(upstream).await.unwrap().mount(Server::new("gateway", "1.0.0"), "up").unwrap();
+        let heard: Arc<Mutex<Vec<Notification>>> = Arc::default();
+        let hear = heard.clone();
+        let bare = Client::builder("bare", "1")
+            .progress_tokens(true)
+            .log_level(LoggingLevel::Info)
+            .on_notification(move |n| hear.lock().unwrap().push(n))
+            .connect_in_memory(gateway.clone())
+            .await
+            .unwrap();
+        let result = bare.call_tool("up_chatty", json!({})).await.unwrap();
+        if upstream_mode == Mode::Auto {
+            // A 2026 upstream sees the caller's own capabilities; the tasks extension, which
+            // the gateway does not relay, is not passed on.
+            assert_eq!(result.content[0].as_text(), Some("sampling false, tasks false"));
+        }
+        let heard = heard.lock().unwrap().clone();
+        let progress = heard.iter().find(|n| n.method == "notifications/progress").expect("progress relayed");
+        let params = progress.params.clone().unwrap();
+        assert_eq!((params["progress"].as_f64(), params["message"].as_str()), (Some(1.0), Some("half way")));
+        assert!(params["progressToken"].is_number(), "the caller's own token: {params}");
+        let log = heard.iter().find(|n| n.method == "notifications/message").expect("log relayed");
+        assert_eq!(log.params.as_ref().unwrap()["data"], "careful");
+
+        let sampler = Client::builder("sampler", "1")
+            .on_sample(|_| async { Ok(CreateMessageResult::text("ok", "m")) })
+            .connect_in_memory(gateway)
+            .await
+            .unwrap();
+        let result = sampler.call_tool("up_chatty", json!({})).await.unwrap();
+        if upstream_mode == Mode::Auto {
+            assert_eq!(result.content[0].as_text(), Some("sampling true, tasks false"));
+        }
+    }
+}

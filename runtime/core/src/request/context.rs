@@ -284,6 +284,16 @@ impl RequestContext {
         self.peer.notify(Notification::new("notifications/message", Some(params)));
     }
 
+    /// The lowest level of log message the client wants for this request ([`log`](Self::log)
+    /// drops the others), or `None` when it wants none: what a request relayed for it should
+    /// ask for.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        match self.log {
+            LogFilter::Requested(min) => min,
+            LogFilter::Session(min) => Some(min.unwrap_or(LoggingLevel::Debug)),
+        }
+    }
+
     /// Cancelled when the client cancels this request or goes away (for a task: when
     /// `tasks/cancel` arrives).
     pub fn cancellation(&self) -> &CancellationToken {
