@@ -46,10 +46,11 @@ CRATES = {
                "skills", "builder"],
     # limits: the limits by name; args: the command line; configure: the server as they say.
     "cli": ["limits", "args", "configure"],
-    # error: the gateway's error; upstream: reaching an upstream; pool: the connections legs
+    # error: the gateway's error; route: what arrives on a connection, to its leg; upstream:
+    # reaching an upstream; pool: the connections legs
     # run on; hold: calls held open for a
     # 2025-era upstream; relay: one leg relayed; proxy: an upstream mounted; config: the file.
-    "gateway": ["error", "upstream", "pool", "hold", "relay", "proxy", "config", "main"],
+    "gateway": ["error", "route", "upstream", "pool", "hold", "relay", "proxy", "config", "main"],
     # The facade: testing: the test kit; fuzzing: what the fuzz targets call; guide: the user
     # guide, which may name anything.
     "roundtrip": ["testing", "fuzzing", "guide"],

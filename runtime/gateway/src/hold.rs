@@ -16,7 +16,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::pool::Pool;
-use crate::upstream::{Asked, CALLER_AUTHORIZATION, HoldLimits, Notify, Route};
+use crate::route::{Asked, LegHandle, Notify};
+use crate::upstream::{CALLER_AUTHORIZATION, HoldLimits};
 
 /// What a held call does upstream.
 #[derive(Debug, Clone)]
@@ -65,11 +66,11 @@ struct Held {
     open: Open,
 }
 
-/// A running call: where its questions come from and its end, the route of its connection
-/// (whose notifications go to the leg in hand), and the task running it (aborted, with its
+/// A running call: where its questions come from and its end, its place on its connection's
+/// route (its notifications go to the caller's leg in hand), and the task running it (aborted, with its
 /// connection closed, when this is dropped).
 struct Open {
-    route: Route,
+    leg: LegHandle,
     questions: mpsc::Receiver<Asked>,
     reply: Option<oneshot::Sender<Result<Value, ClientError>>>,
     done: oneshot::Receiver<Result<Value, ClientError>>,
@@ -108,28 +109,34 @@ impl Holds {
             && held.values().filter(|h| h.owner == owner).count() < self.limits().max_held_per_caller
     }
 
-    /// Start a call (its method and first params) for `owner` (with their `Authorization` header, for an upstream that
-    /// forwards it; its notifications to `notify`) and run it to its end or its first
-    /// question.
+    /// Start a call (its method and first params) for `owner` (with their `Authorization`
+    /// header, for an upstream that forwards it; its notifications to `notify`, with a progress
+    /// token when `progress`) and run it to its end or its first question.
     pub async fn start(
         self: &Arc<Self>,
         owner: String,
         authorization: Option<String>,
-        notify: Notify,
-        (method, params): (&'static str, JsonObject),
+        (notify, progress): (Notify, bool),
+        (method, mut params): (&'static str, JsonObject),
     ) -> Result<Progress, ErrorObject> {
         if !self.has_room_for(&owner) {
             return Err(too_many());
         }
         let connection = self.pool.lease().await.map_err(unreachable)?;
-        let route = connection.route.clone();
         let (to_caller, questions) = mpsc::channel(1);
-        route.questions_to(Some(to_caller));
-        route.notifications_to(Some(notify));
+        let in_flight = connection.route.enter(Some(notify), Some(to_caller));
+        if progress {
+            // A 2025-era request carries only the progress token; its server keeps the
+            // capabilities of the connection's handshake.
+            params.insert("_meta".into(), serde_json::json!({ "progressToken": in_flight.progress_token() }));
+        }
+        let leg = in_flight.handle();
         let (end, done) = oneshot::channel();
         let pool = self.pool.clone();
         let task = tokio::spawn(CALLER_AUTHORIZATION.scope(authorization, async move {
-            let result = match connection.client.forward(method, params).await {
+            let forwarded = connection.client.forward(method, params).await;
+            drop(in_flight);
+            let result = match forwarded {
                 Ok(Step::Complete(result)) => Ok(result),
                 Ok(_) => Err(ClientError::Protocol("a 2025-era server answered with a round".into())),
                 Err(e) => Err(e),
@@ -140,7 +147,7 @@ impl Holds {
             }
             let _ = end.send(result);
         }));
-        let open = Open { route, questions, reply: None, done, task };
+        let open = Open { leg, questions, reply: None, done, task };
         self.next(owner, open).await
     }
 
@@ -167,7 +174,7 @@ impl Holds {
             self.held.lock().ok()?.insert(id, held);
             return Some(Progress::Asked { question: Box::new(question), id });
         };
-        held.open.route.notifications_to(Some(notify));
+        held.open.leg.notify_to(Some(notify));
         if let Some(reply) = held.open.reply.take() {
             let _ = reply.send(Ok(answer));
         }
@@ -187,7 +194,7 @@ impl Holds {
             return Err(too_many());
         }
         // Between legs, the upstream's notifications have no leg to go to.
-        open.route.notifications_to(None);
+        open.leg.notify_to(None);
         open.reply = Some(asked.reply);
         let id = rand::random::<u128>();
         let question = asked.request;

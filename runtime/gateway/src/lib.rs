@@ -32,6 +32,7 @@ mod hold;
 mod pool;
 mod proxy;
 mod relay;
+mod route;
 mod upstream;
 
 pub mod config;

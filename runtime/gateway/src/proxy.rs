@@ -14,9 +14,10 @@ use serde_json::{Value, json};
 
 use crate::error::GatewayError;
 use crate::hold::Holds;
-use crate::pool::Pool;
+use crate::pool::{Connection, Pool};
 use crate::relay::Relay;
-use crate::upstream::{Route, Upstream, is_modern};
+use crate::route::Route;
+use crate::upstream::{Upstream, is_modern};
 
 /// A connected upstream, ready to mount into a gateway's [`Server`].
 ///
@@ -87,18 +88,19 @@ impl Proxy {
     pub async fn connect(upstream: Upstream) -> Result<Self, GatewayError> {
         let following: Arc<OnceLock<Following>> = Arc::new(OnceLock::new());
         let heard = following.clone();
-        // This connection lists, and hears of list changes; the legs run on others (`Pool`).
+        // This connection lists, and hears of list changes; the legs run on others (`Pool`),
+        // but for a stdio upstream's, which share it.
         let route = Route::default();
-        route.notifications_to(Some(Arc::new(move |n: Notification| {
+        route.listen(Arc::new(move |n: Notification| {
             if let Some(following) = heard.get() {
                 following.hear(n);
             }
-        })));
-        let client = upstream.connect(route).await.map_err(GatewayError::Connect)?;
+        }));
+        let client = upstream.connect(route.clone()).await.map_err(GatewayError::Connect)?;
         let modern = is_modern(&client);
         let listed = list(&client).await.map_err(GatewayError::List)?;
         let forward_authorization = upstream.forwards_authorization();
-        let pool = Arc::new(Pool::new(upstream));
+        let pool = Arc::new(Pool::new(upstream, &Connection { client: client.clone(), route }));
         let relay = Arc::new(Relay { holds: Holds::new(pool.clone()), pool, modern, forward_authorization });
         Ok(Self { client, relay, listed, following })
     }

@@ -18,11 +18,12 @@ use roundtrip_wire::{
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::hold::{Call, Holds, Progress};
 use crate::pool::Pool;
-use crate::upstream::{CALLER_AUTHORIZATION, Notify};
+use crate::route::Notify;
+use crate::upstream::CALLER_AUTHORIZATION;
 
 /// The key a held call's question is asked under.
 const HELD_KEY: &str = "upstream";
@@ -83,10 +84,16 @@ impl Relay {
         if let Some(state) = state {
             params.insert("requestState".into(), Value::String(state));
         }
-        params.insert("_meta".into(), Value::Object(caller_meta(&cx)));
         let connection = self.pool.lease().await.map_err(upstream_error)?;
-        connection.route.notifications_to(Some(to_caller(&cx)));
+        let in_flight = connection.route.enter(Some(to_caller(&cx)), None);
+        let mut meta = caller_meta(&cx);
+        if cx.progress_token().is_some() {
+            // The gateway's own token: another caller's leg on this connection may use the same.
+            meta.insert("progressToken".into(), Value::String(in_flight.progress_token()));
+        }
+        params.insert("_meta".into(), Value::Object(meta));
         let step = CALLER_AUTHORIZATION.scope(self.authorization(&cx), connection.client.forward(method, params)).await;
+        drop(in_flight);
         // A connection that answered, even with an error, serves the next leg.
         if matches!(step, Ok(_) | Err(ClientError::Rpc(_))) {
             self.pool.give_back(connection);
@@ -101,13 +108,8 @@ impl Relay {
         let notify = to_caller(&cx);
         let progress = match cx.state::<Leg>() {
             None => {
-                // A 2025-era request carries only the progress token; its server keeps the
-                // capabilities of the connection's handshake.
-                let (method, mut params) = call.params();
-                if let Some(token) = cx.progress_token() {
-                    params.insert("_meta".into(), json!({ "progressToken": token }));
-                }
-                let started = self.holds.start(owner, self.authorization(&cx), notify, (method, params)).await;
+                let progress = cx.progress_token().is_some();
+                let started = self.holds.start(owner, self.authorization(&cx), (notify, progress), call.params()).await;
                 started.map_err(Error::jsonrpc)?
             }
             Some(Leg::Held(id)) => {
@@ -128,8 +130,8 @@ impl Relay {
 }
 
 /// What the caller's request carried that the upstream should see as its own: its
-/// capabilities (less the tasks extension, which the gateway does not relay yet), its log
-/// level and its progress token.
+/// capabilities (less the tasks extension, which the gateway does not relay yet) and its log
+/// level.
 fn caller_meta(cx: &RequestContext) -> JsonObject {
     let mut capabilities = cx.client_capabilities().clone();
     if let Some(extensions) = &mut capabilities.extensions {
@@ -139,9 +141,6 @@ fn caller_meta(cx: &RequestContext) -> JsonObject {
     meta.insert(META_CLIENT_CAPABILITIES.into(), serde_json::to_value(capabilities).unwrap_or_default());
     if let Some(level) = cx.log_level() {
         meta.insert(META_LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or_default());
-    }
-    if let Some(token) = cx.progress_token() {
-        meta.insert("progressToken".into(), serde_json::to_value(token).unwrap_or_default());
     }
     meta
 }

@@ -5,13 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 
 use roundtrip_client::{Client, ClientError, Mode};
 use roundtrip_core::server::Server;
-use roundtrip_wire::{CreateMessageResult, ElicitResult, InputRequest, ListRootsParams, ListRootsResult, Notification};
+use roundtrip_wire::{CreateMessageResult, ElicitResult, InputRequest, ListRootsParams, ListRootsResult};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+
+use crate::route::Route;
 
 /// An MCP server the gateway fronts, and how to reach it.
 ///
@@ -89,7 +89,7 @@ impl Upstream {
     }
 
     /// A server the gateway starts as a child process and speaks to over its stdin and
-    /// stdout (one more process for each call a 2025-era server holds open).
+    /// stdout: one process, whose one connection every leg shares.
     pub fn stdio(program: impl Into<PathBuf>, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
         Self::new(Reach::Stdio {
             program: program.into(),
@@ -152,6 +152,12 @@ impl Upstream {
         self.forward_authorization
     }
 
+    /// The upstream is one process, which every connection to it would start anew: all legs
+    /// share one connection, as its state must.
+    pub(crate) fn is_one_process(&self) -> bool {
+        matches!(self.reach, Reach::Stdio { .. })
+    }
+
     /// Connect, with what the upstream sends going to `route`.
     pub(crate) async fn connect(&self, route: Route) -> Result<Client, ClientError> {
         let fixed = self.authorization.clone();
@@ -201,61 +207,6 @@ fn answer<T: serde::de::DeserializeOwned>(value: Result<Value, ClientError>) -> 
 tokio::task_local! {
     /// The `Authorization` header of the caller a request to the upstream is made for.
     pub(crate) static CALLER_AUTHORIZATION: Option<String>;
-}
-
-/// A question a 2025-era upstream asked inside a call, and where its answer goes.
-pub(crate) struct Asked {
-    pub request: InputRequest,
-    pub reply: oneshot::Sender<Result<Value, ClientError>>,
-}
-
-/// Where what a connection's server sends goes: its questions (a 2025-era server's in-call
-/// elicitation, sampling and roots) and its notifications (progress, logs), to the leg that
-/// uses the connection now; with none, nowhere (the server is told a question cannot be
-/// answered).
-#[derive(Clone, Default)]
-pub(crate) struct Route(Arc<Mutex<Slot>>);
-
-#[derive(Default)]
-struct Slot {
-    questions: Option<mpsc::Sender<Asked>>,
-    notifications: Option<Notify>,
-}
-
-/// Where a connection's notifications go.
-pub(crate) type Notify = Arc<dyn Fn(Notification) + Send + Sync>;
-
-impl Route {
-    pub fn questions_to(&self, to: Option<mpsc::Sender<Asked>>) {
-        if let Ok(mut slot) = self.0.lock() {
-            slot.questions = to;
-        }
-    }
-
-    pub fn notifications_to(&self, to: Option<Notify>) {
-        if let Ok(mut slot) = self.0.lock() {
-            slot.notifications = to;
-        }
-    }
-
-    fn notify(&self, notification: Notification) {
-        let to = self.0.lock().ok().and_then(|slot| slot.notifications.clone());
-        if let Some(to) = to {
-            to(notification);
-        }
-    }
-
-    fn ask(&self, request: InputRequest) -> impl Future<Output = Result<Value, ClientError>> + Send + use<> {
-        let to = self.0.lock().ok().and_then(|slot| slot.questions.clone());
-        async move {
-            let Some(to) = to else {
-                return Err(ClientError::Callback("no caller is waiting for this question".into()));
-            };
-            let (reply, answer) = oneshot::channel();
-            to.send(Asked { request, reply }).await.map_err(|_| ClientError::Callback("the caller is gone".into()))?;
-            answer.await.map_err(|_| ClientError::Callback("the caller is gone".into()))?
-        }
-    }
 }
 
 /// Whether a connection speaks the 2026-07-28 era (questions come back as results) or a
