@@ -56,9 +56,10 @@ impl std::fmt::Debug for Proxy {
     }
 }
 
-/// What the upstream lists.
+/// What the upstream lists, and whether it completes arguments.
 #[derive(Default)]
 struct Listed {
+    completes: bool,
     tools: Vec<Tool>,
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
@@ -150,7 +151,7 @@ fn mounted(namespace: &str, name: &str) -> String {
 /// Everything the upstream lists, every page.
 async fn list(client: &Client) -> Result<Listed, ClientError> {
     let offers = client.server_capabilities().clone();
-    let mut listed = Listed::default();
+    let mut listed = Listed { completes: offers.completions.is_some(), ..Listed::default() };
     if offers.tools.is_some() {
         listed.tools = client.list_all_tools().await?;
     }
@@ -225,17 +226,29 @@ impl Listed {
             let (relay, upstream_name) = (relay.clone(), prompt.name.clone());
             let mut prompt = prompt.clone();
             prompt.name = named(&prompt.name);
-            PromptDef::new(prompt, move |cx| relay.clone().prompt(upstream_name.clone(), cx))
+            let def = PromptDef::new(prompt, {
+                let (relay, upstream_name) = (relay.clone(), upstream_name.clone());
+                move |cx| relay.clone().prompt(upstream_name.clone(), cx)
+            });
+            if !self.completes {
+                return def;
+            }
+            def.with_async_completer(move |params| relay.clone().complete(Some(upstream_name.clone()), params))
         });
         let resources = self.resources.iter().map(|resource| {
             let relay = relay.clone();
             ResourceEntry::Static(ResourceDef::new(resource.clone(), move |cx| relay.clone().resource(cx)))
         });
         let templates = self.templates.iter().filter_map(|template| {
-            let relay = relay.clone();
-            ResourceTemplateDef::new(template.clone(), move |cx| relay.clone().resource(cx))
+            let reader = relay.clone();
+            let def = ResourceTemplateDef::new(template.clone(), move |cx| reader.clone().resource(cx))
                 .inspect_err(|e| tracing::warn!(target: "roundtrip::gateway", "leaving out the upstream's template `{}`: {e}", template.uri_template))
-                .ok()
+                .ok()?;
+            if !self.completes {
+                return Some(def);
+            }
+            let relay = relay.clone();
+            Some(def.with_async_completer(move |params| relay.clone().complete(None, params)))
         });
         Defs {
             tools: tools.collect(),
@@ -303,7 +316,7 @@ async fn refresh(
     namespace: &str,
     known: &mut Known,
 ) -> Result<(), ClientError> {
-    let mut listed = Listed::default();
+    let mut listed = Listed { completes: client.server_capabilities().completions.is_some(), ..Listed::default() };
     match changed {
         Changed::Tools => listed.tools = client.list_all_tools().await?,
         Changed::Prompts => listed.prompts = pages(client, "prompts/list", "prompts").await?,

@@ -13,8 +13,8 @@ use roundtrip_client::{ClientError, Step};
 use roundtrip_core::error::Error;
 use roundtrip_core::server::{HandlerResult, InputRequired, Outcome, RequestContext};
 use roundtrip_wire::{
-    CallToolResult, ErrorObject, GetPromptResult, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES, META_LOG_LEVEL,
-    Notification, ReadResourceResult,
+    CallToolResult, CompleteParams, Completion, ErrorObject, GetPromptResult, JsonObject, LoggingLevel,
+    META_CLIENT_CAPABILITIES, META_LOG_LEVEL, Notification, ReadResourceResult,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -61,6 +61,28 @@ impl Relay {
     pub async fn resource(self: Arc<Self>, cx: RequestContext) -> HandlerResult<ReadResourceResult> {
         let uri = cx.target().to_owned();
         self.leg(Arc::new(cx), Call::Resource { uri }).await
+    }
+
+    /// `completion/complete` of a prompt's argument (`prompt`: its name upstream) or a
+    /// template's variable, asked of the upstream.
+    pub async fn complete(
+        self: Arc<Self>,
+        prompt: Option<String>,
+        params: CompleteParams,
+    ) -> Result<Completion, ErrorObject> {
+        let mut params = serde_json::to_value(params).map_err(|e| ErrorObject::internal(e.to_string()))?;
+        if let Some(name) = prompt {
+            params["ref"]["name"] = Value::String(name);
+        }
+        let Value::Object(params) = params else { return Err(ErrorObject::internal("completion params")) };
+        let connection = self.pool.lease().await.map_err(relayed_error)?;
+        let answer = connection.client.request("completion/complete", params).await;
+        if matches!(answer, Ok(_) | Err(ClientError::Rpc(_))) {
+            self.pool.give_back(connection);
+        }
+        let mut answer = answer.map_err(relayed_error)?;
+        serde_json::from_value(answer.get_mut("completion").map(Value::take).unwrap_or_default())
+            .map_err(|e| relayed_error(ClientError::Protocol(format!("completion/complete: {e}"))))
     }
 
     async fn leg<T: DeserializeOwned>(&self, cx: Arc<RequestContext>, call: Call) -> HandlerResult<T> {
@@ -205,11 +227,15 @@ fn outcome<T: DeserializeOwned>(step: Result<Step<Value>, ClientError>) -> Handl
 /// (its refusal of its own state too, so that a client starts an idempotent flow again), any
 /// other failure as an internal error whose cause is logged, not sent.
 fn upstream_error(e: ClientError) -> Error {
+    Error::jsonrpc(relayed_error(e))
+}
+
+fn relayed_error(e: ClientError) -> ErrorObject {
     match e {
-        ClientError::Rpc(error) => Error::jsonrpc(error),
+        ClientError::Rpc(error) => error,
         other => {
             tracing::warn!(target: "roundtrip::gateway", "the upstream call failed: {other}");
-            Error::jsonrpc(ErrorObject::internal("the upstream server failed to answer"))
+            ErrorObject::internal("the upstream server failed to answer")
         }
     }
 }

@@ -289,3 +289,19 @@ async fn the_callers_capabilities_progress_and_logs_cross_the_gateway() {
         }
     }
 }
+
+#[tokio::test]
+async fn completions_of_a_relayed_prompt_are_the_upstreams() {
+    use roundtrip::protocol::{GetPromptResult, Prompt, PromptArgument};
+    use roundtrip::server::{Outcome, PromptDef};
+    let prompt = Prompt::new("pick").with_arguments(vec![PromptArgument::new("fruit")]);
+    let def = PromptDef::new(prompt, |_cx| async { Ok(Outcome::Complete(GetPromptResult::new(vec![]))) })
+        .with_completer(|_argument, typed| {
+            ["apple", "apricot", "banana"].into_iter().filter(|f| f.starts_with(typed)).map(String::from).collect()
+        });
+    let upstream = Server::new("fruit", "1.0.0").prompt(def);
+    let gateway = gateway(Upstream::in_memory(upstream)).await;
+    let params = json!({"ref": {"type": "ref/prompt", "name": "stories_pick"}, "argument": {"name": "fruit", "value": "ap"}});
+    let done = send(&gateway, "alice", "completion/complete", params).await.unwrap();
+    assert_eq!(done["completion"]["values"], json!(["apple", "apricot"]), "{done}");
+}

@@ -15,10 +15,10 @@ use super::{Server, subscriptions};
 #[cfg(feature = "otel")]
 use crate::protocol::ResponseBody;
 use crate::protocol::{
-    CompleteParams, CompleteResult, Completion, CompletionRef, DiscoverResult, ErrorObject, InitializeParams,
-    InitializeResult, JsonObject, ListChangedCapability, LoggingLevel, META_SERVER_INFO, Method, ProtocolVersion,
-    Request, RequestId, RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION,
-    Taken, TaskIdParams, UI_EXTENSION, UpdateTaskParams, codes,
+    CompleteParams, CompleteResult, CompletionRef, DiscoverResult, ErrorObject, InitializeParams, InitializeResult,
+    JsonObject, ListChangedCapability, LoggingLevel, META_SERVER_INFO, Method, ProtocolVersion, Request, RequestId,
+    RequestMeta, ResourcesCapability, Response, ResultType, ServerCapabilities, TASKS_EXTENSION, Taken, TaskIdParams,
+    UI_EXTENSION, UpdateTaskParams, codes,
 };
 use crate::request::Session;
 #[cfg(feature = "otel")]
@@ -374,7 +374,12 @@ impl Server {
                 }
                 return Ok(Route::Now(Routed::Json(self.list(&catalog, method, v, &meta.client_capabilities)?)));
             }
-            Method::CompletionComplete => to_value(self.complete(params, v)?)?,
+            Method::CompletionComplete => {
+                let server = self.clone();
+                return Ok(Route::Later(Box::pin(async move {
+                    Ok(Routed::Value(to_value(server.complete(request.params.as_ref(), v).await?)?))
+                })));
+            }
             Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
                 return Ok(Route::Now(Routed::Json(self.skills_method(method, params, v)?)));
             }
@@ -453,7 +458,7 @@ impl Server {
                     return Ok(Routed::Json(scoped));
                 }
                 match method {
-                    Method::CompletionComplete => to_value(self.complete(params, v)?)?,
+                    Method::CompletionComplete => to_value(self.complete(params, v).await?)?,
                     _ => return Ok(Routed::Json(self.list(&catalog, method, v, &session.client_capabilities)?)),
                 }
             }
@@ -655,7 +660,7 @@ impl Server {
         result
     }
 
-    fn complete(&self, params: Option<&Value>, version: ProtocolVersion) -> Result<CompleteResult, Failure> {
+    async fn complete(&self, params: Option<&Value>, version: ProtocolVersion) -> Result<CompleteResult, Failure> {
         let params: CompleteParams = params
             .cloned()
             .and_then(|p| serde_json::from_value(p).ok())
@@ -669,11 +674,7 @@ impl Server {
             _ => None,
         };
         let mut completion = match own {
-            Some(complete) => {
-                let values = complete.complete(&params.argument.name, &params.argument.value);
-                let (total, has_more) = (values.len() as u64, values.len() > 100);
-                Completion::new(values).with_total(total).with_has_more(has_more)
-            }
+            Some(completer) => completer.complete(params).await.map_err(Failure::in_band)?,
             None => self.inner.completer.as_ref().map(|c| c(&params)).unwrap_or_default(),
         };
         completion.values.truncate(100);

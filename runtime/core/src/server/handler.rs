@@ -10,8 +10,9 @@ use futures::future::BoxFuture;
 use super::StateNeed;
 use super::uri_template::UriTemplate;
 use crate::protocol::{
-    CallToolResult, GetPromptResult, JsonObject, META_UI, META_UI_RESOURCE_URI, Prompt, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, Tool, UiResourceMeta, VIEW_MIME_TYPE, Visibility,
+    CallToolResult, CompleteParams, Completion, ErrorObject, GetPromptResult, JsonObject, META_UI,
+    META_UI_RESOURCE_URI, Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
+    UiResourceMeta, VIEW_MIME_TYPE, Visibility,
 };
 use crate::request::{InputRequired, RequestContext};
 use crate::resolve::Graph;
@@ -40,17 +41,37 @@ impl<T> From<InputRequired> for Outcome<T> {
 /// error as it is, and `?` on any other error is an internal error (logged, `-32603`).
 pub type HandlerResult<T> = Result<Outcome<T>, crate::error::Error>;
 
-/// Suggests values for one argument of a prompt or variable of a template: given the
-/// argument's name and what was typed so far, the candidates (at most 100 are sent).
+/// Suggests values for one argument of a prompt or variable of a template (at most 100 are
+/// sent): from the argument's name and what was typed so far, or, for a completion that must
+/// ask elsewhere (a gateway asks its upstream), from the whole request, in time.
 #[derive(Clone)]
-pub(crate) struct Completer(Arc<CompleteFn>);
+pub(crate) enum Completer {
+    Values(Arc<CompleteFn>),
+    Later(Arc<CompleteLaterFn>),
+}
 
 type CompleteFn = dyn Fn(&str, &str) -> Vec<String> + Send + Sync;
+type CompleteLaterFn = dyn Fn(CompleteParams) -> BoxFuture<'static, Result<Completion, ErrorObject>> + Send + Sync;
 
 impl Completer {
-    /// The candidates for `argument` given what was typed so far.
-    pub fn complete(&self, argument: &str, typed: &str) -> Vec<String> {
-        (self.0)(argument, typed)
+    fn later<F, Fut>(f: F) -> Self
+    where
+        F: Fn(CompleteParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        Self::Later(Arc::new(move |params| Box::pin(f(params))))
+    }
+
+    /// The completion of `params`.
+    pub async fn complete(&self, params: CompleteParams) -> Result<Completion, ErrorObject> {
+        match self {
+            Self::Values(f) => {
+                let values = f(&params.argument.name, &params.argument.value);
+                let (total, has_more) = (values.len() as u64, values.len() > 100);
+                Ok(Completion::new(values).with_total(total).with_has_more(has_more))
+            }
+            Self::Later(f) => f(params).await,
+        }
     }
 }
 
@@ -342,7 +363,32 @@ impl PromptDef {
 
     /// Complete this prompt's arguments with `f(argument, typed_so_far)`.
     pub fn with_completer(mut self, f: impl Fn(&str, &str) -> Vec<String> + Send + Sync + 'static) -> Self {
-        self.completer = Some(Completer(Arc::new(f)));
+        self.completer = Some(Completer::Values(Arc::new(f)));
+        self
+    }
+
+    /// Complete this prompt's arguments with `f(request)`, in time: for a completion that
+    /// asks elsewhere (a gateway asks the server it relays to). Its error is the request's.
+    ///
+    /// ```
+    /// use roundtrip::protocol::{Completion, GetPromptResult, Prompt};
+    /// use roundtrip::server::{Outcome, PromptDef};
+    ///
+    /// let def = PromptDef::new(Prompt::new("pick"), |_cx| async {
+    ///     Ok(Outcome::Complete(GetPromptResult::new(vec![])))
+    /// })
+    /// .with_async_completer(|params| async move {
+    ///     // e.g. ask a service; here, echo what was typed
+    ///     Ok(Completion::new(vec![params.argument.value]))
+    /// });
+    /// # let _ = def;
+    /// ```
+    pub fn with_async_completer<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CompleteParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        self.completer = Some(Completer::later(f));
         self
     }
 
@@ -523,7 +569,18 @@ impl ResourceTemplateDef {
 
     /// Complete this template's variables with `f(variable, typed_so_far)`.
     pub fn with_completer(mut self, f: impl Fn(&str, &str) -> Vec<String> + Send + Sync + 'static) -> Self {
-        self.completer = Some(Completer(Arc::new(f)));
+        self.completer = Some(Completer::Values(Arc::new(f)));
+        self
+    }
+
+    /// Complete this template's variables with `f(request)`, in time (see
+    /// [`PromptDef::with_async_completer`]).
+    pub fn with_async_completer<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CompleteParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Completion, ErrorObject>> + Send + 'static,
+    {
+        self.completer = Some(Completer::later(f));
         self
     }
 
