@@ -7,7 +7,12 @@
 #   SCENARIO=sep-2640-skills-directory scripts/conformance.sh 2026-07-28   # an extension scenario
 #   SERVE=lambda scripts/conformance.sh 2026-07-28   # the example as an AWS Lambda function
 #   SERVE=worker scripts/conformance.sh 2026-07-28   # the example as a Cloudflare Worker
+#   SERVE=gateway scripts/conformance.sh        # through roundtrip-gateway
 #
+# SERVE=gateway serves roundtrip-gateway on the port, configured with one upstream: the example
+# over stdio, under the namespace "" (its names kept), so every scenario goes through the
+# gateway's relays (rounds, tasks, progress, logs, completions, list changes, skills) to a
+# server in another process.
 # SERVE=lambda serves the example as a Lambda function under cargo-lambda's emulator (`cargo
 # lambda watch`, installed in .venv by setup-tools.sh; the binary built with the `lambda`
 # feature), reached as a function URL, with `ROUNDTRIP_ALLOWED_HOSTS` set as a deployment

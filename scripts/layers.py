@@ -49,8 +49,9 @@ CRATES = {
     # error: the gateway's error; route: what arrives on a connection, to its leg; upstream:
     # reaching an upstream; pool: the connections legs
     # run on; hold: calls held open for a
-    # 2025-era upstream; relay: one leg relayed; proxy: an upstream mounted; config: the file.
-    "gateway": ["error", "route", "upstream", "pool", "hold", "relay", "proxy", "config", "main"],
+    # 2025-era upstream; follow: an upstream's task followed by
+    # the gateway's; relay: one leg relayed; skills: an upstream's skills copied; proxy: an upstream mounted; config: the file.
+    "gateway": ["error", "route", "upstream", "pool", "hold", "follow", "relay", "skills", "proxy", "config", "main"],
     # The facade: testing: the test kit; fuzzing: what the fuzz targets call; guide: the user
     # guide, which may name anything.
     "roundtrip": ["testing", "fuzzing", "guide"],

@@ -23,7 +23,8 @@
 #      official MCP Inspector as a client: its CLI over HTTP and stdio in both protocol eras
 #      (the calls it can complete without answering a question), its web UI in chromium
 #      answering the provision example's question in both eras over HTTP and stdio
-#   3. the official MCP conformance suite: server mode (scripts/conformance.sh) and client
+#   3. the official MCP conformance suite: server mode (scripts/conformance.sh, also through
+#      roundtrip-gateway: SERVE=gateway) and client
 #      mode (scripts/conformance-client.sh), every scenario it has (extensions with --force; a
 #      skipped scenario fails)
 #   4. a short fleet run (scripts/fleet.sh --short): three replicas behind nginx with Redis,
@@ -199,6 +200,8 @@ cargo build --quiet -p roundtrip-examples --bin provision
 
 section "conformance suite: server"
 scripts/conformance.sh
+# The same suite against roundtrip-gateway fronting the example over stdio (issue 44).
+SERVE=gateway scripts/conformance.sh
 
 section "conformance suite: client (every 2026-07-28 scenario, scored or not, extensions, 2025-03-26 back-compat)"
 scripts/conformance-client.sh

@@ -21,18 +21,24 @@
 //!   ([`Upstream::authorization`]) or, where configured, the caller's
 //!   ([`Upstream::forward_authorization`]).
 //!
-//! Upstream tasks (the tasks extension) are not relayed yet: the gateway's connections do not
-//! declare the extension, so an upstream runs every call to its end within the call.
+//! - **Tasks**: a caller that declares the tasks extension has it passed on; when a 2026-07-28
+//!   upstream makes the call a task, a task of the gateway's follows it (questions, progress,
+//!   cancellation, the end).
+//! - **Progress, logs, completions**: the upstream's progress and log notifications during a
+//!   leg are the caller's; `completion/complete` of a relayed prompt or template is asked of
+//!   the upstream.
 //!
 //! The `roundtrip-gateway` program serves a gateway described by a configuration file
 //! ([`config`]) without any Rust.
 
 mod error;
+mod follow;
 mod hold;
 mod pool;
 mod proxy;
 mod relay;
 mod route;
+mod skills;
 mod upstream;
 
 pub mod config;

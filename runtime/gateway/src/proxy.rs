@@ -17,6 +17,7 @@ use crate::hold::Holds;
 use crate::pool::{Connection, Pool};
 use crate::relay::Relay;
 use crate::route::Route;
+use crate::skills::{self, SkillFiles};
 use crate::upstream::{Upstream, is_modern};
 
 /// A connected upstream, ready to mount into a gateway's [`Server`].
@@ -60,6 +61,8 @@ impl std::fmt::Debug for Proxy {
 #[derive(Default)]
 struct Listed {
     completes: bool,
+    /// The files of its skills, copied.
+    skills: SkillFiles,
     tools: Vec<Tool>,
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
@@ -119,9 +122,14 @@ impl Proxy {
     /// Serve the upstream's items as part of `server` ([`Server::mount`]): its tools and prompts
     /// named `{namespace}_{name}`, its resources and templates at their URIs, each relayed to
     /// it; and from then on, the items it announces as changed.
-    pub fn mount(self, server: Server, namespace: &str) -> Result<Server, GatewayError> {
+    pub fn mount(mut self, server: Server, namespace: &str) -> Result<Server, GatewayError> {
         let part = self.listed.defs(&self.relay, |name| name.to_owned()).into_server();
-        let server = server.mount(namespace, part).map_err(GatewayError::Mount)?;
+        let mut server = server.mount(namespace, part).map_err(GatewayError::Mount)?;
+        let skill_files = std::mem::take(&mut self.listed.skills);
+        if !skill_files.is_empty() {
+            let merged = skills::merged(server.skill_set(), skill_files).map_err(GatewayError::Skills)?;
+            server = server.skills(merged);
+        }
         let named = |name: &String| mounted(namespace, name);
         let known = Known {
             tools: self.listed.tools.iter().map(|t| named(&t.name)).collect(),
@@ -161,6 +169,9 @@ async fn list(client: &Client) -> Result<Listed, ClientError> {
     if offers.resources.is_some() {
         listed.resources = pages(client, "resources/list", "resources").await?;
         listed.templates = pages(client, "resources/templates/list", "resourceTemplates").await?;
+    }
+    if offers.extensions.as_ref().is_some_and(|e| e.contains_key(roundtrip_wire::SKILLS_EXTENSION)) {
+        listed.skills = skills::copy(client).await?;
     }
     Ok(listed)
 }

@@ -1,6 +1,8 @@
 //! One leg of a caller's call, relayed: to a 2026-07-28 upstream as one leg of its own (its
 //! questions asked of the caller under the same keys, its `requestState` carried inside the
-//! gateway's sealed state), to a 2025-era one through a held call ([`crate::hold`]).
+//! gateway's sealed state, a task it makes followed by one of the gateway's), to a 2025-era
+//! one through a held call ([`crate::hold`]). The upstream's progress and log notifications
+//! during the leg are the caller's.
 //!
 //! The gateway's state is sealed by its server as any handler's is: encrypted, bound to the
 //! caller, the method, the mounted name and the arguments, so the upstream's state never
@@ -19,7 +21,9 @@ use roundtrip_wire::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::sync::mpsc;
 
+use crate::follow::Follow;
 use crate::hold::{Call, Holds, Progress};
 use crate::pool::Pool;
 use crate::route::Notify;
@@ -27,6 +31,10 @@ use crate::upstream::CALLER_AUTHORIZATION;
 
 /// The key a held call's question is asked under.
 const HELD_KEY: &str = "upstream";
+
+/// How many of the upstream's notifications may wait to be passed on during one leg; more are
+/// dropped (an upstream cannot make the gateway hold more).
+const NOTIFICATIONS_IN_WAITING: usize = 256;
 
 /// What the gateway carries from one leg to the next, sealed.
 #[derive(Debug, Serialize, Deserialize)]
@@ -49,18 +57,40 @@ pub(crate) struct Relay {
 
 impl Relay {
     pub async fn tool(self: Arc<Self>, name: String, cx: RequestContext) -> HandlerResult<CallToolResult> {
-        let arguments = Value::Object(cx.arguments().clone());
-        self.leg(Arc::new(cx), Call::Tool { name, arguments }).await
+        let call = Call::Tool { name, arguments: Value::Object(cx.arguments().clone()) };
+        if !self.modern {
+            return self.held(&cx, call).await;
+        }
+        match self.forwarded(&cx, call).await? {
+            // The upstream made the call a task (the caller declared the extension, which the
+            // gateway passed on): a task of the gateway's follows it.
+            Step::Task(upstream) if cx.accepts_tasks() => {
+                let follow = Follow {
+                    pool: self.pool.clone(),
+                    authorization: self.authorization(&cx),
+                    task_id: upstream.task_id,
+                    poll_ms: upstream.poll_interval_ms,
+                };
+                Ok(Outcome::Task(cx.run_as_task(move |task| follow.run(task)).await?))
+            }
+            step => outcome(step),
+        }
     }
 
     pub async fn prompt(self: Arc<Self>, name: String, cx: RequestContext) -> HandlerResult<GetPromptResult> {
-        let arguments = Value::Object(cx.arguments().clone());
-        self.leg(Arc::new(cx), Call::Prompt { name, arguments }).await
+        let call = Call::Prompt { name, arguments: Value::Object(cx.arguments().clone()) };
+        if !self.modern {
+            return self.held(&cx, call).await;
+        }
+        outcome(self.forwarded(&cx, call).await?)
     }
 
     pub async fn resource(self: Arc<Self>, cx: RequestContext) -> HandlerResult<ReadResourceResult> {
-        let uri = cx.target().to_owned();
-        self.leg(Arc::new(cx), Call::Resource { uri }).await
+        let call = Call::Resource { uri: cx.target().to_owned() };
+        if !self.modern {
+            return self.held(&cx, call).await;
+        }
+        outcome(self.forwarded(&cx, call).await?)
     }
 
     /// `completion/complete` of a prompt's argument (`prompt`: its name upstream) or a
@@ -85,20 +115,15 @@ impl Relay {
             .map_err(|e| relayed_error(ClientError::Protocol(format!("completion/complete: {e}"))))
     }
 
-    async fn leg<T: DeserializeOwned>(&self, cx: Arc<RequestContext>, call: Call) -> HandlerResult<T> {
-        if self.modern { self.forwarded(cx, call).await } else { self.held(cx, call).await }
-    }
-
     /// The caller's `Authorization` header, when this upstream is given it.
     fn authorization(&self, cx: &RequestContext) -> Option<String> {
         self.forward_authorization.then(|| cx.header("authorization").map(str::to_owned)).flatten()
     }
 
-    /// A leg to a 2026-07-28 upstream: one leg of its own, on a connection of its own while
-    /// it runs (whose progress and log notifications are the caller's), carrying the caller's
-    /// capabilities, log level and progress token.
-    async fn forwarded<T: DeserializeOwned>(&self, cx: Arc<RequestContext>, call: Call) -> HandlerResult<T> {
-        let (responses, state) = upstream_leg(&cx)?;
+    /// A leg to a 2026-07-28 upstream: one leg of its own, carrying the caller's answers, the
+    /// upstream's state, and the caller's capabilities and log level.
+    async fn forwarded(&self, cx: &RequestContext, call: Call) -> Result<Step<Value>, Error> {
+        let (responses, state) = upstream_leg(cx)?;
         let (method, mut params) = call.params();
         if let Some(responses) = responses {
             params.insert("inputResponses".into(), Value::Object(responses));
@@ -107,40 +132,45 @@ impl Relay {
             params.insert("requestState".into(), Value::String(state));
         }
         let connection = self.pool.lease().await.map_err(upstream_error)?;
-        let in_flight = connection.route.enter(Some(to_caller(&cx)), None);
-        let mut meta = caller_meta(&cx);
-        if cx.progress_token().is_some() {
-            // The gateway's own token: another caller's leg on this connection may use the same.
-            meta.insert("progressToken".into(), Value::String(in_flight.progress_token()));
-        }
-        params.insert("_meta".into(), Value::Object(meta));
-        let step = CALLER_AUTHORIZATION.scope(self.authorization(&cx), connection.client.forward(method, params)).await;
-        drop(in_flight);
+        let step = relaying_notifications(cx, |notify| async {
+            let in_flight = connection.route.enter(Some(notify), None);
+            let mut meta = caller_meta(cx, method);
+            if cx.progress_token().is_some() {
+                // The gateway's own token: another caller's leg on this connection may use the
+                // caller's.
+                meta.insert("progressToken".into(), Value::String(in_flight.progress_token()));
+            }
+            params.insert("_meta".into(), Value::Object(meta));
+            CALLER_AUTHORIZATION.scope(self.authorization(cx), connection.client.forward(method, params)).await
+        })
+        .await;
         // A connection that answered, even with an error, serves the next leg.
         if matches!(step, Ok(_) | Err(ClientError::Rpc(_))) {
             self.pool.give_back(connection);
         }
-        outcome(step)
+        step.map_err(upstream_error)
     }
 
     /// A leg of a call to a 2025-era upstream: start it, or pass on the answer to the call
     /// held since the last leg.
-    async fn held<T: DeserializeOwned>(&self, cx: Arc<RequestContext>, call: Call) -> HandlerResult<T> {
+    async fn held<T: DeserializeOwned>(&self, cx: &RequestContext, call: Call) -> HandlerResult<T> {
         let owner = cx.caller();
-        let notify = to_caller(&cx);
-        let progress = match cx.state::<Leg>() {
-            None => {
-                let progress = cx.progress_token().is_some();
-                let started = self.holds.start(owner, self.authorization(&cx), (notify, progress), call.params()).await;
-                started.map_err(Error::jsonrpc)?
+        let progress = relaying_notifications(cx, |notify| async {
+            match cx.state::<Leg>() {
+                None => {
+                    let progress = cx.progress_token().is_some();
+                    let started = self.holds.start(owner, self.authorization(cx), (notify, progress), call.params());
+                    started.await.map_err(Error::jsonrpc)
+                }
+                Some(Leg::Held(id)) => {
+                    let id = u128::from_str_radix(&id, 16).map_err(|_| refused())?;
+                    let answer = cx.input_response(HELD_KEY).cloned();
+                    self.holds.resume(id, &owner, answer, notify).await.ok_or_else(refused)
+                }
+                Some(Leg::Upstream(_)) => Err(refused()),
             }
-            Some(Leg::Held(id)) => {
-                let id = u128::from_str_radix(&id, 16).map_err(|_| refused())?;
-                let answer = cx.input_response(HELD_KEY).cloned();
-                self.holds.resume(id, &owner, answer, notify).await.ok_or_else(refused)?
-            }
-            Some(Leg::Upstream(_)) => return Err(refused()),
-        };
+        })
+        .await?;
         match progress {
             Progress::Done(Ok(result)) => Ok(Outcome::Complete(complete(result)?)),
             Progress::Done(Err(e)) => Err(upstream_error(e)),
@@ -151,12 +181,62 @@ impl Relay {
     }
 }
 
+/// Run `leg` with a [`Notify`] whose notifications (the upstream's progress and logs) reach
+/// the caller of `cx` as they come, all of them before the leg's answer.
+async fn relaying_notifications<F, Fut, T>(cx: &RequestContext, leg: F) -> T
+where
+    F: FnOnce(Notify) -> Fut,
+    Fut: Future<Output = T>,
+{
+    let (to_caller, mut notifications) = mpsc::channel(NOTIFICATIONS_IN_WAITING);
+    let notify: Notify = Arc::new(move |n: Notification| {
+        let _ = to_caller.try_send(n);
+    });
+    let leg = leg(notify);
+    tokio::pin!(leg);
+    loop {
+        tokio::select! {
+            biased;
+            Some(n) = notifications.recv() => pass_on(cx, n),
+            out = &mut leg => {
+                while let Ok(n) = notifications.try_recv() {
+                    pass_on(cx, n);
+                }
+                return out;
+            }
+        }
+    }
+}
+
+/// An upstream's progress or log notification, as the caller's.
+fn pass_on(cx: &RequestContext, n: Notification) {
+    let params = n.params.unwrap_or_default();
+    match n.method.as_str() {
+        "notifications/progress" => {
+            let Some(progress) = params.get("progress").and_then(Value::as_f64) else { return };
+            let total = params.get("total").and_then(Value::as_f64);
+            cx.progress(progress, total, params.get("message").and_then(Value::as_str));
+        }
+        "notifications/message" => {
+            let Ok(level) = serde_json::from_value::<LoggingLevel>(params.get("level").cloned().unwrap_or_default())
+            else {
+                return;
+            };
+            let logger = params.get("logger").and_then(Value::as_str);
+            cx.log(level, logger, params.get("data").cloned().unwrap_or_default());
+        }
+        _ => {}
+    }
+}
+
 /// What the caller's request carried that the upstream should see as its own: its
-/// capabilities (less the tasks extension, which the gateway does not relay yet) and its log
-/// level.
-fn caller_meta(cx: &RequestContext) -> JsonObject {
+/// capabilities (the tasks extension only on a `tools/call`, the one request a task may
+/// answer) and its log level.
+fn caller_meta(cx: &RequestContext, method: &str) -> JsonObject {
     let mut capabilities = cx.client_capabilities().clone();
-    if let Some(extensions) = &mut capabilities.extensions {
+    if method != "tools/call"
+        && let Some(extensions) = &mut capabilities.extensions
+    {
         extensions.remove(roundtrip_wire::TASKS_EXTENSION);
     }
     let mut meta = JsonObject::new();
@@ -165,31 +245,6 @@ fn caller_meta(cx: &RequestContext) -> JsonObject {
         meta.insert(META_LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or_default());
     }
     meta
-}
-
-/// Pass the upstream's progress and log notifications on to the caller of `cx`.
-fn to_caller(cx: &Arc<RequestContext>) -> Notify {
-    let cx = cx.clone();
-    Arc::new(move |n: Notification| {
-        let params = n.params.unwrap_or_default();
-        match n.method.as_str() {
-            "notifications/progress" => {
-                let Some(progress) = params.get("progress").and_then(Value::as_f64) else { return };
-                let total = params.get("total").and_then(Value::as_f64);
-                cx.progress(progress, total, params.get("message").and_then(Value::as_str));
-            }
-            "notifications/message" => {
-                let Ok(level) =
-                    serde_json::from_value::<LoggingLevel>(params.get("level").cloned().unwrap_or_default())
-                else {
-                    return;
-                };
-                let logger = params.get("logger").and_then(Value::as_str);
-                cx.log(level, logger, params.get("data").cloned().unwrap_or_default());
-            }
-            _ => {}
-        }
-    })
 }
 
 /// A completed result, as the caller gets it.
@@ -210,16 +265,16 @@ fn upstream_leg(cx: &RequestContext) -> Result<(Option<JsonObject>, Option<Strin
 
 /// The caller's outcome of an upstream's step: its questions asked under the same keys, its
 /// state sealed inside the gateway's.
-fn outcome<T: DeserializeOwned>(step: Result<Step<Value>, ClientError>) -> HandlerResult<T> {
-    match step.map_err(upstream_error)? {
+fn outcome<T: DeserializeOwned>(step: Step<Value>) -> HandlerResult<T> {
+    match step {
         Step::Complete(result) => Ok(Outcome::Complete(complete(result)?)),
         Step::InputRequired(round) => {
             let asked = round.input_requests.unwrap_or_default().into_iter();
             let relayed = asked.fold(InputRequired::new(), |relayed, (key, request)| relayed.ask(key, request));
             Ok(relayed.state(&Leg::Upstream(round.request_state)).into())
         }
-        // Not asked for: the gateway's connections do not declare the tasks extension.
-        Step::Task(_) => Err(upstream_error(ClientError::Protocol("the upstream made the call a task".into()))),
+        // Only a `tools/call` whose caller declared the extension is passed on with it.
+        Step::Task(_) => Err(upstream_error(ClientError::Protocol("the upstream made a call a task unasked".into()))),
     }
 }
 

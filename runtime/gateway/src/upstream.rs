@@ -166,8 +166,8 @@ impl Upstream {
             .mode(self.mode)
             // The gateway drives the rounds itself, one leg for each of its caller's.
             .max_rounds(1)
-            // Relaying a task's own calls is not done yet: upstream calls run to their end.
-            .tasks(false)
+            // For the task methods; a relayed leg declares what its caller declared.
+            .tasks(true)
             .authorization(move || {
                 let caller = if forward { CALLER_AUTHORIZATION.try_with(Clone::clone).ok().flatten() } else { None };
                 caller.or_else(|| fixed.clone())

@@ -266,9 +266,9 @@ async fn the_callers_capabilities_progress_and_logs_cross_the_gateway() {
             .unwrap();
         let result = bare.call_tool("up_chatty", json!({})).await.unwrap();
         if upstream_mode == Mode::Auto {
-            // A 2026 upstream sees the caller's own capabilities; the tasks extension, which
-            // the gateway does not relay, is not passed on.
-            assert_eq!(result.content[0].as_text(), Some("sampling false, tasks false"));
+            // A 2026 upstream sees the caller's own capabilities (this client declares the
+            // tasks extension, the next one does not).
+            assert_eq!(result.content[0].as_text(), Some("sampling false, tasks true"));
         }
         let heard = heard.lock().unwrap().clone();
         let progress = heard.iter().find(|n| n.method == "notifications/progress").expect("progress relayed");
@@ -279,6 +279,7 @@ async fn the_callers_capabilities_progress_and_logs_cross_the_gateway() {
         assert_eq!(log.params.as_ref().unwrap()["data"], "careful");
 
         let sampler = Client::builder("sampler", "1")
+            .tasks(false)
             .on_sample(|_| async { Ok(CreateMessageResult::text("ok", "m")) })
             .connect_in_memory(gateway)
             .await
@@ -301,7 +302,89 @@ async fn completions_of_a_relayed_prompt_are_the_upstreams() {
         });
     let upstream = Server::new("fruit", "1.0.0").prompt(def);
     let gateway = gateway(Upstream::in_memory(upstream)).await;
-    let params = json!({"ref": {"type": "ref/prompt", "name": "stories_pick"}, "argument": {"name": "fruit", "value": "ap"}});
+    let params =
+        json!({"ref": {"type": "ref/prompt", "name": "stories_pick"}, "argument": {"name": "fruit", "value": "ap"}});
     let done = send(&gateway, "alice", "completion/complete", params).await.unwrap();
     assert_eq!(done["completion"]["values"], json!(["apple", "apricot"]), "{done}");
+}
+
+/// Back up a database; asks before overwriting.
+#[tool(task)]
+async fn backup(database: String, task: TaskContext) -> Result<String, Error> {
+    task.progress(0.5, Some(1.0), Some("copying"));
+    let overwrite = task.ask_as::<bool>(Question::confirm("Overwrite yesterday's backup?", "overwrite")).await?;
+    Ok(match overwrite {
+        Answer::Accepted(true) => format!("Backed up {database} (overwritten)."),
+        _ => format!("Backed up {database} beside yesterday's."),
+    })
+}
+
+/// One 2026-07-28 request by `who` from a client that declares the tasks extension.
+async fn send_tasks(server: &Server, who: &str, method: &str, mut params: Value) -> Value {
+    let mut inbound = Inbound::new(Arc::new(NullPeer));
+    inbound.auth = Some(Arc::new(roundtrip::auth::AuthPrincipal::new(who)));
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+        },
+    });
+    let reply = server.handle(Request::new(RequestId::Number(1), method, Some(params)), inbound).await;
+    match reply.response.map(|r| r.into_response().body) {
+        Some(ResponseBody::Result(v)) => v,
+        other => panic!("no result: {other:?}"),
+    }
+}
+
+/// `tasks/get` of `id` until its status is not `working`.
+async fn settled(server: &Server, id: &str) -> Value {
+    for _ in 0..500 {
+        let got = send_tasks(server, "alice", "tasks/get", json!({"taskId": id})).await;
+        if got["status"] != "working" {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {id} kept working");
+}
+
+#[tokio::test]
+async fn an_upstreams_task_is_followed_by_a_task_of_the_gateways() {
+    let upstream = Server::new("backups", "1.0.0").tools(tools![backup]);
+    let gateway = Proxy::connect(Upstream::in_memory(upstream.clone()))
+        .await
+        .unwrap()
+        .mount(Server::new("gateway", "1.0.0"), "up")
+        .unwrap();
+    let call = json!({"name": "up_backup", "arguments": {"database": "orders"}});
+    let created = send_tasks(&gateway, "alice", "tools/call", call).await;
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    // The gateway's own task: the upstream does not know its id.
+    let unknown = send(&upstream, "alice", "tasks/get", json!({"taskId": id})).await;
+    assert!(unknown.is_err(), "{unknown:?}");
+
+    // The upstream's question is the gateway task's.
+    let asking = settled(&gateway, &id).await;
+    assert_eq!(asking["status"], "input_required", "{asking}");
+    let (key, question) = asking["inputRequests"].as_object().unwrap().iter().next().unwrap();
+    assert_eq!(question["params"]["message"], "Overwrite yesterday's backup?");
+    let answer = json!({key.clone(): {"action": "accept", "content": {"overwrite": true}}});
+    send_tasks(&gateway, "alice", "tasks/update", json!({"taskId": id, "inputResponses": answer})).await;
+    let done = settled(&gateway, &id).await;
+    let done = if done["status"] == "input_required" { settled(&gateway, &id).await } else { done };
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "Backed up orders (overwritten).");
+
+    // A client that follows tasks does so through the gateway as with any server.
+    let client = Client::builder("tasks", "1")
+        .on_elicit(|_params| async {
+            Ok(ElicitResult::accept(json!({"overwrite": false}).as_object().cloned().unwrap()))
+        })
+        .connect_in_memory(gateway)
+        .await
+        .unwrap();
+    let result = client.call_tool("up_backup", json!({"database": "users"})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("Backed up users beside yesterday's."));
 }

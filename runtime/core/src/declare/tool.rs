@@ -74,19 +74,49 @@ type TaskStart = Box<dyn FnOnce(RequestContext) -> LegBody<CallToolResult> + Sen
 /// Run a tool's body as a task: create the task, start the body in it, answer with the task.
 /// Not generic, so it is compiled once, not once per tool.
 fn as_task(cx: RequestContext, start: TaskStart) -> LegBody<CallToolResult> {
-    Box::pin(async move {
-        let (tasks, name) = (cx.server().tasks().clone(), cx.target().to_owned());
-        let (owner, caller) = (cx.owner.clone(), crate::request::caller_key(cx.auth(), cx.client_addr));
-        let seed = tasks
-            .spawn(owner.as_deref(), caller.as_deref(), move |link| {
-                let id = link.id.clone();
-                let run = start(cx.into_task(link));
-                crate::observe::in_task(name.clone(), id, async move { task_result(run.await, &name) })
-            })
-            .await
-            .map_err(Error::rpc)?;
-        Ok(Outcome::Task(seed))
-    })
+    Box::pin(async move { Ok(Outcome::Task(spawn(cx, start).await?)) })
+}
+
+/// Create the task of `cx`'s call and start `start`'s body in it; the task as it starts.
+async fn spawn(cx: RequestContext, start: TaskStart) -> Result<crate::protocol::Task, Error> {
+    let (tasks, name) = (cx.server().tasks().clone(), cx.target().to_owned());
+    let (owner, caller) = (cx.owner.clone(), crate::request::caller_key(cx.auth(), cx.client_addr));
+    tasks
+        .spawn(owner.as_deref(), caller.as_deref(), move |link| {
+            let id = link.id.clone();
+            let run = start(cx.into_task(link));
+            crate::observe::in_task(name.clone(), id, async move { task_result(run.await, &name) })
+        })
+        .await
+        .map_err(Error::rpc)
+}
+
+impl RequestContext {
+    /// Run `body` as a task of this call, and answer the call with the task: for a manual
+    /// tool whose client declared the tasks extension ([`accepts_tasks`](Self::accepts_tasks)).
+    /// The body gets the task's context: its questions go through `tasks/update`
+    /// ([`TaskContext::ask`](crate::task::TaskContext::ask)), its progress becomes the task's
+    /// status message, `tasks/cancel` cancels it. Its result, or its error, is the task's.
+    ///
+    /// ```
+    /// use roundtrip::server::{Outcome, ToolDef};
+    /// use roundtrip::protocol::{CallToolResult, Tool, empty_input_schema};
+    ///
+    /// let def = ToolDef::new(Tool::new("backup", empty_input_schema()), |cx| async move {
+    ///     if !cx.accepts_tasks() {
+    ///         return Ok(Outcome::Complete(CallToolResult::text("Backed up.")));
+    ///     }
+    ///     Ok(Outcome::Task(cx.run_as_task(|_task| async { Ok(CallToolResult::text("Backed up.")) }).await?))
+    /// });
+    /// # let _ = def;
+    /// ```
+    pub async fn run_as_task<F, Fut>(self, body: F) -> Result<crate::protocol::Task, Error>
+    where
+        F: FnOnce(crate::task::TaskContext) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<CallToolResult, Error>> + Send + 'static,
+    {
+        spawn(self, Box::new(move |cx| Box::pin(async move { body(cx.into()).await.map(Outcome::Complete) }))).await
+    }
 }
 
 /// What a task's body ended with, as the task records it: a result (a tool's refusal is a

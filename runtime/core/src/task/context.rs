@@ -338,6 +338,14 @@ impl TaskContext {
         })
     }
 
+    /// Ask `request` as it is (an elicitation, a sampling request, a roots request) under a
+    /// key made from `key` (`key`, `key-2`, … if this task used it before), and wait for the
+    /// client's raw answer, unchecked: for a body that passes on another server's question
+    /// (a gateway's). [`ask`](Self::ask) checks answers against a form.
+    pub async fn ask_input(&self, key: &str, request: InputRequest) -> Result<Value, Error> {
+        self.send(key, request).await
+    }
+
     async fn send(&self, base: &str, request: InputRequest) -> Result<Value, Error> {
         if let Some(link) = self.link() {
             return link.ask(base, request).await;
