@@ -126,3 +126,18 @@ async fn a_mounted_task_tool_runs_as_a_task_under_its_mounted_name() {
     let done = done.expect("the task completed");
     assert_eq!(done.result.unwrap()["content"][0]["text"], "crunched 7");
 }
+
+#[test]
+fn a_parts_skills_join_the_servers() {
+    use roundtrip::skills::Skills;
+    let skill = |name: &str| format!("---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n").into_bytes();
+    let files = Server::new("files", "1.0.0").skills(Skills::from_files([("read/SKILL.md", skill("read"))]).unwrap());
+    let issues = Server::new("issues", "1.0.0").skills(Skills::from_files([("open/SKILL.md", skill("open"))]).unwrap());
+    let server =
+        Server::new("gateway", "1.0.0").mount("files", files.clone()).unwrap().mount("issues", issues).unwrap();
+    let names: Vec<&str> = server.skill_set().unwrap().names().collect();
+    assert_eq!(names, ["open", "read"]);
+    let twice = server.mount("again", files).unwrap_err();
+    assert_eq!((twice.kind, twice.name.as_str()), ("skill file", "read/SKILL.md"));
+    assert!(matches!(twice.problem, Problem::SkillsRefused { .. }), "{twice}");
+}

@@ -13,7 +13,7 @@ pub enum GatewayError {
     /// The upstream's items clash with the gateway's, or the namespace is not one.
     #[error("could not mount the upstream: {0}")]
     Mount(#[source] roundtrip_core::server::CheckError),
-    /// The upstream's skills could not be served beside the others (two serve one path).
+    /// The upstream's skills do not make a tree the gateway can serve.
     #[error("could not serve the upstream's skills: {0}")]
     Skills(#[source] roundtrip_core::skills::SkillsError),
     /// The configuration file could not be read, or says something that is not a gateway.

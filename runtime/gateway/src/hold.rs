@@ -1,8 +1,10 @@
 //! Calls held open for a 2025-era upstream: such a server asks its questions inside the call
 //! (`elicitation/create`, `sampling/createMessage`, `roots/list`), so to give a 2026-07-28
 //! caller a round instead, the gateway keeps the call, and the connection it runs on, open
-//! until the caller's next leg brings the answer. Each held call has a connection of its own
-//! (a question names no call), at most [`HoldLimits::max_held`] are held, at most
+//! until the caller's next leg brings the answer. Over HTTP each held call has a connection
+//! of its own (a question names no call); on a stdio upstream's one connection a question
+//! goes to the one call that can have asked it ([`crate::route`]). At most
+//! [`HoldLimits::max_held`] are held, at most
 //! [`HoldLimits::max_held_per_caller`] for one caller, and each for at most
 //! [`HoldLimits::idle`] between legs. A fleet must route a held call's next leg to the replica
 //! that holds it.

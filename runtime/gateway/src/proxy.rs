@@ -123,13 +123,11 @@ impl Proxy {
     /// named `{namespace}_{name}`, its resources and templates at their URIs, each relayed to
     /// it; and from then on, the items it announces as changed.
     pub fn mount(mut self, server: Server, namespace: &str) -> Result<Server, GatewayError> {
-        let part = self.listed.defs(&self.relay, |name| name.to_owned()).into_server();
-        let mut server = server.mount(namespace, part).map_err(GatewayError::Mount)?;
-        let skill_files = std::mem::take(&mut self.listed.skills);
-        if !skill_files.is_empty() {
-            let merged = skills::merged(server.skill_set(), skill_files).map_err(GatewayError::Skills)?;
-            server = server.skills(merged);
+        let mut part = self.listed.defs(&self.relay, |name| name.to_owned()).into_server();
+        if let Some(skills) = skills::tree(std::mem::take(&mut self.listed.skills)).map_err(GatewayError::Skills)? {
+            part = part.skills(skills);
         }
+        let server = server.mount(namespace, part).map_err(GatewayError::Mount)?;
         let named = |name: &String| mounted(namespace, name);
         let known = Known {
             tools: self.listed.tools.iter().map(|t| named(&t.name)).collect(),

@@ -1,13 +1,20 @@
 //! An upstream's skills (`io.modelcontextprotocol/skills`), copied when the gateway connects:
 //! every file each listed skill names, read and checked against the listing (size, digest,
-//! frontmatter) by the client, then served by the gateway beside the others'. A skill the
+//! frontmatter) by the client, then served by the gateway beside the others' (mounting joins
+//! the trees). A skill the
 //! upstream lists as `"dynamic"` (no file list) is left out, as is any file whose URI is not a
 //! `skill://` one; a change upstream is seen at the next start.
 
-use std::borrow::Cow;
-
 use roundtrip_client::{Client, ClientError};
 use roundtrip_core::skills::{Skills, SkillsError};
+
+/// The tree of an upstream's skill files.
+pub(crate) fn tree(files: SkillFiles) -> Result<Option<Skills>, SkillsError> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    Skills::from_files(files).map(Some)
+}
 
 /// The files of an upstream's skills, by path in the skills tree (`name/SKILL.md`).
 pub(crate) type SkillFiles = Vec<(String, Vec<u8>)>;
@@ -35,28 +42,4 @@ pub(crate) async fn copy(client: &Client) -> Result<SkillFiles, ClientError> {
         }
     }
     Ok(files)
-}
-
-/// The skills `existing` serves, with `added`'s files beside them (a path both have is an
-/// error).
-pub(crate) fn merged(existing: Option<&Skills>, added: SkillFiles) -> Result<Skills, SkillsError> {
-    let mut files: Vec<(String, Cow<'static, [u8]>)> = Vec::new();
-    if let Some(existing) = existing {
-        for entry in existing.entries() {
-            if let roundtrip_wire::SkillResources::Listed(listed) = &entry.resources {
-                for file in listed {
-                    if let (Some(path), Some(bytes)) = (file.uri.strip_prefix("skill://"), existing.file(&file.uri)) {
-                        files.push((path.to_owned(), Cow::Owned(bytes.to_vec())));
-                    }
-                }
-            }
-        }
-    }
-    for (path, bytes) in added {
-        if files.iter().any(|(p, _)| *p == path) {
-            return Err(SkillsError { path, reason: "two upstreams serve a skill file at this path".into() });
-        }
-        files.push((path, Cow::Owned(bytes)));
-    }
-    Skills::from_files(files)
 }

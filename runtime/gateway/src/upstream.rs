@@ -66,8 +66,9 @@ pub struct HoldLimits {
     /// How long a held call waits for the caller's next leg before it is dropped (default 10
     /// minutes: a person answering a form).
     pub idle: std::time::Duration,
-    /// Idle connections kept for the next leg (default 16). Each leg in flight, and each call
-    /// held open, has a connection of its own (for a stdio upstream, a process).
+    /// Idle connections kept for the next leg (default 16). Over HTTP or in memory each leg
+    /// in flight, and each call held open, has a connection of its own; a stdio upstream's
+    /// legs share its one.
     pub spare_connections: usize,
 }
 

@@ -68,6 +68,12 @@ pub enum Problem {
     },
     /// A namespace is not up to 64 letters, digits, `_` or `-`.
     BadNamespace,
+    /// A mounted part's skills and this server's do not make one tree (both have a file at
+    /// one path, or together they pass a limit of the tree).
+    SkillsRefused {
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -107,6 +113,9 @@ impl fmt::Display for Problem {
                     f,
                     "is not a namespace: use up to 64 letters, digits, `_` or `-` (tool names are prefixed with it)"
                 )
+            }
+            Self::SkillsRefused { reason } => {
+                write!(f, "cannot join the server's skills: {reason}")
             }
             Self::NotStrict { schema, at, why } => write!(
                 f,

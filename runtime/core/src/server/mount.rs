@@ -15,9 +15,10 @@ impl Server {
     /// do on their own: their questions, tasks and views; the legs of a flow are sealed and
     /// checked by this server, with its keys.
     ///
-    /// What `part` was configured with besides (its keys, stores, limits, interceptors,
-    /// tenants, skills, its name) is not taken: this server's apply. Its run-time changes
-    /// after mounting are its own.
+    /// Its skills join the server's (feature `skills`; a file at a path both have is an
+    /// error). What `part` was configured with besides (its keys, stores, limits,
+    /// interceptors, tenants, its name) is not taken: this server's apply. Its run-time
+    /// changes after mounting are its own.
     ///
     /// `_` joins the namespace to a name (tool names go into model APIs that take only
     /// letters, digits, `_` and `-`); an empty namespace keeps the part's names. A name or URI
@@ -72,8 +73,20 @@ impl Server {
                 self.prepared(def)
             })
             .collect();
+        #[cfg(feature = "skills")]
+        let skills = match (self.skill_set(), part.skill_set()) {
+            (Some(ours), Some(theirs)) => Some(ours.merge(theirs).map_err(|e| {
+                error("skill file", e.path.clone(), Problem::SkillsRefused { reason: e.reason.clone() })
+            })?),
+            (None, Some(theirs)) => Some(theirs.clone()),
+            _ => None,
+        };
         let inner = self.inner_mut();
         inner.states = states;
+        #[cfg(feature = "skills")]
+        if let Some(skills) = skills {
+            inner.skills = Some(skills);
+        }
         inner.catalog.edit_mut(|catalog| {
             tools.into_iter().for_each(|def| catalog.put_tool(def));
             for def in &theirs.prompts {

@@ -187,6 +187,36 @@ impl Skills {
         self
     }
 
+    /// These skills and `other`'s in one tree (a mounted part's, a relayed server's), checked
+    /// again as a whole; a file at a path both trees have is an error. The page sizes are
+    /// these'.
+    ///
+    /// ```
+    /// use roundtrip::skills::Skills;
+    ///
+    /// let skill = |name: &str| format!("---\nname: {name}\ndescription: Does {name}.\n---\nSteps.\n");
+    /// let a = Skills::from_files([("a/SKILL.md", skill("a").into_bytes())])?;
+    /// let b = Skills::from_files([("b/SKILL.md", skill("b").into_bytes())])?;
+    /// let both = a.merge(&b)?;
+    /// assert_eq!(both.names().collect::<Vec<_>>(), ["a", "b"]);
+    /// assert!(a.merge(&a).is_err());
+    /// # Ok::<(), roundtrip::skills::SkillsError>(())
+    /// ```
+    pub fn merge(&self, other: &Skills) -> Result<Skills, SkillsError> {
+        let mut files: BTreeMap<String, Cow<'static, [u8]>> = BTreeMap::new();
+        for tree in [self, other] {
+            for (uri, file) in &tree.index.files {
+                let path = uri.strip_prefix("skill://").unwrap_or(uri).to_owned();
+                if files.contains_key(&path) {
+                    return Err(SkillsError::new(path, "both trees have a file at this path"));
+                }
+                files.insert(path, Cow::Owned(file.bytes.to_vec()));
+            }
+        }
+        let merged = Self::build(files, str::to_owned)?;
+        Ok(merged.page_size(self.index.list_page).directory_page_size(self.index.directory_page))
+    }
+
     /// How many skills there are.
     pub fn len(&self) -> usize {
         self.index.skills.len()
