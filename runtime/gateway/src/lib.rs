@@ -20,13 +20,19 @@
 //! - **Identity**: each upstream gets the gateway's own credentials
 //!   ([`Upstream::authorization`]) or, where configured, the caller's
 //!   ([`Upstream::forward_authorization`]).
-//!
 //! - **Tasks**: a caller that declares the tasks extension has it passed on; when a 2026-07-28
 //!   upstream makes the call a task, a task of the gateway's follows it (questions, progress,
 //!   cancellation, the end).
 //! - **Progress, logs, completions**: the upstream's progress and log notifications during a
 //!   leg are the caller's; `completion/complete` of a relayed prompt or template is asked of
 //!   the upstream.
+//! - **Skills**: an upstream's skills are copied when the gateway connects (checked against
+//!   their listing) and served with the gateway's.
+//! - **A stdio upstream is one process**: its legs share its one connection, as its state
+//!   must; over HTTP or in memory each leg has a connection of its own.
+//!
+//! A resource URI is never rewritten: it also names the resource inside results (links,
+//! embedded resources, a tool's view). Two upstreams serving one URI is a start-up error.
 //!
 //! The `roundtrip-gateway` program serves a gateway described by a configuration file
 //! ([`config`]) without any Rust.
