@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use crate::error::GatewayError;
 use crate::hold::Holds;
-use crate::pool::{Connection, Pool};
+use crate::pool::Pool;
 use crate::relay::Relay;
 use crate::route::Route;
 use crate::skills::{self, SkillFiles};
@@ -104,7 +104,7 @@ impl Proxy {
         let modern = is_modern(&client);
         let listed = list(&client).await.map_err(GatewayError::List)?;
         let forward_authorization = upstream.forwards_authorization();
-        let pool = Arc::new(Pool::new(upstream, &Connection { client: client.clone(), route }));
+        let pool = Arc::new(Pool::new(upstream, &client, &route));
         let relay = Arc::new(Relay { holds: Holds::new(pool.clone()), pool, modern, forward_authorization });
         Ok(Self { client, relay, listed, following })
     }
@@ -327,7 +327,10 @@ async fn refresh(
 ) -> Result<(), ClientError> {
     let mut listed = Listed { completes: client.server_capabilities().completions.is_some(), ..Listed::default() };
     match changed {
-        Changed::Tools => listed.tools = client.list_all_tools().await?,
+        Changed::Tools => {
+            listed.tools = client.list_all_tools().await?;
+            relay.pool.tools_changed();
+        }
         Changed::Prompts => listed.prompts = pages(client, "prompts/list", "prompts").await?,
         Changed::Resources => listed.resources = pages(client, "resources/list", "resources").await?,
     }

@@ -107,9 +107,7 @@ impl Relay {
         let Value::Object(params) = params else { return Err(ErrorObject::internal("completion params")) };
         let connection = self.pool.lease().await.map_err(relayed_error)?;
         let answer = connection.client.request("completion/complete", params).await;
-        if matches!(answer, Ok(_) | Err(ClientError::Rpc(_))) {
-            self.pool.give_back(connection);
-        }
+        self.pool.settle(connection, &answer);
         let mut answer = answer.map_err(relayed_error)?;
         serde_json::from_value(answer.get_mut("completion").map(Value::take).unwrap_or_default())
             .map_err(|e| relayed_error(ClientError::Protocol(format!("completion/complete: {e}"))))
@@ -144,10 +142,7 @@ impl Relay {
             CALLER_AUTHORIZATION.scope(self.authorization(cx), connection.client.forward(method, params)).await
         })
         .await;
-        // A connection that answered, even with an error, serves the next leg.
-        if matches!(step, Ok(_) | Err(ClientError::Rpc(_))) {
-            self.pool.give_back(connection);
-        }
+        self.pool.settle(connection, &step);
         step.map_err(upstream_error)
     }
 

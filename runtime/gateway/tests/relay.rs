@@ -388,3 +388,37 @@ async fn an_upstreams_task_is_followed_by_a_task_of_the_gateways() {
     let result = client.call_tool("up_backup", json!({"database": "users"})).await.unwrap();
     assert_eq!(result.content[0].as_text(), Some("Backed up users beside yesterday's."));
 }
+
+#[tokio::test]
+async fn arguments_an_http_upstream_wants_as_headers_travel_as_headers() {
+    use roundtrip::ServeHttp;
+    use roundtrip::protocol::{CallToolResult, Tool};
+    use roundtrip::server::{Outcome, ToolDef};
+    // The upstream checks each `Mcp-Param-Region` header against the body (-32020 without).
+    let schema = json!({
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        "required": ["region"],
+    });
+    let tool = Tool::new("query", schema.as_object().cloned().unwrap());
+    let upstream = Server::new("headers", "1.0.0").tool(ToolDef::new(tool, |cx| async move {
+        let region: String = cx.argument("region")?;
+        Ok(Outcome::Complete(CallToolResult::text(format!("ran in {region}"))))
+    }));
+    let bound = upstream.bind_http("127.0.0.1:0").await.unwrap();
+    let url = bound.url();
+    tokio::spawn(bound.run());
+    let gateway = gateway(Upstream::http(url)).await;
+    // Several at once: each leg on a connection of its own, each of which must know the
+    // declarations.
+    let calls = (0..3).map(|n| {
+        let gateway = gateway.clone();
+        async move {
+            let call = json!({"name": "stories_query", "arguments": {"region": format!("eu-{n}")}});
+            send(&gateway, "alice", "tools/call", call).await
+        }
+    });
+    for (n, done) in futures::future::join_all(calls).await.into_iter().enumerate() {
+        assert_eq!(done.unwrap()["content"][0]["text"], format!("ran in eu-{n}"));
+    }
+}
