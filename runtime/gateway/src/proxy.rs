@@ -18,7 +18,7 @@ use crate::pool::Pool;
 use crate::relay::Relay;
 use crate::route::Route;
 use crate::skills::{self, SkillFiles};
-use crate::upstream::{Upstream, is_modern};
+use crate::upstream::Upstream;
 
 /// A connected upstream, ready to mount into a gateway's [`Server`].
 ///
@@ -101,7 +101,7 @@ impl Proxy {
             }
         }));
         let client = upstream.connect(route.clone()).await.map_err(GatewayError::Connect)?;
-        let modern = is_modern(&client);
+        let modern = client.protocol_version().is_modern();
         let listed = list(&client).await.map_err(GatewayError::List)?;
         let forward_authorization = upstream.forwards_authorization();
         let pool = Arc::new(Pool::new(upstream, &client, &route));
@@ -128,7 +128,7 @@ impl Proxy {
             part = part.skills(skills);
         }
         let server = server.mount(namespace, part).map_err(GatewayError::Mount)?;
-        let named = |name: &String| mounted(namespace, name);
+        let named = |name: &String| Server::mounted_name(namespace, name);
         let known = Known {
             tools: self.listed.tools.iter().map(|t| named(&t.name)).collect(),
             prompts: self.listed.prompts.iter().map(|p| named(&p.name)).collect(),
@@ -147,11 +147,6 @@ impl Proxy {
         }
         Ok(server)
     }
-}
-
-/// The name `Server::mount` gives an item `name` under `namespace`.
-fn mounted(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() { name.to_owned() } else { format!("{namespace}_{name}") }
 }
 
 /// Everything the upstream lists, every page.
@@ -334,7 +329,7 @@ async fn refresh(
         Changed::Prompts => listed.prompts = pages(client, "prompts/list", "prompts").await?,
         Changed::Resources => listed.resources = pages(client, "resources/list", "resources").await?,
     }
-    let defs = listed.defs(relay, |name| mounted(namespace, name));
+    let defs = listed.defs(relay, |name| Server::mounted_name(namespace, name));
     let added = match changed {
         Changed::Tools => {
             let now = defs.tools.iter().map(|d| d.tool.name.clone()).collect();

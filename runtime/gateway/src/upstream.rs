@@ -209,9 +209,3 @@ tokio::task_local! {
     /// The `Authorization` header of the caller a request to the upstream is made for.
     pub(crate) static CALLER_AUTHORIZATION: Option<String>;
 }
-
-/// Whether a connection speaks the 2026-07-28 era (questions come back as results) or a
-/// 2025 one (questions come inside the call).
-pub(crate) fn is_modern(client: &Client) -> bool {
-    client.protocol_version().is_modern()
-}

@@ -55,7 +55,7 @@ impl Server {
         if !valid {
             return Err(error("namespace", namespace.to_owned(), Problem::BadNamespace));
         }
-        let named = |name: &str| if namespace.is_empty() { name.to_owned() } else { format!("{namespace}_{name}") };
+        let named = |name: &str| Self::mounted_name(namespace, name);
         let theirs = part.shared();
         let mut states = self.inner.states.clone();
         states
@@ -98,6 +98,20 @@ impl Server {
             catalog.templates.extend(theirs.templates.iter().cloned());
         });
         Ok(self)
+    }
+
+    /// The name a part's tool or prompt `name` is served under when mounted under
+    /// `namespace` ([`mount`](Self::mount)): `{namespace}_{name}`, or `name` itself under
+    /// the empty namespace. For code that adds items to a mounted namespace later.
+    ///
+    /// ```
+    /// use roundtrip::Server;
+    ///
+    /// assert_eq!(Server::mounted_name("issues", "open"), "issues_open");
+    /// assert_eq!(Server::mounted_name("", "open"), "open");
+    /// ```
+    pub fn mounted_name(namespace: &str, name: &str) -> String {
+        if namespace.is_empty() { name.to_owned() } else { format!("{namespace}_{name}") }
     }
 }
 
