@@ -57,8 +57,13 @@ disk() {
   echo "disk: target $(du -sh target 2>/dev/null | cut -f1), free $(df -h --output=avail . | tail -1 | tr -d ' ')"
 }
 
+# Each section's heading says how long the run has taken so far, and the one before it took:
+# CI prints only the log, and its time budget is the run's.
+section_started=$SECONDS
 section() {
   printf '\n==================== %s ====================\n' "$1"
+  echo "time: ${SECONDS} s into the run, $((SECONDS - section_started)) s in the section before"
+  section_started=$SECONDS
   disk
 }
 
@@ -188,6 +193,9 @@ HALF_OPEN=1000 scripts/half-open.sh
 
 section "interop: Python SDK client and the ask client (pytest tests/interop)"
 cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision
+# The gateway's interop test builds it the same way; built here, its fixture finds it built
+# instead of spending the test's time limit on a cold build.
+cargo build --quiet -p roundtrip-gateway
 .venv/bin/python -m pytest tests/interop
 
 section "browser: the playground in headless chromium (pytest tests/browser)"
