@@ -62,7 +62,12 @@ pub use roundtrip_core::declare::{
     StateNeed, TextArgument, ToolFactory, UrlOutput, ViewFactory, WithReturn, WithValue,
 };
 #[cfg(feature = "server")]
-pub use roundtrip_core::error::{Error, ErrorKind, IntoError};
+pub use roundtrip_core::error::{Error, ErrorKind};
+// What a check or a `with` fn may fail with: any `Display` or an `Error` (the generated code's
+// bound; hidden with the traits above, named here for the compiler's messages).
+#[cfg(feature = "server")]
+#[doc(hidden)]
+pub use roundtrip_core::error::IntoError;
 #[cfg(feature = "server")]
 #[doc(hidden)]
 pub use roundtrip_core::server::IntoDef;

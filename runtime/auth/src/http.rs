@@ -8,8 +8,8 @@ use axum::routing::get;
 use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
 
-use super::metadata::WELL_KNOWN;
 use super::{AuthPrincipal, ResourceServer, VerifyError};
+use roundtrip_wire::PROTECTED_RESOURCE_WELL_KNOWN as WELL_KNOWN;
 
 /// Why a request is refused, and how to say it.
 #[derive(Debug)]

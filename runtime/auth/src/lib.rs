@@ -33,11 +33,11 @@ pub(crate) use principal::scopes_of;
 pub mod http;
 mod introspection;
 mod jwt;
-mod metadata;
 
 pub use introspection::IntrospectionVerifier;
 pub use jwt::JwtVerifier;
-pub use metadata::ProtectedResourceMetadata;
+/// The document a [`ResourceServer`] publishes: one type with the client's, in the wire types.
+pub use roundtrip_wire::ProtectedResourceMetadata;
 
 pub(crate) use resource_server::split_origin;
 pub use resource_server::{ResourceServer, TokenVerifier, VerifyError};
@@ -214,7 +214,7 @@ mod resource_server {
         pub fn metadata_url(&self) -> String {
             let (origin, path) = split_origin(&self.resource);
             let path = path.trim_end_matches('/');
-            format!("{origin}{}{path}", super::metadata::WELL_KNOWN)
+            format!("{origin}{}{path}", roundtrip_wire::PROTECTED_RESOURCE_WELL_KNOWN)
         }
 
         /// The Protected Resource Metadata document; `tool_scopes` are added to
@@ -232,14 +232,11 @@ mod resource_server {
                     all
                 }
             };
-            ProtectedResourceMetadata {
-                resource: self.resource.clone(),
-                authorization_servers: self.authorization_servers.clone(),
-                scopes_supported: (!scopes.is_empty()).then_some(scopes),
-                bearer_methods_supported: vec!["header".into()],
-                resource_name: self.resource_name.clone(),
-                resource_documentation: self.resource_documentation.clone(),
-            }
+            let mut doc = ProtectedResourceMetadata::new(self.resource.clone(), self.authorization_servers.clone());
+            doc.scopes_supported = (!scopes.is_empty()).then_some(scopes);
+            doc.resource_name = self.resource_name.clone();
+            doc.resource_documentation = self.resource_documentation.clone();
+            doc
         }
 
         /// The path of the resource identifier (`/mcp` for `https://mcp.example.com/mcp`).

@@ -9,6 +9,7 @@ mod setters;
 
 mod answers;
 mod apps;
+mod authorization;
 mod capabilities;
 mod completion;
 mod content;
@@ -31,6 +32,7 @@ mod version;
 #[doc(hidden)]
 pub use answers::{AnswerRef, Answers};
 pub use apps::*;
+pub use authorization::*;
 pub use capabilities::*;
 pub use completion::*;
 pub use content::*;

@@ -8,6 +8,8 @@ use reqwest::Url;
 use serde::Deserialize;
 
 use crate::error::ClientError;
+use roundtrip_wire::PROTECTED_RESOURCE_WELL_KNOWN;
+pub use roundtrip_wire::ProtectedResourceMetadata;
 
 /// One challenge of a `WWW-Authenticate` header: its scheme and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -110,19 +112,6 @@ pub(crate) fn split_scopes(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_owned).collect()
 }
 
-/// Protected resource metadata (RFC 9728 §2), the fields a client uses.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ProtectedResourceMetadata {
-    /// The protected resource's identifier.
-    pub resource: String,
-    /// The issuers of the authorization servers that protect it.
-    #[serde(default)]
-    pub authorization_servers: Vec<String>,
-    /// The scopes the resource uses.
-    #[serde(default)]
-    pub scopes_supported: Option<Vec<String>>,
-}
-
 /// Authorization server metadata (RFC 8414 §2, and the MCP additions), the fields a client uses.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct AuthorizationServerMetadata {
@@ -193,9 +182,9 @@ pub fn protected_resource_metadata_urls(server: &Url, from_challenge: Option<&st
     let origin = origin(server);
     let path = server.path().trim_end_matches('/');
     if !path.is_empty() {
-        urls.push(format!("{origin}/.well-known/oauth-protected-resource{path}"));
+        urls.push(format!("{origin}{PROTECTED_RESOURCE_WELL_KNOWN}{path}"));
     }
-    urls.push(format!("{origin}/.well-known/oauth-protected-resource"));
+    urls.push(format!("{origin}{PROTECTED_RESOURCE_WELL_KNOWN}"));
     urls
 }
 
