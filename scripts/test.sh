@@ -70,7 +70,7 @@ section() {
 section "setup: Node 22, conformance suite, MCP Inspector, Python venv"
 scripts/setup-tools.sh
 
-section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny, cargo package, the public API"
+section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny"
 # rust-version (Cargo.toml) claims what this run verifies: the toolchain it runs. A rustc older
 # than the claim fails here (cargo would refuse the build anyway, less plainly).
 rust_version="$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)"
@@ -89,11 +89,17 @@ RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --exclude roundtrip-exa
 # The dependency policy (deny.toml): licenses, duplicate major versions, crates.io only. Not
 # advisories: their database is fetched from GitHub, which this machine and CI do not reach.
 cargo deny check bans licenses sources
-# Every published crate packages, and its package builds alone (--workspace skips the
-# crates marked publish = false): cargo builds roundtrip's
-# package against roundtrip-macros' through a temporary local registry (no file outside the
-# crate, nothing only the workspace provides). About 4 minutes cold, 15 s warm.
-cargo package --quiet --allow-dirty --workspace
+
+section "cargo package: every published crate, each package built alone"
+# Every published crate packages, and its package builds alone: cargo builds each package
+# against the others' packages through a temporary local registry (no file outside the
+# crate, nothing only the workspace provides). The crates marked publish = false (examples,
+# UI tests) are not packages anyone downloads, and --workspace would package and build them
+# too: they are excluded.
+cargo package --quiet --allow-dirty --workspace \
+  --exclude roundtrip-examples --exclude roundtrip-ui-tests --exclude roundtrip-only-dependency
+
+section "the public API: the item count, cargo-semver-checks against api/"
 # The public API: at most 130 items outside the wire types and the guide (issue 40), and
 # nothing that breaks a program written against the baseline in api/ (cargo-semver-checks on
 # rustdoc's JSON; scripts/semver-baseline.sh re-records it after a deliberate break).
