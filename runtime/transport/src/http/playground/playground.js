@@ -165,7 +165,14 @@
           continue;
         }
         if (message.id === id && ("result" in message || "error" in message)) {
-          reader.cancel().catch(() => {});
+          // The server ends the stream after the response: read it to its end, beside the
+          // caller, rather than cancel it (a cancelled fetch is a failed request in the
+          // console, whenever the cancel wins the race with the stream's last chunk).
+          (async () => {
+            try {
+              while (!(await reader.read()).done) {}
+            } catch (_) {}
+          })();
           return message;
         }
         if (message.method) onNotification(message);
