@@ -199,10 +199,11 @@ section "connection limits against a real server: half-open heads, max_connectio
 HALF_OPEN=1000 scripts/half-open.sh
 
 section "interop: Python SDK client and the ask client (pytest tests/interop)"
-cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision
-# The gateway's interop test builds it the same way; built here, its fixture finds it built
-# instead of spending the test's time limit on a cold build.
-cargo build --quiet -p roundtrip-gateway
+# With the gateway, in one build: its interop test's fixture and SERVE=gateway
+# scripts/conformance.sh build these packages together too, so cargo resolves the same
+# features and they find everything built (a cold build in the fixture would spend the
+# test's time limit).
+cargo build --quiet -p roundtrip-examples --bin conformance --bin ask --bin provision -p roundtrip-gateway
 .venv/bin/python -m pytest tests/interop
 
 section "browser: the playground in headless chromium (pytest tests/browser)"

@@ -40,7 +40,12 @@ V = "2026-07-28"
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The gateway's endpoint, with its three upstreams running."""
     work = tmp_path_factory.mktemp("gateway")
-    subprocess.run(["cargo", "build", "--quiet", "-p", "roundtrip-gateway"], cwd=REPO, check=True)
+    # The packages scripts/test.sh and SERVE=gateway scripts/conformance.sh build together, so
+    # that cargo resolves the same features and finds everything built.
+    subprocess.run(
+        ["cargo", "build", "--quiet", "-p", "roundtrip-examples", "--bin", "provision", "-p", "roundtrip-gateway"],
+        cwd=REPO, check=True,
+    )  # fmt: skip
     gateway_bin = str(example_servers.TARGET / "debug" / "roundtrip-gateway")
     provision = example_servers.example_bin("provision")
     legacy_python = REPO / ".venv-mcp1" / "bin" / "python"
