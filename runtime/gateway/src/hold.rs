@@ -143,10 +143,7 @@ impl Holds {
                 Ok(_) => Err(ClientError::Protocol("a 2025-era server answered with a round".into())),
                 Err(e) => Err(e),
             };
-            // A connection whose call ended cleanly serves the next one.
-            if result.is_ok() {
-                pool.give_back(connection);
-            }
+            pool.settle(connection, &result);
             let _ = end.send(result);
         }));
         let open = Open { leg, questions, reply: None, done, task };
