@@ -8,7 +8,8 @@
 #   BIN=/elsewhere/target/release/provision scripts/callgrind-flow.sh   # another build's
 #
 # Environment: BIN (default target/release/provision), PORT (default 18299), REQUESTS
-# (default 4000). Needs valgrind (apt-get install -y valgrind).
+# (default 4000), KEEP (a path the callgrind output is copied to, for callgrind_annotate). Needs
+# valgrind (apt-get install -y valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${BIN:-target/release/provision}"
@@ -16,7 +17,7 @@ port="${PORT:-18299}"
 requests="${REQUESTS:-4000}"
 load=bench/peers/target/release/peers-load
 out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+trap '[[ -n "${KEEP:-}" ]] && cp "$out"/callgrind.out.1 "$KEEP"; rm -rf "$out"' EXIT
 for needed in "$bin" "$load"; do
   [[ -x "$needed" ]] || { echo "callgrind-flow: $needed is not built (see the usage above)" >&2; exit 2; }
 done
