@@ -11,7 +11,8 @@
 #      delays, skew; scripts/simulate.sh runs 20 000); the crate's tests build it with auth,
 #      playground, redis and otel, so the task store tests run against a real redis-server,
 #      also over TLS, and the telemetry tests run; also the Rust client against an mcp 2.3.0
-#      Python server from .venv), every cargo-fuzz target for 15 s (scripts/fuzz.sh), and the
+#      Python server from .venv), every cargo-fuzz target for 15 s (scripts/fuzz.sh; the
+#      targets build in the background during 2 and 3 and run before 4), and the
 #      connection limits against a real server (scripts/half-open.sh: 1000 half-open heads,
 #      10 000 connections and 100 beyond)
 #   2. the Python interop tests (official MCP Python SDK client against the example server;
@@ -191,9 +192,14 @@ cargo test --workspace
 # trybuild's and macrotest's own builds (target/tests) serve nothing after this.
 done_with target/tests
 
-section "fuzzing: every target for a bounded time"
-scripts/fuzz.sh 15
-done_with fuzz/target
+# The fuzz targets build now, in the background at the lowest priority, while the sections
+# below mostly wait on servers and clients (their own builds come first): a cold build of the
+# targets takes about ten minutes of both cores. They run before the fleet and serverless
+# sections, which measure load and build for wasm32. The build's output is printed with its
+# section; a run stopped early stops the build too.
+(cd fuzz && exec setsid nice -n 19 cargo fuzz build -s none) > target/fuzz-build.log 2>&1 &
+fuzz_build=$!
+trap 'kill -- -"$fuzz_build" 2>/dev/null || true' EXIT
 
 section "connection limits against a real server: half-open heads, max_connections (scripts/half-open.sh)"
 HALF_OPEN=1000 scripts/half-open.sh
@@ -221,6 +227,17 @@ SERVE=gateway scripts/conformance.sh
 
 section "conformance suite: client (every 2026-07-28 scenario, scored or not, extensions, 2025-03-26 back-compat)"
 scripts/conformance-client.sh
+
+section "fuzzing: every target for a bounded time (built in the background since cargo test)"
+fuzz_ok=0
+wait "$fuzz_build" || fuzz_ok=$?
+trap - EXIT
+cat target/fuzz-build.log
+if [ "$fuzz_ok" != 0 ]; then
+  echo "FAILED: the fuzz targets do not build" >&2; exit 1
+fi
+scripts/fuzz.sh 15
+done_with fuzz/target
 
 section "fleet: three replicas behind nginx, SIGKILL, key rotation, Redis restart and pause under load (short run)"
 scripts/fleet.sh --short
