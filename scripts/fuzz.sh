@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Run every cargo-fuzz target in fuzz/ for a bounded time: scripts/fuzz.sh [SECONDS] (default 20
-# per target). Installs cargo-fuzz when it is missing, builds the targets once, runs each on a
-# temporary copy of its seed corpus (fuzz/corpus/<target>: what libFuzzer adds never lands in
-# the committed seeds), prints the number of runs per target, and exits non-zero when a target
-# crashes, fails an assertion or hangs (the input is kept under fuzz/artifacts/<target>/;
-# reproduce with `cd fuzz && cargo fuzz run -s none <target> artifacts/<target>/<file>`).
+# per target). Installs cargo-fuzz when it is missing (scripts/cargo-tools.sh), builds the
+# targets once, runs each on a temporary copy of its seed corpus (fuzz/corpus/<target>: what
+# libFuzzer adds never lands in the committed seeds), prints the number of runs per target,
+# and exits non-zero when a target crashes, fails an assertion or hangs (the input is kept
+# under fuzz/artifacts/<target>/; reproduce with
+# `cd fuzz && cargo fuzz run -s none <target> artifacts/<target>/<file>`).
 #
 # On stable Rust: `-s none` (no sanitizer) needs no nightly flag and no RUSTC_BOOTSTRAP=1 with
 # cargo-fuzz 0.13 on this toolchain; only the default AddressSanitizer build does
@@ -20,10 +21,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-  echo "installing cargo-fuzz"
-  cargo install cargo-fuzz --locked
-fi
+scripts/cargo-tools.sh cargo-fuzz >/dev/null
 
 cd fuzz
 work="$(mktemp -d)"

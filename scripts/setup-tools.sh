@@ -19,12 +19,8 @@
 #   .venv-mcp1          the Python SDK 1.x (mcp 1.30.0): a 2025-era upstream of the gateway test
 #   .tools/workers      wrangler (whose `wrangler dev` runs workerd, Cloudflare Workers' runtime)
 #                       and binaryen (wasm-opt), pinned: tests/serverless serves examples/worker
-#   worker-build,       workers-rs's build tool and the wasm-bindgen CLI of the version
-#   wasm-bindgen-cli    examples/worker's lockfile pins (cargo install, pinned): scripts/worker.sh
-#   cargo-expand        for the macro expansion snapshots (installed with cargo install)
-#   cargo-deny          the dependency policy of deny.toml (cargo install, pinned)
-#   cargo-semver-checks the public API against the baseline in api/ (cargo install, pinned)
-#   cargo-fuzz          scripts/fuzz.sh's runner of the fuzz targets in fuzz/ (cargo install, pinned)
+#   cargo tools         cargo-expand, cargo-deny, cargo-semver-checks, cargo-fuzz, worker-build
+#                       and wasm-bindgen-cli, pinned, with cargo install (scripts/cargo-tools.sh)
 #   redis-server, nginx Debian's packages, for the Redis task store tests and the fleet run (and
 #                       the TLS tests: rediss:// and nginx terminating TLS in front of `ask`)
 #   openssl             Debian's package: the TLS test of `ask` makes its CA with the openssl CLI
@@ -46,68 +42,16 @@ ZOD_VERSION="${ZOD_VERSION:-4.6.7}"
 ESBUILD_VERSION="${ESBUILD_VERSION:-0.25.12}"
 INSPECTOR_VERSION="${INSPECTOR_VERSION:-2.12.0}"
 CARGO_LAMBDA_VERSION="${CARGO_LAMBDA_VERSION:-1.9.2}"
-CARGO_DENY_VERSION="${CARGO_DENY_VERSION:-0.20.2}"
 WRANGLER_VERSION="${WRANGLER_VERSION:-4.86.0}"
 BINARYEN_VERSION="${BINARYEN_VERSION:-132.0.0}"
-WORKER_BUILD_VERSION="${WORKER_BUILD_VERSION:-0.8.7}"
-WASM_BINDGEN_VERSION="${WASM_BINDGEN_VERSION:-0.2.130}"
-CARGO_SEMVER_CHECKS_VERSION="${CARGO_SEMVER_CHECKS_VERSION:-0.51.0}"
-CARGO_FUZZ_VERSION="${CARGO_FUZZ_VERSION:-0.13.2}"
 TOOLS="$PWD/.tools"
 
-# The cargo tools install in the background from here, while Node, the npm packages, the Python
-# venvs and Debian's packages download (mostly waiting on the network); their output is
-# printed at the end.
-install_cargo_tools() {
-  # The cargo tools build from crates.io. Their release profiles are overridden to no link-time
-  # optimisation and 16 codegen units: cargo-deny's and cargo-semver-checks' ask for fat LTO in
-  # one codegen unit, which makes a cold install slower (measured here: cargo-deny 195 s against
-  # about 420 s, cargo-semver-checks 409 s against about 480 s) for tools that run for seconds.
-  cargo_install() {
-    CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --quiet "$@"
-  }
-
-  # cargo-expand, for the macro expansion snapshots (macrotest); it runs on stable.
-  if ! cargo expand --version >/dev/null 2>&1; then
-    echo "setup-tools: installing cargo-expand (about two minutes)"
-    cargo_install --locked cargo-expand
-  fi
-
-  # cargo-deny, for the dependency policy of deny.toml (licenses, duplicate major versions,
-  # sources); pinned, as its configuration format moves between releases. 0.20.2 needs Rust 1.88.
-  if [ "$(cargo deny --version 2>/dev/null)" != "cargo-deny $CARGO_DENY_VERSION" ]; then
-    echo "setup-tools: installing cargo-deny $CARGO_DENY_VERSION (about three minutes)"
-    cargo_install --locked --version "$CARGO_DENY_VERSION" cargo-deny
-  fi
-
-  # cargo-semver-checks, which compares the public API with the baseline in api/; pinned (its
-  # lints and the rustdoc JSON formats it reads move between releases). 0.51 needs Rust 1.93.
-  if [ "$(cargo semver-checks --version 2>/dev/null)" != "cargo-semver-checks $CARGO_SEMVER_CHECKS_VERSION" ]; then
-    echo "setup-tools: installing cargo-semver-checks $CARGO_SEMVER_CHECKS_VERSION (about seven minutes)"
-    cargo_install --locked --version "$CARGO_SEMVER_CHECKS_VERSION" cargo-semver-checks
-  fi
-
-  # cargo-fuzz, which builds and runs the fuzz targets (scripts/fuzz.sh); pinned. The targets
-  # build with `-s none` (no sanitizer), which needs no nightly.
-  if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
-    echo "setup-tools: installing cargo-fuzz $CARGO_FUZZ_VERSION (about a minute)"
-    cargo_install --locked --version "$CARGO_FUZZ_VERSION" cargo-fuzz
-  fi
-
-  # worker-build and the wasm-bindgen CLI, for scripts/worker.sh. The CLI must be the version of
-  # the wasm-bindgen crate examples/worker's lockfile pins; it does not install with --locked
-  # (a dependency its lockfile names is not on crates.io).
-  if [ "$(worker-build --version 2>/dev/null)" != "$WORKER_BUILD_VERSION" ]; then
-    echo "setup-tools: installing worker-build $WORKER_BUILD_VERSION (about two minutes)"
-    cargo_install --locked --version "$WORKER_BUILD_VERSION" worker-build
-  fi
-  if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
-    echo "setup-tools: installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about three minutes)"
-    cargo_install --version "$WASM_BINDGEN_VERSION" wasm-bindgen-cli
-  fi
-}
+# The cargo tools (scripts/cargo-tools.sh; SETUP_CARGO_TOOLS names a subset, all of them when
+# unset) install in the background from here, while Node, the npm packages, the Python venvs
+# and Debian's packages download, mostly waiting on the network; their output comes at the end.
 mkdir -p "$TOOLS"
-install_cargo_tools > "$TOOLS/cargo-tools.log" 2>&1 &
+# shellcheck disable=SC2086 # a list of names
+scripts/cargo-tools.sh ${SETUP_CARGO_TOOLS:-} > "$TOOLS/cargo-tools.log" 2>&1 &
 cargo_tools=$!
 
 NODE_DIR="$TOOLS/node22"
@@ -236,7 +180,6 @@ if [ "$cargo_tools_ok" != 0 ]; then
   echo "setup-tools: installing the cargo tools failed" >&2; exit 1
 fi
 
-echo "setup-tools: cargo-expand $(cargo expand --version | cut -d' ' -f2), $(cargo deny --version), $(cargo semver-checks --version)"
 echo "setup-tools: $(chromium --version 2>/dev/null || echo 'chromium: missing')"
 echo "setup-tools: node $("$NODE" --version), conformance $CONFORMANCE_VERSION, mcp $MCP_PY_VERSION (python: $PY)"
 echo "setup-tools: MCP Inspector $INSPECTOR_VERSION: $INSPECTOR_DIR"

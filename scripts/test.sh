@@ -69,6 +69,10 @@ section() {
 }
 
 section "setup: Node 22, conformance suite, MCP Inspector, Python venv"
+# The cargo tools the next sections need install now; cargo-fuzz and the Worker's build tools
+# install in the background after cargo test (below). Exported, so that the scripts which run
+# setup-tools.sh themselves (the conformance suite's) ask for the same ones.
+export SETUP_CARGO_TOOLS="cargo-expand cargo-deny cargo-semver-checks"
 scripts/setup-tools.sh
 
 section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny"
@@ -192,12 +196,13 @@ cargo test --workspace
 # trybuild's and macrotest's own builds (target/tests) serve nothing after this.
 done_with target/tests
 
-# The fuzz targets build now, in the background at the lowest priority, while the sections
-# below mostly wait on servers and clients (their own builds come first): a cold build of the
-# targets takes about ten minutes of both cores. They run before the fleet and serverless
-# sections, which measure load and build for wasm32. The build's output is printed with its
-# section; a run stopped early stops the build too.
-(cd fuzz && exec setsid nice -n 19 cargo fuzz build -s none) > target/fuzz-build.log 2>&1 &
+# cargo-fuzz and the Worker's build tools install and the fuzz targets build now, in the
+# background at the lowest priority, while the sections below mostly wait on servers and
+# clients (their own builds come first): together about fifteen minutes of both cores, cold.
+# The targets run before the fleet and serverless sections, which measure load and build for
+# wasm32. The output is printed with the fuzzing section; a run stopped early stops this too.
+setsid nice -n 19 bash -c 'scripts/cargo-tools.sh cargo-fuzz worker-build wasm-bindgen-cli && cd fuzz && cargo fuzz build -s none' \
+  > target/fuzz-build.log 2>&1 &
 fuzz_build=$!
 trap 'kill -- -"$fuzz_build" 2>/dev/null || true' EXIT
 
@@ -234,7 +239,7 @@ wait "$fuzz_build" || fuzz_ok=$?
 trap - EXIT
 cat target/fuzz-build.log
 if [ "$fuzz_ok" != 0 ]; then
-  echo "FAILED: the fuzz targets do not build" >&2; exit 1
+  echo "FAILED: cargo-fuzz, worker-build or wasm-bindgen-cli did not install, or the fuzz targets do not build" >&2; exit 1
 fi
 scripts/fuzz.sh 15
 done_with fuzz/target

@@ -2,9 +2,10 @@
 # Build the provision example as a Cloudflare Worker (examples/worker) with worker-build, into
 # examples/worker/build (what `wrangler dev` and `wrangler deploy` serve), and print the size of
 # its wasm. The toolchain is Debian's rustc-web with its std sources (rustup has no wasm32 std
-# here, so std is built from Debian's sources with -Z build-std), worker-build and wasm-bindgen-cli from crates.io and
-# binaryen's wasm-opt and esbuild from npm (all installed by scripts/setup-tools.sh: worker-build
-# would otherwise fetch them from GitHub). About 3 minutes cold on 2 cores.
+# here, so std is built from Debian's sources with -Z build-std), worker-build and
+# wasm-bindgen-cli from crates.io (scripts/cargo-tools.sh) and binaryen's wasm-opt and esbuild
+# from npm (all installed by scripts/setup-tools.sh: worker-build would otherwise fetch them
+# from GitHub). About 3 minutes cold on 2 cores.
 #
 #     scripts/worker.sh          # release (opt-level s, wasm-opt): what is deployed and measured
 #     scripts/worker.sh --dev    # the dev profile, without wasm-opt
@@ -26,7 +27,7 @@ for f in /usr/bin/cargo /usr/bin/rustc "$NPM_BIN/wasm-opt" "$NPM_BIN/esbuild"; d
   fi
 done
 for tool in worker-build wasm-bindgen; do
-  command -v "$tool" >/dev/null || { echo "worker: $tool is missing: run scripts/setup-tools.sh" >&2; exit 1; }
+  command -v "$tool" >/dev/null || { echo "worker: $tool is missing: run scripts/cargo-tools.sh" >&2; exit 1; }
 done
 # Debian's cargo and rustc first. worker-build asks rustc where the wasm32 target's libraries
 # are to tell whether it is installed; with -Z build-std there are none to install, so the
