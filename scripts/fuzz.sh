@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Run every cargo-fuzz target in fuzz/ for a bounded time: scripts/fuzz.sh [SECONDS] (default 20
-# per target). Installs cargo-fuzz when it is missing (scripts/cargo-tools.sh), builds the
-# targets once, runs each on a temporary copy of its seed corpus (fuzz/corpus/<target>: what
-# libFuzzer adds never lands in the committed seeds), prints the number of runs per target,
-# and exits non-zero when a target crashes, fails an assertion or hangs (the input is kept
-# under fuzz/artifacts/<target>/; reproduce with
+# per target; `--build` only builds them). Installs cargo-fuzz when it is missing
+# (scripts/cargo-tools.sh), builds the targets once, runs each on a temporary copy of its seed
+# corpus (fuzz/corpus/<target>: what libFuzzer adds never lands in the committed seeds), prints
+# the number of runs per target, and exits non-zero when a target crashes, fails an assertion
+# or hangs (the input is kept under fuzz/artifacts/<target>/; reproduce with
 # `cd fuzz && cargo fuzz run -s none <target> artifacts/<target>/<file>`).
 #
 # On stable Rust: `-s none` (no sanitizer) needs no nightly flag and no RUSTC_BOOTSTRAP=1 with
@@ -16,20 +16,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${1:-20}"
-if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: scripts/fuzz.sh [SECONDS]" >&2
+if [ "$seconds" != --build ] && ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "usage: scripts/fuzz.sh [SECONDS | --build]" >&2
   exit 2
 fi
 
 scripts/cargo-tools.sh cargo-fuzz >/dev/null
 
 cd fuzz
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
 start=$(date +%s)
 cargo fuzz build -s none
 echo "built the fuzz targets in $(($(date +%s) - start)) s"
+[ "$seconds" = --build ] && exit 0
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
 mapfile -t targets < <(cargo fuzz list)
 failed=()

@@ -201,7 +201,7 @@ done_with target/tests
 # clients (their own builds come first): together about fifteen minutes of both cores, cold.
 # The targets run before the fleet and serverless sections, which measure load and build for
 # wasm32. The output is printed with the fuzzing section; a run stopped early stops this too.
-setsid nice -n 19 bash -c 'scripts/cargo-tools.sh cargo-fuzz worker-build wasm-bindgen-cli && cd fuzz && cargo fuzz build -s none' \
+setsid nice -n 19 bash -c 'scripts/cargo-tools.sh worker-build wasm-bindgen-cli && scripts/fuzz.sh --build' \
   > target/fuzz-build.log 2>&1 &
 fuzz_build=$!
 trap 'kill -- -"$fuzz_build" 2>/dev/null || true' EXIT
