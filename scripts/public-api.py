@@ -20,7 +20,7 @@ import json
 import pathlib
 import sys
 
-DOC = pathlib.Path(__file__).resolve().parent.parent / "target" / "api-json" / "doc"
+DOC = pathlib.Path(__file__).resolve().parent.parent / "target" / "doc"
 KINDS = {"module", "struct", "enum", "trait", "function", "macro", "proc_macro", "constant", "static",
          "type_alias", "union", "trait_alias"}
 

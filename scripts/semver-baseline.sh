@@ -13,9 +13,10 @@ if [ -n "$(git status --porcelain)" ]; then
   echo "semver-baseline: commit first (the baseline names the commit it was taken at)" >&2; exit 1
 fi
 rm -f api/*.json.gz
-for crate in $(scripts/api-json.sh); do
+crates="$(scripts/api-json.sh)"
+for crate in $crates; do
   file="${crate//-/_}"
-  gzip -9n < "target/api-json/doc/$file.json" > "api/$file.json.gz"
+  gzip -9n < "target/doc/$file.json" > "api/$file.json.gz"
 done
 echo "$(git rev-parse HEAD) $(rustc --version)" > api/BASELINE
 ls -l api
