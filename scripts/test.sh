@@ -68,14 +68,45 @@ section() {
   disk
 }
 
-section "setup: Node 22, conformance suite, MCP Inspector, Python venv"
-# The cargo tools the next sections need install now; cargo-fuzz and the Worker's build tools
-# install in the background after cargo test (below). Exported, so that the scripts which run
-# setup-tools.sh themselves (the conformance suite's) ask for the same ones.
-export SETUP_CARGO_TOOLS="cargo-expand cargo-deny cargo-semver-checks"
-scripts/setup-tools.sh
+# Work that is not needed at once runs in the background at the lowest priority, on what the
+# sections in front leave of the cores (builds wait on single crates and links, tests on
+# servers): `background NAME COMMAND...` starts it, its output in target/NAME.log; `joined NAME
+# WHAT` waits for it where it is needed, prints its output, and fails the run (saying WHAT
+# failed) if it failed. A run that stops early stops them.
+declare -A background_pid=()
+background() {
+  local name="$1"; shift
+  mkdir -p target
+  setsid nice -n 19 "$@" > "target/$name.log" 2>&1 &
+  background_pid[$name]=$!
+}
+joined() {
+  local name="$1" status=0
+  wait "${background_pid[$name]}" || status=$?
+  unset "background_pid[$name]"
+  cat "target/$name.log"
+  if [ "$status" != 0 ]; then
+    echo "FAILED: $2" >&2; exit 1
+  fi
+}
+stop_background() {
+  for pid in "${background_pid[@]}"; do
+    kill -- -"$pid" 2>/dev/null || true
+  done
+}
+trap stop_background EXIT
 
-section "rust-version, cargo fmt --check, the layers import one way, clippy, doc, cargo deny"
+section "setup: Node 22, conformance suite, MCP Inspector, Python venv"
+# Of the cargo tools, setup installs cargo-expand (cargo test's expansion snapshots); cargo-deny
+# and cargo-semver-checks (about ten minutes of a cold machine's two cores) build in the
+# background through the static checks and cargo package, and cargo-fuzz and the Worker's build
+# tools after cargo test (below). Exported, so that the scripts which run setup-tools.sh
+# themselves (the conformance suite's) ask for the same one.
+export SETUP_CARGO_TOOLS="cargo-expand"
+scripts/setup-tools.sh
+background cargo-tools scripts/cargo-tools.sh cargo-deny cargo-semver-checks
+
+section "rust-version, cargo fmt --check, the layers import one way, clippy, doc"
 # rust-version (Cargo.toml) claims what this run verifies: the toolchain it runs. A rustc older
 # than the claim fails here (cargo would refuse the build anyway, less plainly).
 rust_version="$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)"
@@ -91,9 +122,6 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p roundtrip --all-targets --features redis -- -D warnings
 # The API docs and the user guide: every intra-doc link resolves.
 RUSTDOCFLAGS="-D warnings" cargo doc --quiet --workspace --exclude roundtrip-examples --exclude roundtrip-ui-tests --exclude roundtrip-only-dependency --no-deps --all-features
-# The dependency policy (deny.toml): licenses, duplicate major versions, crates.io only. Not
-# advisories: their database is fetched from GitHub, which this machine and CI do not reach.
-cargo deny check bans licenses sources
 
 section "cargo package: every published crate, each package built alone"
 # Every published crate packages, and its package builds alone: cargo builds each package
@@ -104,7 +132,11 @@ section "cargo package: every published crate, each package built alone"
 cargo package --quiet --allow-dirty --workspace \
   --exclude roundtrip-examples --exclude roundtrip-ui-tests --exclude roundtrip-only-dependency
 
-section "the public API: the item count, cargo-semver-checks against api/"
+section "the dependency policy (cargo deny) and the public API (the item count, cargo-semver-checks against api/)"
+joined cargo-tools "cargo-deny or cargo-semver-checks did not install"
+# The dependency policy (deny.toml): licenses, duplicate major versions, crates.io only. Not
+# advisories: their database is fetched from GitHub, which this machine and CI do not reach.
+cargo deny check bans licenses sources
 # The public API: at most 130 items outside the wire types and the guide (issue 40), and
 # nothing that breaks a program written against the baseline in api/ (cargo-semver-checks on
 # rustdoc's JSON; scripts/semver-baseline.sh re-records it after a deliberate break).
@@ -217,10 +249,7 @@ done_with target/tests
 # clients (their own builds come first): together about fifteen minutes of both cores, cold.
 # The targets run before the fleet and serverless sections, which measure load and build for
 # wasm32. The output is printed with the fuzzing section; a run stopped early stops this too.
-setsid nice -n 19 bash -c 'scripts/cargo-tools.sh worker-build wasm-bindgen-cli && scripts/fuzz.sh --build' \
-  > target/fuzz-build.log 2>&1 &
-fuzz_build=$!
-trap 'kill -- -"$fuzz_build" 2>/dev/null || true' EXIT
+background fuzz-build bash -c 'scripts/cargo-tools.sh worker-build wasm-bindgen-cli && scripts/fuzz.sh --build'
 
 section "connection limits against a real server: half-open heads, max_connections (scripts/half-open.sh)"
 HALF_OPEN=1000 scripts/half-open.sh
@@ -250,13 +279,7 @@ section "conformance suite: client (every 2026-07-28 scenario, scored or not, ex
 scripts/conformance-client.sh
 
 section "fuzzing: every target for a bounded time (built in the background since cargo test)"
-fuzz_ok=0
-wait "$fuzz_build" || fuzz_ok=$?
-trap - EXIT
-cat target/fuzz-build.log
-if [ "$fuzz_ok" != 0 ]; then
-  echo "FAILED: cargo-fuzz, worker-build or wasm-bindgen-cli did not install, or the fuzz targets do not build" >&2; exit 1
-fi
+joined fuzz-build "cargo-fuzz, worker-build or wasm-bindgen-cli did not install, or the fuzz targets do not build"
 scripts/fuzz.sh 15
 done_with fuzz/target
 
