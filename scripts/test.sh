@@ -77,7 +77,12 @@ declare -A background_pid=()
 background() {
   local name="$1"; shift
   mkdir -p target
-  setsid nice -n 19 "$@" > "target/$name.log" 2>&1 &
+  # A session of its own is an autogroup of its own where the kernel has them, and the
+  # scheduler shares the CPU between autogroups as equals whatever their processes' nice
+  # values: the job's autogroup is made nice 19 too, from inside it.
+  # shellcheck disable=SC2016 # expanded by the job's shell
+  setsid sh -c 'echo 19 > /proc/self/autogroup 2>/dev/null; exec nice -n 19 "$@"' job "$@" \
+    > "target/$name.log" 2>&1 &
   background_pid[$name]=$!
 }
 joined() {
