@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 # The packages that are not published (examples, UI tests) are left out; of the rest, the
 # library crates are printed, not a proc-macro (its API is its macros, which rustdoc's JSON
 # does not describe).
-read -r excluded published < <(cargo metadata --no-deps --format-version 1 | python3 -c '
+# Two lines: the --exclude flags, then the printed crates (either line may be empty).
+{ read -r excluded; read -r published; } < <(cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, sys
 excluded, published = [], []
 for p in json.load(sys.stdin)["packages"]:
@@ -24,7 +25,7 @@ for p in json.load(sys.stdin)["packages"]:
         excluded.append("--exclude=" + p["name"])
     elif "lib" in kinds:
         published.append(p["name"])
-print(",".join(excluded), ",".join(published))')
+print(",".join(excluded)); print(",".join(published))')
 # shellcheck disable=SC2046
 RUSTDOC="$PWD/scripts/rustdoc-unstable.sh" RUSTDOCFLAGS="-Z unstable-options --output-format json" \
   cargo doc --quiet --workspace $(tr ',' ' ' <<<"$excluded") --no-deps --all-features

@@ -169,8 +169,8 @@ done_with target/package
 
 section "feature sets of the roundtrip crate build (cargo check; warnings are errors)"
 # In the run's own target directory, where the checks above built most dependencies already
-# (RUSTFLAGS="-D warnings" would have built every one again, apart: 419 s of a cold run then,
-# 291 s now). A warning fails the check by cargo's summary of it ("`roundtrip-core` (lib)
+# (RUSTFLAGS="-D warnings" would have built every one again, apart: measured in one clone,
+# 427 s then, 291 s now). A warning fails the check by cargo's summary of it ("`roundtrip-core` (lib)
 # generated 1 warning"), which it repeats when the crate is not checked again.
 check_features() {
   local out
