@@ -7,7 +7,8 @@
 # same flow with only the work any sealed round trip needs: a typed parse, SHA-256 of the
 # pinned question and arguments, AES-256-GCM over a state of roundtrip's size, the response).
 # Prints flows/s, req/s, p50/p99 per request and the server's own CPU per request (utime+stime
-# of its PID from /proc), the median of R interleaved rounds, and the ratios issue 27 aims at.
+# of its PID from /proc, and each alone: the user and system columns), the median of R
+# interleaved rounds, and the ratios issue 27 aims at.
 #
 #   scripts/bench-peers.sh                        # 8 s per run, 3 rounds
 #   scripts/bench-peers.sh --seconds 2 --rounds 1 # a quick check that everything works
@@ -209,7 +210,8 @@ if [ "$intercepted" = 1 ]; then
   runs+=("rt-audited|rt-audited|http://127.0.0.1:$p_audited/mcp|flow")
 fi
 
-cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
+# cpu_ticks PID: the process's user and system CPU ticks (utime, stime).
+cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12, $13}'; }
 
 echo
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start; CLK_TCK $tick"
@@ -248,15 +250,20 @@ measure() {
   # key=value fields of the RESULT line
   local -A f
   for kv in ${line#RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
-  local cpu_us busy client_us fps="${f[fps]}"
-  cpu_us="$(awk -v t=$((c1 - c0)) -v hz="$tick" -v n="${f[requests]}" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')"
-  busy="$(awk -v t=$((c1 - c0)) -v hz="$tick" -v s="${f[seconds]}" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')"
+  local cpu_us user_us sys_us busy client_us fps="${f[fps]}" u0 s0 u1 s1
+  read -r u0 s0 <<<"$c0"
+  read -r u1 s1 <<<"$c1"
+  per_request() { awk -v t="$1" -v hz="$tick" -v n="${f[requests]}" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }'; }
+  cpu_us="$(per_request $((u1 + s1 - u0 - s0)))"
+  user_us="$(per_request $((u1 - u0)))"
+  sys_us="$(per_request $((s1 - s0)))"
+  busy="$(awk -v t=$((u1 + s1 - u0 - s0)) -v hz="$tick" -v s="${f[seconds]}" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')"
   client_us="$(awk -v t="${f[client_ticks]}" -v hz="$tick" -v n="${f[requests]}" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')"
   [ "$scenario" = flow ] || fps="-"
-  printf '  round %-6s %-9s %-5s %9s flows/s %9s req/s  p50 %8s µs  p99 %8s µs  server CPU %6s µs/req, busy %3s%%  (generator %5s µs/req; %s checks failed)\n' \
-    "$round" "$label" "$scenario" "$fps" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "$cpu_us" "$busy" "$client_us" "${f[failures]}"
+  printf '  round %-6s %-9s %-5s %9s flows/s %9s req/s  p50 %8s µs  p99 %8s µs  server CPU %6s µs/req (user %s, sys %s), busy %3s%%  (generator %5s µs/req; %s checks failed)\n' \
+    "$round" "$label" "$scenario" "$fps" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "$cpu_us" "$user_us" "$sys_us" "$busy" "$client_us" "${f[failures]}"
   [ "$round" = warmup ] && return 0
-  echo "$label $scenario ${f[fps]} ${f[rps]} ${f[p50_us]} ${f[p99_us]} $cpu_us $busy $client_us ${f[failures]}" >>"$results"
+  echo "$label $scenario ${f[fps]} ${f[rps]} ${f[p50_us]} ${f[p99_us]} $cpu_us $busy $client_us ${f[failures]} $user_us $sys_us" >>"$results"
 }
 
 echo "warm-up: ${warmup} s per server and scenario (not counted)"
@@ -305,9 +312,9 @@ LUA
              "python|python|http://127.0.0.1:$p_py/mcp" "hyper|hyper|http://127.0.0.1:$p_floor/"; do
       IFS='|' read -r label proc url <<<"$r"
       pid="${pid_of[$proc]}"
-      c0="$(cpu_ticks "$pid")"
+      c0="$(cpu_ticks "$pid" | awk '{print $1 + $2}')"
       out="$(taskset -c "$load_cpus" wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$dir/call.lua" "$url")"
-      c1="$(cpu_ticks "$pid")"
+      c1="$(cpu_ticks "$pid" | awk '{print $1 + $2}')"
       rps="$(awk '/^Requests\/sec/ {print $2}' <<<"$out")"
       line="$(grep '^WRK ' <<<"$out")"
       n="$(sed 's/.*requests=\([0-9]*\).*/\1/' <<<"$line")"; bad="$(sed 's/.*bad=\([0-9]*\).*/\1/' <<<"$line")"
@@ -349,17 +356,18 @@ order = [("roundtrip", "flow"), ("roundtrip", "call"), ("rmcp", "flow"), ("rmcp"
          ("python", "flow"), ("python", "call"), ("hyper", "fixed"), ("essential", "flow"), ("rt-nootel", "flow"),
          ("rt-otlp", "flow"), ("rt-audited", "flow")]
 print(f"median of {rounds} round(s), column by column. A flow is 2 requests (leg 1 asks, leg 2 completes); p50/p99 are per request.")
-print("CPU µs/req: the server process's own utime+stime over the run / its requests; busy: that CPU time / the run's")
+print("CPU µs/req: the server process's own utime+stime over the run / its requests (user, sys: each alone); busy: that CPU time / the run's")
 print("wall time (near 100% per pinned core = the server was the bottleneck; well below = the generator or the machine was).")
-print(f"{'server':<10} {'scenario':<9} {'flows/s':>9} {'req/s':>9} {'p50 µs':>9} {'p99 µs':>9} {'CPU µs/req':>11} {'vs floor':>9} {'busy':>6}")
+print(f"{'server':<10} {'scenario':<9} {'flows/s':>9} {'req/s':>9} {'p50 µs':>9} {'p99 µs':>9} {'CPU µs/req':>11} {'user':>6} {'sys':>6} {'vs floor':>9} {'busy':>6}")
 floor = med(("hyper", "fixed"), 4)
 for key in order:
     if key not in rows:
         continue
     fps, rps, p50, p99, cpu, busy = (med(key, i) for i in range(6))
+    user, sys_ = med(key, 8), med(key, 9)
     fps = fps if key[1] == "flow" else float("nan")
     print(f"{key[0]:<10} {key[1]:<9} {num(fps, '.0f'):>9} {num(rps, '.0f'):>9} {num(p50, '.1f'):>9} {num(p99, '.1f'):>9} "
-          f"{num(cpu, '.1f'):>11} {num(ratio(cpu, floor), '.2f'):>8}x {num(busy, '.0f'):>5}%")
+          f"{num(cpu, '.1f'):>11} {num(user, '.1f'):>6} {num(sys_, '.1f'):>6} {num(ratio(cpu, floor), '.2f'):>8}x {num(busy, '.0f'):>5}%")
 
 
 rt_f, rm_f, py_f = (med((s, "flow"), 0) for s in ("roundtrip", "rmcp", "python"))
@@ -371,6 +379,9 @@ checks = [
 ]
 print()
 print(f"essential-work floor: {num(essential, '.1f')} µs per leg; hyper floor: {num(floor, '.1f')} µs per request")
+rt_flow, ess_flow = ("roundtrip", "flow"), ("essential", "flow")
+print(f"roundtrip / essential floor, user CPU alone {num(ratio(med(rt_flow, 8), med(ess_flow, 8)), '.2f')}x, "
+      f"system CPU alone {num(ratio(med(rt_flow, 9), med(ess_flow, 9)), '.2f')}x")
 print("ratios (issue 27's goals in brackets):")
 for name, value, op, target in checks:
     ok = value >= target if op == ">=" else value <= target
