@@ -262,9 +262,12 @@ impl Server {
         }
     }
 
-    /// A 2026-07-28 carrier request, routed to its target; its leg (see [`leg`](Self::leg))
-    /// starts when the future is first polled. A plain `async` block: the hand-built `Either`
-    /// of one future per target it replaced saved 0.3 k of 65 k instructions per request.
+    /// A 2026-07-28 carrier request, routed to its target, and its leg (see [`leg`](Self::leg))
+    /// started: the future returned is the leg's own, boxed.
+    ///
+    /// Not an `async` block around the leg: that one would hold the target and the inbound
+    /// request beside the leg's future, which holds them again (1 040 bytes, over the 1 032
+    /// the allocator's per-thread cache serves; the leg's alone is 544).
     pub(crate) fn modern_carrier(
         &self,
         method: Method,
@@ -272,18 +275,15 @@ impl Server {
         meta: Arc<RequestMeta>,
         inbound: Inbound,
         taken: Taken,
-    ) -> Result<impl Future<Output = Result<Routed, Failure>> + Send + use<>, Failure> {
+    ) -> Result<BoxFuture<'static, Result<Routed, Failure>>, Failure> {
         let target = self.target(&self.catalog(inbound.auth.as_deref()), method, params, Era::Modern(&meta), taken)?;
         self.within_rate(&target, &inbound)?;
-        let server = self.clone();
-        Ok(async move {
-            match target {
-                Target::Tool(handler, carrier) => server.leg(handler, carrier, meta, inbound).await,
-                Target::Prompt(handler, carrier) => server.leg(handler, carrier, meta, inbound).await,
-                Target::Resource(handler, carrier) => server.leg(handler, carrier, meta, inbound).await,
-                #[cfg(feature = "skills")]
-                Target::Answered(routed) => Ok(routed),
-            }
+        Ok(match target {
+            Target::Tool(handler, carrier) => Box::pin(self.leg(handler, carrier, meta, inbound)),
+            Target::Prompt(handler, carrier) => Box::pin(self.leg(handler, carrier, meta, inbound)),
+            Target::Resource(handler, carrier) => Box::pin(self.leg(handler, carrier, meta, inbound)),
+            #[cfg(feature = "skills")]
+            Target::Answered(routed) => Box::pin(std::future::ready(Ok(routed))),
         })
     }
 

@@ -388,7 +388,7 @@ impl Server {
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let params = request.params.take();
-                return Ok(Route::Later(Box::pin(self.modern_carrier(method, params, meta, inbound, taken)?)));
+                return Ok(Route::Later(self.modern_carrier(method, params, meta, inbound, taken)?));
             }
             // `is_served_modern` let only the methods above through.
             _ => return Err(Failure::rejected(ErrorObject::method_not_found(method.as_str()))),
