@@ -210,8 +210,11 @@ if [ "$intercepted" = 1 ]; then
   runs+=("rt-audited|rt-audited|http://127.0.0.1:$p_audited/mcp|flow")
 fi
 
-# cpu_ticks PID: the process's user and system CPU ticks (utime, stime).
+# cpu_ticks PID: the process's user and system CPU ticks (utime, stime); cpu_total PID: their sum.
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12, $13}'; }
+cpu_total() { cpu_ticks "$1" | awk '{print $1 + $2}'; }
+# per_request TICKS REQUESTS: CPU ticks as µs per request.
+per_request() { awk -v t="$1" -v hz="$tick" -v n="$2" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }'; }
 
 echo
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start; CLK_TCK $tick"
@@ -250,15 +253,15 @@ measure() {
   # key=value fields of the RESULT line
   local -A f
   for kv in ${line#RESULT }; do f[${kv%%=*}]="${kv#*=}"; done
-  local cpu_us user_us sys_us busy client_us fps="${f[fps]}" u0 s0 u1 s1
+  local cpu_us user_us sys_us busy client_us fps="${f[fps]}" n="${f[requests]}" u0 s0 u1 s1 total
   read -r u0 s0 <<<"$c0"
   read -r u1 s1 <<<"$c1"
-  per_request() { awk -v t="$1" -v hz="$tick" -v n="${f[requests]}" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }'; }
-  cpu_us="$(per_request $((u1 + s1 - u0 - s0)))"
-  user_us="$(per_request $((u1 - u0)))"
-  sys_us="$(per_request $((s1 - s0)))"
-  busy="$(awk -v t=$((u1 + s1 - u0 - s0)) -v hz="$tick" -v s="${f[seconds]}" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')"
-  client_us="$(awk -v t="${f[client_ticks]}" -v hz="$tick" -v n="${f[requests]}" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')"
+  total=$((u1 + s1 - u0 - s0))
+  cpu_us="$(per_request "$total" "$n")"
+  user_us="$(per_request $((u1 - u0)) "$n")"
+  sys_us="$(per_request $((s1 - s0)) "$n")"
+  busy="$(awk -v t="$total" -v hz="$tick" -v s="${f[seconds]}" 'BEGIN { printf "%.0f", (s > 0 ? t / hz / s * 100 : 0) }')"
+  client_us="$(per_request "${f[client_ticks]}" "$n")"
   [ "$scenario" = flow ] || fps="-"
   printf '  round %-6s %-9s %-5s %9s flows/s %9s req/s  p50 %8s µs  p99 %8s µs  server CPU %6s µs/req (user %s, sys %s), busy %3s%%  (generator %5s µs/req; %s checks failed)\n' \
     "$round" "$label" "$scenario" "$fps" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "$cpu_us" "$user_us" "$sys_us" "$busy" "$client_us" "${f[failures]}"
@@ -312,14 +315,14 @@ LUA
              "python|python|http://127.0.0.1:$p_py/mcp" "hyper|hyper|http://127.0.0.1:$p_floor/"; do
       IFS='|' read -r label proc url <<<"$r"
       pid="${pid_of[$proc]}"
-      c0="$(cpu_ticks "$pid" | awk '{print $1 + $2}')"
+      c0="$(cpu_total "$pid")"
       out="$(taskset -c "$load_cpus" wrk -t1 -c"$connections" -d"${seconds}s" --latency -s "$dir/call.lua" "$url")"
-      c1="$(cpu_ticks "$pid" | awk '{print $1 + $2}')"
+      c1="$(cpu_total "$pid")"
       rps="$(awk '/^Requests\/sec/ {print $2}' <<<"$out")"
       line="$(grep '^WRK ' <<<"$out")"
       n="$(sed 's/.*requests=\([0-9]*\).*/\1/' <<<"$line")"; bad="$(sed 's/.*bad=\([0-9]*\).*/\1/' <<<"$line")"
       p50="$(sed 's/.*p50_us=\([0-9.]*\).*/\1/' <<<"$line")"; p99="$(sed 's/.*p99_us=\([0-9.]*\).*/\1/' <<<"$line")"
-      cpu_us="$(awk -v t=$((c1 - c0)) -v hz="$tick" -v n="$n" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }')"
+      cpu_us="$(per_request $((c1 - c0)) "$n")"
       printf '  round %-3s %-9s call %9s req/s  p50 %8s µs  p99 %8s µs  server CPU %7s µs/req  (%s bad bodies)\n' \
         "$round" "$label" "$rps" "$p50" "$p99" "$cpu_us" "$bad"
       if [ "$bad" != 0 ] || grep -q 'Non-2xx\|Socket errors' <<<"$out"; then failed=1; grep 'Non-2xx\|Socket errors' <<<"$out" || true; fi
