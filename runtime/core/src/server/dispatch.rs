@@ -300,7 +300,7 @@ impl Server {
     /// Route one request: the era and the route are chosen here, before the future is made,
     /// and the future returned is the route's (see [`handle`](Self::handle)). `inbound.taken`
     /// is what the transport took out of `params`, typed (a `_meta` taken claims 2026-07-28).
-    fn route(&self, mut request: Request, mut inbound: Inbound) -> impl Future<Output = Reply> + Send + use<> {
+    fn route(&self, request: Request, mut inbound: Inbound) -> impl Future<Output = Reply> + Send + use<> {
         let id = request.id.clone();
         let taken = std::mem::take(&mut inbound.taken);
         let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
@@ -312,10 +312,8 @@ impl Server {
                 self.initialize(request.params.as_ref(), &inbound).map(Route::Now)
             }
             (Some(session), _) if legacy => {
-                let (server, session) = (self.clone(), Arc::clone(session));
-                Ok(Route::Later(Box::pin(async move {
-                    server.route_legacy(method, &mut request, &session, &inbound).await
-                })))
+                let session = Arc::clone(session);
+                Ok(Route::Later(self.legacy_later(method, request, session, inbound)))
             }
             _ => self.route_modern(method, request, inbound, taken),
         };
@@ -326,6 +324,20 @@ impl Server {
         };
         // `map`, not an `async` block: awaiting the route inside one would keep its room twice.
         routing.map(move |routed| reply(id, routed))
+    }
+
+    /// A request on a legacy session, boxed. Its own function, never inlined, for the reason
+    /// [`route_modern_other`](Self::route_modern_other) gives.
+    #[inline(never)]
+    fn legacy_later(
+        &self,
+        method: Option<Method>,
+        mut request: Request,
+        session: Arc<Session>,
+        inbound: Inbound,
+    ) -> BoxFuture<'static, Result<Routed, Failure>> {
+        let server = self.clone();
+        Box::pin(async move { server.route_legacy(method, &mut request, &session, &inbound).await })
     }
 
     /// A 2026-07-28 request (or one outside any session), routed by its method.
@@ -347,11 +359,31 @@ impl Server {
             return Err(Failure::rejected(ErrorObject::method_not_found(&request.method)));
         };
         self.check_offered(method)?;
-        let params = request.params.as_ref();
         let meta = match taken.meta.take() {
             Some(meta) => meta,
-            None => Arc::new(RequestMeta::parse_modern(params).map_err(Failure::rejected)?),
+            None => Arc::new(RequestMeta::parse_modern(request.params.as_ref()).map_err(Failure::rejected)?),
         };
+        match method {
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
+                let params = request.params.take();
+                Ok(Route::Later(self.modern_carrier(method, params, meta, inbound, taken)?))
+            }
+            _ => self.route_modern_other(method, request, inbound, meta),
+        }
+    }
+
+    /// A 2026-07-28 request that is not a carrier's. Its own function, never inlined: the
+    /// futures its methods box are made in its frame, and a carrier's leg (most requests)
+    /// then runs on a frame that does not keep room for them.
+    #[inline(never)]
+    fn route_modern_other(
+        &self,
+        method: Method,
+        request: Request,
+        inbound: Inbound,
+        meta: Arc<RequestMeta>,
+    ) -> Result<Route, Failure> {
+        let params = request.params.as_ref();
         let v = ProtocolVersion::V2026_07_28;
         let value = match method {
             Method::ServerDiscover => to_value(self.discover())?,
@@ -386,11 +418,7 @@ impl Server {
                     Ok(Routed::Value(to_value(server.task_method(method, params, &meta, &inbound).await?)?))
                 })));
             }
-            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
-                let params = request.params.take();
-                return Ok(Route::Later(self.modern_carrier(method, params, meta, inbound, taken)?));
-            }
-            // `is_served_modern` let only the methods above through.
+            // `is_served_modern` let only the methods above and the carriers through.
             _ => return Err(Failure::rejected(ErrorObject::method_not_found(method.as_str()))),
         };
         Ok(Route::Now(Routed::Value(value)))
