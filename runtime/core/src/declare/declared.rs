@@ -42,22 +42,62 @@ where
             Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
         if graph.nodes().is_empty() && graph.checks().is_empty() {
-            return Box::pin(body(args, Values::default(), cx));
+            return body_alone(&*body, args, cx);
         }
-        let (graph, body, refused) = (graph.clone(), body.clone(), refused.clone());
-        Box::pin(async move {
-            // Boxed: its room (about 1 KB) would make this future too large for the
-            // allocator's per-thread cache, and each leg would take the slow path.
-            match Box::pin(evaluate(&graph, &cx)).await {
-                Err(e) => Err(e),
-                Ok(Leg::Ask(round)) => Ok(Outcome::InputRequired(round)),
-                Ok(Leg::Refused { name, outcome }) => {
-                    Err(refused(name, if outcome == Resolved::Cancelled { "cancelled" } else { "declined" }))
-                }
-                Ok(Leg::Ready(values)) => body(args, values, cx).await,
-            }
-        })
+        graph_then_body(graph.clone(), body.clone(), refused.clone(), args, cx)
     }
+}
+
+// The futures are made in functions of their own, never inlined: each is made in its
+// function's frame and copied into its box, and the frame of the closure above (every leg's)
+// then keeps no room for them.
+
+/// The body's future, with no values to resolve.
+#[inline(never)]
+fn body_alone<T, A, F, Fut>(body: &F, args: A, cx: RequestContext) -> LegFuture<T>
+where
+    F: Fn(A, Values, RequestContext) -> Fut,
+    Fut: Future<Output = Result<Outcome<T>, Error>> + Send + 'static,
+{
+    Box::pin(body(args, Values::default(), cx))
+}
+
+/// The graph evaluated, then the body run with its values or the flow ended as refused.
+#[inline(never)]
+fn graph_then_body<T, A, F, Fut, R>(
+    graph: Arc<Graph>,
+    body: Arc<F>,
+    refused: Arc<R>,
+    args: A,
+    cx: RequestContext,
+) -> LegFuture<T>
+where
+    T: Send + 'static,
+    A: Send + 'static,
+    F: Fn(A, Values, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Outcome<T>, Error>> + Send + 'static,
+    R: Fn(&str, &str) -> Error + Send + Sync + 'static,
+{
+    Box::pin(async move {
+        match evaluating(&graph, &cx).await {
+            Err(e) => Err(e),
+            Ok(Leg::Ask(round)) => Ok(Outcome::InputRequired(round)),
+            Ok(Leg::Refused { name, outcome }) => {
+                Err(refused(name, if outcome == Resolved::Cancelled { "cancelled" } else { "declined" }))
+            }
+            Ok(Leg::Ready(values)) => body(args, values, cx).await,
+        }
+    })
+}
+
+/// The graph's evaluation, boxed: its room (about 1 KB) would make the future above too large
+/// for the allocator's per-thread cache, and each leg would take the slow path.
+#[inline(never)]
+fn evaluating<'a>(
+    graph: &'a Graph,
+    cx: &'a RequestContext,
+) -> std::pin::Pin<Box<impl Future<Output = Result<Leg, Error>> + Send + 'a>> {
+    Box::pin(evaluate(graph, cx))
 }
 
 pub(super) fn refused_error(name: &str, what: &str) -> Error {
