@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The code a served `provision` flow runs (issue 40's speed goal): a server under callgrind
+# with `--dump-instr=yes`, 400 flow requests of `peers-load` over 4 connections as warm-up, the
+# counters zeroed, 400 counted; prints the distinct 64-byte lines and 4 KiB pages of code
+# executed, in all and by crate (a function's crate: the first path segment of its name, so a
+# generic future's poll counts under `core`), with the instructions per request.
+#
+# Most first-level instruction-cache misses of a leg are of code it runs once per request, so
+# this is the working set a request brings through the cache, and what a leaner request path
+# has to shrink (BENCHMARKS.md, "Issue 40, stop 59").
+#
+#   scripts/code-footprint.sh                       # roundtrip's `provision --http`
+#   scripts/code-footprint.sh bench/peers/target/release/essential-floor ADDR --state-bytes 161
+#
+# The arguments after the binary are the server's, with ADDR where its listen address goes
+# (default: `--http ADDR`). Builds nothing: run `scripts/bench-peers.sh --seconds 2 --rounds 1`
+# once first. Environment: PORT (default 18298), REQUESTS (default 400), CRATES (rows of the
+# by-crate table, default 15). Needs valgrind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${1:-target/release/provision}"
+shift || true
+args=("$@")
+[[ ${#args[@]} -gt 0 ]] || args=(--http ADDR)
+port="${PORT:-18298}"
+requests="${REQUESTS:-400}"
+load=bench/peers/target/release/peers-load
+for needed in "$bin" "$load"; do
+  [[ -x "$needed" ]] || { echo "code-footprint: $needed is not built (see the usage above)" >&2; exit 2; }
+done
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out/callgrind.out" \
+  "$bin" "${args[@]//ADDR/127.0.0.1:$port}" > "$out/server.log" 2>&1 &
+server=$!
+for _ in $(seq 1 120); do
+  curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break
+  sleep 1
+done
+run() { "$load" --url "http://127.0.0.1:$port/mcp" --scenario flow --connections 4 --seconds 600 --max-requests "$1"; }
+run 400 > /dev/null
+callgrind_control -z "$server" > /dev/null 2>&1
+run "$requests" > "$out/load.log"
+callgrind_control -d "$server" > /dev/null 2>&1
+kill "$server"
+wait "$server" 2> /dev/null || true
+counted="$(sed -n 's/^RESULT.* requests=\([0-9]*\).*/\1/p' "$out/load.log")"
+
+python3 - "$out/callgrind.out.1" "$counted" "${CRATES:-15}" <<'EOF'
+import collections, re, sys
+
+path, requests, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+names, lines, pages = {}, collections.defaultdict(set), collections.defaultdict(set)
+positions, address, function, after_call, instructions = None, 0, "", False, 0
+name_re = re.compile(r"^c?fn=\((\d+)\)(?: (.*))?")
+for text in open(path, errors="replace"):
+    if text.startswith("positions:"):
+        positions = len(text.split()) - 1
+        continue
+    m = name_re.match(text)
+    if m:
+        if m.group(2):
+            names[m.group(1)] = m.group(2)
+        if text.startswith("fn="):
+            function = names.get(m.group(1), "")
+        continue
+    if text.startswith("calls="):
+        after_call = True
+        continue
+    if positions and text[:1] in "0123456789+-*":
+        fields = text.split()
+        at = fields[0]
+        if at.startswith("+"):
+            address += int(at[1:], 0)
+        elif at.startswith("-"):
+            address -= int(at[1:], 0)
+        elif at != "*":
+            address = int(at, 0)
+        if after_call:  # a call's inclusive cost, at its call site: not run here
+            after_call = False
+            continue
+        instructions += int(fields[positions]) if len(fields) > positions else 0
+        lines[function].add(address >> 6)
+        pages[function].add(address >> 12)
+
+def crate(name):
+    m = re.match(r"^<+(?:&mut |&|dyn )?(\w+)", name) if name.startswith("<") else re.match(r"^(\w+)::", name)
+    return m.group(1) if m else name.split(":")[0] or "?"
+
+by_crate_lines, by_crate_pages = collections.defaultdict(set), collections.defaultdict(set)
+for function in lines:
+    by_crate_lines[crate(function)] |= lines[function]
+    by_crate_pages[crate(function)] |= pages[function]
+all_lines = set().union(*lines.values())
+all_pages = set().union(*pages.values())
+print(f"{requests} requests, {instructions / requests / 1000:.1f} k instructions per request")
+print(f"code run: {len(all_lines)} distinct 64-byte lines ({len(all_lines) * 64 // 1024} KiB) on {len(all_pages)} 4 KiB pages")
+print(f"{'lines':>7} {'pages':>6}  crate")
+for name, crate_lines in sorted(by_crate_lines.items(), key=lambda kv: -len(kv[1]))[:rows]:
+    print(f"{len(crate_lines):>7} {len(by_crate_pages[name]):>6}  {name}")
+EOF
