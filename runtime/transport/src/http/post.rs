@@ -187,7 +187,7 @@ fn dispatch(
     // `taken`: what `Message::read` took out of `params` (a `_meta` it took claims 2026-07-28).
     let claims_modern = RequestMeta::claims_version(request.params.as_ref(), taken.meta.as_deref());
     if !claims_modern && !headers::is_modern_header(&parts.headers) {
-        return Either::Left(boxed(legacy_boxed(state, parts, request, addr)));
+        return Either::Left(boxed(boxed_path(legacy, state, parts, request, addr)));
     }
     // The 2026-07-28 stateless path: headers must agree with the body; no session.
     // The caller's tools: a tenant's own may mark headers too.
@@ -196,7 +196,7 @@ fn dispatch(
         return Either::Left(now(bad_request(Some(request.id), e)));
     }
     if request.method == "subscriptions/listen" {
-        return Either::Left(boxed(listen_boxed(state, parts, request, addr)));
+        return Either::Left(boxed(boxed_path(listen, state, parts, request, addr)));
     }
     let mut inbound = inbound(&state, parts, addr, true, &request.method);
     inbound.taken = taken;
@@ -204,27 +204,18 @@ fn dispatch(
     Either::Right(running.map(Answer::into_response))
 }
 
-/// The legacy path's future, boxed. Its own function, never inlined: the future is made in
-/// this frame, and [`dispatch`]'s (every request's) then keeps no room for it.
+/// The future of a path other than a 2026-07-28 request (`legacy`, `listen`), boxed. Its own
+/// function, never inlined: the future is made in this frame, and [`dispatch`]'s (every
+/// request's) then keeps no room for it.
 #[inline(never)]
-fn legacy_boxed(
+fn boxed_path<F: Future<Output = Response> + Send + 'static>(
+    path: impl FnOnce(Arc<State>, Parts, Request, Option<IpAddr>) -> F,
     state: Arc<State>,
     parts: Parts,
     request: Request,
     addr: Option<IpAddr>,
 ) -> futures::future::BoxFuture<'static, Response> {
-    Box::pin(legacy(state, parts, request, addr))
-}
-
-/// The long-lived stream's future, boxed, as [`legacy_boxed`] boxes the legacy path's.
-#[inline(never)]
-fn listen_boxed(
-    state: Arc<State>,
-    parts: Parts,
-    request: Request,
-    addr: Option<IpAddr>,
-) -> futures::future::BoxFuture<'static, Response> {
-    Box::pin(listen(state, parts, request, addr))
+    Box::pin(path(state, parts, request, addr))
 }
 
 /// Why a request names no usable session.
