@@ -7,8 +7,10 @@
 #   scripts/callgrind-flow.sh                       # this build's figure
 #   BIN=/elsewhere/target/release/provision scripts/callgrind-flow.sh   # another build's
 #
-# Environment: BIN (default target/release/provision), PORT (default 18299), REQUESTS
-# (default 4000), KEEP (a path the callgrind output is copied to, for callgrind_annotate). Needs
+# Environment: BIN (default target/release/provision), SERVER_ARGS (the server's arguments,
+# ADDR where its listen address goes; default `--http ADDR`), PORT (default 18299), REQUESTS
+# (default 4000), KEEP (a path the callgrind output is copied to, for callgrind_annotate),
+# DUMP_INSTR=1 (record costs per instruction: what scripts/code-footprint.sh reads). Needs
 # valgrind (apt-get install -y valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +24,10 @@ for needed in "$bin" "$load"; do
   [[ -x "$needed" ]] || { echo "callgrind-flow: $needed is not built (see the usage above)" >&2; exit 2; }
 done
 
-valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$bin" --http "127.0.0.1:$port" \
-  > "$out/server.log" 2>&1 &
+read -ra server_args <<< "${SERVER_ARGS:---http ADDR}"
+flags=(--tool=callgrind --callgrind-out-file="$out/callgrind.out")
+[[ "${DUMP_INSTR:-0}" = 1 ]] && flags+=(--dump-instr=yes)
+valgrind "${flags[@]}" "$bin" "${server_args[@]//ADDR/127.0.0.1:$port}" > "$out/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 120); do
   curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break

@@ -13,39 +13,20 @@
 #   scripts/code-footprint.sh bench/peers/target/release/essential-floor ADDR --state-bytes 161
 #
 # The arguments after the binary are the server's, with ADDR where its listen address goes
-# (default: `--http ADDR`). Builds nothing: run `scripts/bench-peers.sh --seconds 2 --rounds 1`
-# once first. Environment: PORT (default 18298), REQUESTS (default 400), CRATES (rows of the
-# by-crate table, default 15). Needs valgrind.
+# (default: `--http ADDR`). The run is scripts/callgrind-flow.sh's, which builds nothing: run
+# `scripts/bench-peers.sh --seconds 2 --rounds 1` once first. Environment: PORT (default 18298),
+# REQUESTS (default 400), CRATES (rows of the by-crate table, default 15). Needs valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-target/release/provision}"
 shift || true
-args=("$@")
-[[ ${#args[@]} -gt 0 ]] || args=(--http ADDR)
-port="${PORT:-18298}"
-requests="${REQUESTS:-400}"
-load=bench/peers/target/release/peers-load
-for needed in "$bin" "$load"; do
-  [[ -x "$needed" ]] || { echo "code-footprint: $needed is not built (see the usage above)" >&2; exit 2; }
-done
+args="${*:---http ADDR}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-
-valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out/callgrind.out" \
-  "$bin" "${args[@]//ADDR/127.0.0.1:$port}" > "$out/server.log" 2>&1 &
-server=$!
-for _ in $(seq 1 120); do
-  curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break
-  sleep 1
-done
-run() { "$load" --url "http://127.0.0.1:$port/mcp" --scenario flow --connections 4 --seconds 600 --max-requests "$1"; }
-run 400 > /dev/null
-callgrind_control -z "$server" > /dev/null 2>&1
-run "$requests" > "$out/load.log"
-callgrind_control -d "$server" > /dev/null 2>&1
-kill "$server"
-wait "$server" 2> /dev/null || true
-counted="$(sed -n 's/^RESULT.* requests=\([0-9]*\).*/\1/p' "$out/load.log")"
+# The run itself is callgrind-flow.sh's, recording costs per instruction.
+BIN="$bin" SERVER_ARGS="$args" PORT="${PORT:-18298}" REQUESTS="${REQUESTS:-400}" DUMP_INSTR=1 \
+  KEEP="$out/callgrind.out.1" scripts/callgrind-flow.sh > "$out/flow.log"
+counted="$(sed -n 's/^.* instructions for \([0-9]*\) requests.*/\1/p' "$out/flow.log")"
 
 python3 - "$out/callgrind.out.1" "$counted" "${CRATES:-15}" <<'EOF'
 import collections, re, sys
