@@ -26,14 +26,14 @@ trap 'rm -rf "$out"' EXIT
 # The run itself is callgrind-flow.sh's, recording costs per instruction.
 BIN="$bin" SERVER_ARGS="$args" PORT="${PORT:-18298}" REQUESTS="${REQUESTS:-400}" DUMP_INSTR=1 \
   KEEP="$out/callgrind.out.1" scripts/callgrind-flow.sh > "$out/flow.log"
-counted="$(sed -n 's/^.* instructions for \([0-9]*\) requests.*/\1/p' "$out/flow.log")"
+tail -n 1 "$out/flow.log"
 
-python3 - "$out/callgrind.out.1" "$counted" "${CRATES:-15}" <<'EOF'
+python3 - "$out/callgrind.out.1" "${CRATES:-15}" <<'EOF'
 import collections, re, sys
 
-path, requests, rows = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-names, lines, pages = {}, collections.defaultdict(set), collections.defaultdict(set)
-positions, address, function, after_call, instructions = None, 0, "", False, 0
+path, rows = sys.argv[1], int(sys.argv[2])
+names, lines = {}, collections.defaultdict(set)
+positions, address, function, after_call = None, 0, "", False
 name_re = re.compile(r"^c?fn=\((\d+)\)(?: (.*))?")
 for text in open(path, errors="replace"):
     if text.startswith("positions:"):
@@ -61,23 +61,21 @@ for text in open(path, errors="replace"):
         if after_call:  # a call's inclusive cost, at its call site: not run here
             after_call = False
             continue
-        instructions += int(fields[positions]) if len(fields) > positions else 0
         lines[function].add(address >> 6)
-        pages[function].add(address >> 12)
 
 def crate(name):
     m = re.match(r"^<+(?:&mut |&|dyn )?(\w+)", name) if name.startswith("<") else re.match(r"^(\w+)::", name)
     return m.group(1) if m else name.split(":")[0] or "?"
 
-by_crate_lines, by_crate_pages = collections.defaultdict(set), collections.defaultdict(set)
-for function in lines:
-    by_crate_lines[crate(function)] |= lines[function]
-    by_crate_pages[crate(function)] |= pages[function]
-all_lines = set().union(*lines.values())
-all_pages = set().union(*pages.values())
-print(f"{requests} requests, {instructions / requests / 1000:.1f} k instructions per request")
-print(f"code run: {len(all_lines)} distinct 64-byte lines ({len(all_lines) * 64 // 1024} KiB) on {len(all_pages)} 4 KiB pages")
+def pages(of_lines):  # 64 lines of 64 bytes to a 4 KiB page
+    return len({line >> 6 for line in of_lines})
+
+by_crate = collections.defaultdict(set)
+for function, function_lines in lines.items():
+    by_crate[crate(function)] |= function_lines
+run = set().union(*lines.values())
+print(f"code run: {len(run)} distinct 64-byte lines ({len(run) * 64 // 1024} KiB) on {pages(run)} 4 KiB pages")
 print(f"{'lines':>7} {'pages':>6}  crate")
-for name, crate_lines in sorted(by_crate_lines.items(), key=lambda kv: -len(kv[1]))[:rows]:
-    print(f"{len(crate_lines):>7} {len(by_crate_pages[name]):>6}  {name}")
+for name, crate_lines in sorted(by_crate.items(), key=lambda kv: -len(kv[1]))[:rows]:
+    print(f"{len(crate_lines):>7} {pages(crate_lines):>6}  {name}")
 EOF
