@@ -17,6 +17,7 @@
 #   scripts/bench-peers.sh --lto                  # every Rust server built with fat LTO
 #   scripts/bench-peers.sh --otel                 # also roundtrip without telemetry, and exporting
 #   scripts/bench-peers.sh --intercepted          # also roundtrip with one interceptor
+#   scripts/bench-peers.sh --base /tmp/base/provision  # also another build, e.g. a base commit's
 #
 # Options: --seconds N (per measured run, default 8), --rounds R (default 3), --warmup N
 # (seconds per server and scenario before round 1, default 2), --connections N (default 16),
@@ -30,10 +31,14 @@
 # OTLP/HTTP to a sink that answers 200 (`rt-otlp`); the report gives the CPU per leg of each
 # against the no-telemetry build), --intercepted (one more roundtrip row of the flow:
 # `provision-audited`, the provision example with one interceptor that counts requests
-# (`rt-audited`); the report gives its CPU per leg against the plain server).
+# (`rt-audited`); the report gives its CPU per leg against the plain server), --base BIN (one
+# more roundtrip row of the flow: BIN, another build of the `provision` example, such as a base
+# commit's built into its own target directory (`rt-base`); measured in the same interleaved
+# rounds, so the report's head/base ratio is read on one machine in one run, with each against
+# the essential floor).
 # Environment: SERVER_CPUS / LOAD_CPUS (taskset CPU lists; default 1 and 0 on 2+ cores),
 # SERVER_WORKERS (tokio worker threads of the Rust servers, default 1), PORT_BASE (default
-# 18180; ten ports from it), PYTHON (default .venv/bin/python).
+# 18180; eleven ports from it), PYTHON (default .venv/bin/python).
 #
 # Exit status: 0 when every run passed all its body checks, 1 when any check failed or a
 # server did not come up.
@@ -51,6 +56,7 @@ features=()
 lto=0
 otel=0
 intercepted=0
+base_bin=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -63,7 +69,8 @@ while [ $# -gt 0 ]; do
     --lto) lto=1; shift ;;
     --otel) otel=1; shift ;;
     --intercepted) intercepted=1; shift ;;
-    -h|--help) sed -n '2,36p' "$0" | cut -c3-; exit 0 ;;
+    --base) base_bin="$2"; shift 2 ;;
+    -h|--help) sed -n '2,44p' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -113,6 +120,7 @@ fi
 bins=("$rt_bin/provision" "$rt_bin/conformance" "$peers_bin/rmcp-provision" "$peers_bin/hyper-floor" "$peers_bin/essential-floor" "$peers_bin/peers-load")
 [ "$otel" = 1 ] && bins+=("$rt_target/no-otel/release/provision")
 [ "$intercepted" = 1 ] && bins+=("$rt_bin/provision-audited")
+[ -n "$base_bin" ] && bins+=("$base_bin")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "missing $b (run without --no-build)" >&2; exit 1; }
 done
@@ -130,8 +138,8 @@ trap 'exit 130' INT TERM
 
 p_rt=$port_base; p_conf=$((port_base + 1)); p_rmcp=$((port_base + 2)); p_py=$((port_base + 3)); p_floor=$((port_base + 4))
 p_nootel=$((port_base + 5)); p_otlp=$((port_base + 6)); p_sink=$((port_base + 7)); p_ess=$((port_base + 8))
-p_audited=$((port_base + 9))
-for p in $p_rt $p_conf $p_rmcp $p_py $p_floor $p_nootel $p_otlp $p_sink $p_ess $p_audited; do
+p_audited=$((port_base + 9)); p_base=$((port_base + 10))
+for p in $p_rt $p_conf $p_rmcp $p_py $p_floor $p_nootel $p_otlp $p_sink $p_ess $p_audited $p_base; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "port $p is in use (set PORT_BASE)" >&2; exit 1; fi
 done
 
@@ -191,6 +199,9 @@ fi
 if [ "$intercepted" = 1 ]; then
   start rt-audited "$p_audited" "$rt_bin/provision-audited" --http "127.0.0.1:$p_audited"
 fi
+if [ -n "$base_bin" ]; then
+  start rt-base "$p_base" "$base_bin" --http "127.0.0.1:$p_base"
+fi
 
 # label server-process URL scenario [extra args]
 runs=(
@@ -208,6 +219,9 @@ if [ "$otel" = 1 ]; then
 fi
 if [ "$intercepted" = 1 ]; then
   runs+=("rt-audited|rt-audited|http://127.0.0.1:$p_audited/mcp|flow")
+fi
+if [ -n "$base_bin" ]; then
+  runs+=("rt-base|rt-base|http://127.0.0.1:$p_base/mcp|flow")
 fi
 
 # cpu_ticks PID: the process's user and system CPU ticks (utime, stime); cpu_total PID: their sum.
@@ -357,7 +371,7 @@ def med(key, i):
 
 order = [("roundtrip", "flow"), ("roundtrip", "call"), ("rmcp", "flow"), ("rmcp", "call"),
          ("python", "flow"), ("python", "call"), ("hyper", "fixed"), ("essential", "flow"), ("rt-nootel", "flow"),
-         ("rt-otlp", "flow"), ("rt-audited", "flow")]
+         ("rt-otlp", "flow"), ("rt-audited", "flow"), ("rt-base", "flow")]
 print(f"median of {rounds} round(s), column by column. A flow is 2 requests (leg 1 asks, leg 2 completes); p50/p99 are per request.")
 print("CPU µs/req: the server process's own utime+stime over the run / its requests (user, sys: each alone); busy: that CPU time / the run's")
 print("wall time (near 100% per pinned core = the server was the bottleneck; well below = the generator or the machine was).")
@@ -402,6 +416,11 @@ if ("rt-audited", "flow") in rows:
     plain, audited = med(("roundtrip", "flow"), 4), med(("rt-audited", "flow"), 4)
     print("interceptors (issue 43: one that counts requests, against none):")
     print(f"  {num(audited, '.1f')} µs/leg against {num(plain, '.1f')}: {num((ratio(audited, plain) - 1) * 100, '+.1f')}%")
+if ("rt-base", "flow") in rows:
+    head, base = med(("roundtrip", "flow"), 4), med(("rt-base", "flow"), 4)
+    print("the head against the base build (--base), in the same rounds:")
+    print(f"  {num(head, '.1f')} µs/leg against {num(base, '.1f')}: head / base {num(ratio(head, base), '.2f')}x; "
+          f"base / essential floor {num(ratio(base, essential), '.2f')}x")
 bad = sum(r[7] for v in rows.values() for r in v)
 print(f"\nfailed body checks: {bad:.0f}")
 PY
