@@ -17,7 +17,7 @@
 #   scripts/bench-peers.sh --lto                  # every Rust server built with fat LTO
 #   scripts/bench-peers.sh --otel                 # also roundtrip without telemetry, and exporting
 #   scripts/bench-peers.sh --intercepted          # also roundtrip with one interceptor
-#   scripts/bench-peers.sh --base /tmp/base/provision  # also another build, e.g. a base commit's
+#   scripts/bench-peers.sh --base /tmp/base-target/release/provision  # also a base commit's build
 #
 # Options: --seconds N (per measured run, default 8), --rounds R (default 3), --warmup N
 # (seconds per server and scenario before round 1, default 2), --connections N (default 16),
